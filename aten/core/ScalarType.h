@@ -1,0 +1,114 @@
+#pragma once
+// The dtypes torchlite knows, their C++ types, and the dispatch helper that turns a runtime
+// dtype into a compile-time type for kernels.
+#include <cstdint>
+#include <ostream>
+#include <type_traits>
+
+#include "aten/core/Exception.h"
+#include "aten/core/Half.h"
+
+namespace tl {
+
+// Order matters: it is the index into the promotion table in ScalarType.cpp.
+enum class ScalarType : int8_t { Bool, Byte, Char, Short, Int, Long, Half, BFloat16, Float, Double };
+constexpr int kNumScalarTypes = 10;
+
+template <ScalarType S> struct ScalarTypeToCpp;
+template <typename T> struct CppToScalarType;
+#define TL_FORALL_SCALAR_TYPES(_) \
+  _(bool, Bool)                   \
+  _(uint8_t, Byte)                \
+  _(int8_t, Char)                 \
+  _(int16_t, Short)               \
+  _(int32_t, Int)                 \
+  _(int64_t, Long)                \
+  _(::tl::Half, Half)             \
+  _(::tl::BFloat16, BFloat16)     \
+  _(float, Float)                 \
+  _(double, Double)
+#define TL_DEFINE_TYPE_MAP(cpp, name)                                                        \
+  template <> struct ScalarTypeToCpp<ScalarType::name> { using type = cpp; };               \
+  template <> struct CppToScalarType<cpp> { static constexpr ScalarType value = ScalarType::name; };
+TL_FORALL_SCALAR_TYPES(TL_DEFINE_TYPE_MAP)
+#undef TL_DEFINE_TYPE_MAP
+
+inline size_t element_size(ScalarType t) {
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  return sizes[static_cast<int>(t)];
+}
+inline bool is_floating_point(ScalarType t) {
+  return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float || t == ScalarType::Double;
+}
+inline bool is_integral(ScalarType t, bool include_bool) {
+  return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::Byte && t <= ScalarType::Long);
+}
+// PyTorch-style name: "float32", "int64", ...
+const char* dtype_name(ScalarType t);
+std::ostream& operator<<(std::ostream& os, ScalarType t);
+
+// The dtype two operands of equal priority promote to (torch.promote_types).
+ScalarType promote_types(ScalarType a, ScalarType b);
+
+// Default dtype for Python floats (torch.get_default_dtype()).
+ScalarType default_dtype();
+void set_default_dtype(ScalarType t);
+
+// Type used to accumulate / compute on values of T: half types compute in float.
+template <typename T> struct OpMath { using type = T; };
+template <> struct OpMath<Half> { using type = float; };
+template <> struct OpMath<BFloat16> { using type = float; };
+template <typename T> using opmath_t = typename OpMath<T>::type;
+
+template <typename T> struct TypeTag { using type = T; };
+
+// Dispatch helpers: call `f(TypeTag<scalar_t>{})` for the runtime dtype. The "what" string
+// names the operator in the error raised for an unsupported dtype.
+#define TL_DTYPE_CASE(cpp, name) \
+  case ScalarType::name:         \
+    return f(TypeTag<cpp>{});
+
+template <typename F>
+decltype(auto) dispatch_all_types(ScalarType t, const char* what, F&& f) {
+  switch (t) {
+    TL_FORALL_SCALAR_TYPES(TL_DTYPE_CASE)
+  }
+  TL_ERROR(what, ": unsupported dtype ", t);
+}
+
+template <typename F>
+decltype(auto) dispatch_floating_types(ScalarType t, const char* what, F&& f) {
+  switch (t) {
+    TL_DTYPE_CASE(::tl::Half, Half)
+    TL_DTYPE_CASE(::tl::BFloat16, BFloat16)
+    TL_DTYPE_CASE(float, Float)
+    TL_DTYPE_CASE(double, Double)
+    default:
+      break;
+  }
+  TL_CHECK_TYPE(false, what, ": expected a floating point dtype, got ", t);
+}
+
+template <typename F>
+decltype(auto) dispatch_integral_types(ScalarType t, const char* what, F&& f) {
+  switch (t) {
+    TL_DTYPE_CASE(bool, Bool)
+    TL_DTYPE_CASE(uint8_t, Byte)
+    TL_DTYPE_CASE(int8_t, Char)
+    TL_DTYPE_CASE(int16_t, Short)
+    TL_DTYPE_CASE(int32_t, Int)
+    TL_DTYPE_CASE(int64_t, Long)
+    default:
+      break;
+  }
+  TL_CHECK_TYPE(false, what, ": expected an integer or bool dtype, got ", t);
+}
+
+// All numeric types except bool (ops like sub/neg reject bool as PyTorch does).
+template <typename F>
+decltype(auto) dispatch_numeric_types(ScalarType t, const char* what, F&& f) {
+  TL_CHECK_TYPE(t != ScalarType::Bool, what, ": not supported for bool tensors");
+  return dispatch_all_types(t, what, std::forward<F>(f));
+}
+
+}  // namespace tl

@@ -1,0 +1,308 @@
+#include "aten/native/TensorIterator.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace tl {
+
+namespace {
+
+std::optional<ScalarType> promote_opt(std::optional<ScalarType> a, ScalarType b) {
+  return a ? promote_types(*a, b) : b;
+}
+
+// PyTorch's combine_categories: a lower tier only matters when its category is higher.
+std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_floating_point(*higher)) return higher;
+  if (*higher == ScalarType::Bool || is_floating_point(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+}  // namespace
+
+ScalarType result_type(TensorList tensors) {
+  std::optional<ScalarType> dim_result, zero_result, wrapped_result;
+  for (const Tensor& t : tensors) {
+    if (!t.defined()) continue;
+    if (t.impl()->is_wrapped_number()) {
+      // A Python float counts as the default dtype, an int as int64, a bool as bool.
+      ScalarType w = is_floating_point(t.dtype()) ? default_dtype() : t.dtype();
+      wrapped_result = promote_opt(wrapped_result, w);
+    } else if (t.dim() > 0) {
+      dim_result = promote_opt(dim_result, t.dtype());
+    } else {
+      zero_result = promote_opt(zero_result, t.dtype());
+    }
+  }
+  return combine(dim_result, combine(zero_result, wrapped_result)).value_or(default_dtype());
+}
+
+bool can_cast(ScalarType from, ScalarType to) {
+  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+std::vector<int64_t> broadcast_shapes(IntArrayRef a, IntArrayRef b) {
+  size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    TL_CHECK(x == y || x == 1 || y == 1, "The size of tensor a (", x, ") must match the size of tensor b (", y,
+             ") at non-singleton dimension ", i, "; shapes ", a, " and ", b, " cannot be broadcast together");
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+TensorIteratorConfig& TensorIteratorConfig::add_output(const Tensor& t) {
+  TL_CHECK(inputs_.empty(), "TensorIteratorConfig: add outputs before inputs");
+  outputs_.push_back(t);
+  return *this;
+}
+TensorIteratorConfig& TensorIteratorConfig::add_input(const Tensor& t) {
+  TL_CHECK(t.defined(), name_, ": expected a defined tensor input");
+  inputs_.push_back(t);
+  return *this;
+}
+
+TensorIterator TensorIteratorConfig::build() {
+  TensorIterator it;
+  it.noutputs_ = static_cast<int>(outputs_.size());
+  it.original_outputs_ = outputs_;
+  it.compute_shape(*this);
+  it.compute_types(*this);
+  it.allocate_or_check_outputs(*this);
+  it.compute_strides_and_coalesce();
+  return it;
+}
+
+void TensorIterator::compute_shape(const TensorIteratorConfig& c) {
+  std::vector<int64_t> shape;
+  bool first = true;
+  auto join = [&](const Tensor& t) {
+    if (!t.defined()) return;  // outputs to allocate
+    shape = first ? t.sizes().vec() : broadcast_shapes(shape, t.sizes());
+    first = false;
+  };
+  if (!c.resize_)
+    for (const Tensor& t : c.outputs_) join(t);
+  for (const Tensor& t : c.inputs_) join(t);
+  if (first) {  // no tensor inputs: the shape comes from the outputs (e.g. fill)
+    for (const Tensor& t : c.outputs_)
+      if (t.defined()) {
+        shape = t.sizes().vec();
+        break;
+      }
+  }
+  broadcast_shape_ = shape;
+  // Device: the first non-scalar tensor's; 0-dim CPU tensors may join a CUDA op.
+  device_ = Device(DeviceType::CPU);
+  bool have_device = false;
+  auto consider = [&](const Tensor& t) {
+    if (!t.defined()) return;
+    if (!have_device || (device_.is_cpu() && t.is_cuda())) {
+      if (!have_device || t.dim() > 0 || !t.is_cpu()) device_ = t.device();
+      have_device = true;
+    }
+  };
+  for (const Tensor& t : c.outputs_) consider(t);
+  for (const Tensor& t : c.inputs_) consider(t);
+  for (const Tensor& t : c.inputs_) {
+    if (!t.defined() || t.device() == device_) continue;
+    TL_CHECK(t.is_cpu() && t.dim() == 0, "Expected all tensors to be on the same device, but found at least two "
+             "devices, ", device_, " and ", t.device(), "! (in ", c.name_, ")");
+  }
+  for (const Tensor& t : c.outputs_) {
+    TL_CHECK(!t.defined() || t.device() == device_, c.name_, ": expected out= tensor on ", device_, " but got ",
+             t.device());
+  }
+}
+
+void TensorIterator::compute_types(TensorIteratorConfig& c) {
+  if (c.common_dtype_) {
+    common_dtype_ = *c.common_dtype_;
+  } else {
+    const std::vector<Tensor>& ts = c.inputs_;
+    if (c.promote_) {
+      common_dtype_ = result_type(ts);
+    } else {
+      common_dtype_ = !ts.empty() ? ts[0].dtype() : c.outputs_.at(0).dtype();
+      for (const Tensor& t : ts)
+        TL_CHECK_TYPE(t.dtype() == common_dtype_, c.name_, ": expected all inputs to have dtype ", common_dtype_,
+                      " but got ", t.dtype());
+    }
+    if (c.int_to_float_ && !is_floating_point(common_dtype_)) common_dtype_ = default_dtype();
+  }
+  // Cast inputs to the compute dtype; 0-dim CPU inputs of a CUDA op move to the device.
+  operands_.resize(c.outputs_.size() + c.inputs_.size());
+  for (size_t i = 0; i < c.inputs_.size(); ++i) {
+    Tensor t = c.inputs_[i];
+    if ((c.promote_ || c.common_dtype_) && t.dtype() != common_dtype_) t = t.to(common_dtype_);
+    if (t.device() != device_) t = t.to(device_);
+    operands_[c.outputs_.size() + i] = t;
+  }
+}
+
+void TensorIterator::allocate_or_check_outputs(const TensorIteratorConfig& c) {
+  for (size_t i = 0; i < c.outputs_.size(); ++i) {
+    ScalarType want = c.output_dtype_.value_or(common_dtype_);
+    const Tensor& out = c.outputs_[i];
+    if (!out.defined()) {
+      operands_[i] = empty_tensor(broadcast_shape_, TensorOptions(want, device_));
+      continue;
+    }
+    TL_CHECK(!c.safe_cast_ || can_cast(want, out.dtype()), "result type ", want,
+             " can't be cast to the desired output type ", out.dtype());
+    if (!out.sizes().equals(broadcast_shape_)) {
+      TL_CHECK(c.resize_, "output with shape ", out.sizes(), " doesn't match the broadcast shape ",
+               IntArrayRef(broadcast_shape_));
+      out.impl()->set_sizes_contiguous(broadcast_shape_);
+    }
+    // Compute into a temporary of the right dtype when out= has another one.
+    operands_[i] = out.dtype() == want ? out : empty_tensor(broadcast_shape_, TensorOptions(want, device_));
+  }
+}
+
+void TensorIterator::compute_strides_and_coalesce() {
+  const int n = ntensors();
+  const int nd = static_cast<int>(broadcast_shape_.size());
+  numel_ = 1;
+  for (int64_t s : broadcast_shape_) numel_ *= s;
+  // Byte strides aligned to the broadcast shape, innermost dim first.
+  std::vector<std::vector<int64_t>> st(n, std::vector<int64_t>(nd, 0));
+  for (int k = 0; k < n; ++k) {
+    const Tensor& t = operands_[k];
+    int64_t item = static_cast<int64_t>(t.element_size());
+    int offset = nd - static_cast<int>(t.dim());
+    for (int d = 0; d < static_cast<int>(t.dim()); ++d) {
+      int bd = d + offset;
+      st[k][nd - 1 - bd] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * item;
+    }
+  }
+  std::vector<int64_t> shape(nd);
+  for (int d = 0; d < nd; ++d) shape[d] = broadcast_shape_[nd - 1 - d];
+
+  // Order dims by the output's strides (then the inputs'), so memory is walked in order.
+  std::vector<int> perm(nd);
+  std::iota(perm.begin(), perm.end(), 0);
+  if (nd > 1) {
+    std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
+      for (int k = 0; k < n; ++k) {
+        int64_t sa = st[k][a], sb = st[k][b];
+        if (sa == 0 || sb == 0) continue;  // broadcast dims say nothing about order
+        if (sa != sb) return sa < sb;
+      }
+      return false;
+    });
+  }
+  std::vector<int64_t> pshape(nd);
+  std::vector<std::vector<int64_t>> pst(n, std::vector<int64_t>(nd));
+  for (int d = 0; d < nd; ++d) {
+    pshape[d] = shape[perm[d]];
+    for (int k = 0; k < n; ++k) pst[k][d] = st[k][perm[d]];
+  }
+  // Coalesce: merge dim d+1 into d when every operand steps through them as one dim.
+  shape_.clear();
+  strides_.assign(n, {});
+  for (int d = 0; d < nd; ++d) {
+    if (pshape[d] == 1) continue;
+    if (!shape_.empty()) {
+      bool can = true;
+      for (int k = 0; k < n && can; ++k) can = pst[k][d] == shape_.back() * strides_[k].back();
+      if (can) {
+        shape_.back() *= pshape[d];
+        continue;
+      }
+    }
+    shape_.push_back(pshape[d]);
+    for (int k = 0; k < n; ++k) strides_[k].push_back(pst[k][d]);
+  }
+  if (shape_.empty()) {  // a single element (or all size-1 dims)
+    shape_.push_back(numel_ == 0 ? 0 : 1);
+    for (int k = 0; k < n; ++k) strides_[k].push_back(0);
+  }
+  if (numel_ == 0) shape_.assign(1, 0);
+}
+
+bool TensorIterator::is_contiguous() const {
+  if (ndim() != 1) return false;
+  for (int k = 0; k < ntensors(); ++k)
+    if (strides_[k][0] != static_cast<int64_t>(operands_[k].element_size())) return false;
+  return true;
+}
+
+void TensorIterator::serial_for_each(const Loop& loop, int64_t begin, int64_t end) const {
+  if (begin >= end) return;
+  const int n = ntensors();
+  const int nd = ndim();
+  std::vector<char*> base(n), data(n);
+  std::vector<int64_t> inner(n);
+  for (int k = 0; k < n; ++k) {
+    base[k] = static_cast<char*>(operands_[k].data_ptr());
+    inner[k] = strides_[k][0];
+  }
+  if (nd == 1) {
+    for (int k = 0; k < n; ++k) data[k] = base[k] + begin * inner[k];
+    loop(data.data(), inner.data(), end - begin);
+    return;
+  }
+  // Multi-index of `begin`, innermost first.
+  std::vector<int64_t> idx(nd);
+  int64_t rem = begin;
+  for (int d = 0; d < nd; ++d) {
+    idx[d] = rem % shape_[d];
+    rem /= shape_[d];
+  }
+  int64_t pos = begin;
+  while (pos < end) {
+    int64_t chunk = std::min(shape_[0] - idx[0], end - pos);
+    for (int k = 0; k < n; ++k) {
+      char* p = base[k];
+      for (int d = 0; d < nd; ++d) p += idx[d] * strides_[k][d];
+      data[k] = p;
+    }
+    loop(data.data(), inner.data(), chunk);
+    pos += chunk;
+    idx[0] += chunk;
+    for (int d = 0; d < nd - 1 && idx[d] == shape_[d]; ++d) {
+      idx[d] = 0;
+      ++idx[d + 1];
+    }
+  }
+}
+
+void TensorIterator::for_each(const Loop& loop, int64_t grain_size) const {
+  if (numel_ == 0) return;
+  int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (numel_ < grain_size || threads <= 1) {
+    serial_for_each(loop, 0, numel_);
+    return;
+  }
+  int64_t nchunks = std::min<int64_t>(threads, (numel_ + grain_size - 1) / grain_size);
+#pragma omp parallel for num_threads(static_cast<int>(nchunks)) schedule(static, 1)
+  for (int64_t c = 0; c < nchunks; ++c) {
+    int64_t per = (numel_ + nchunks - 1) / nchunks;
+    // Chunk edges on 64-element multiples keep vector loads aligned within each chunk.
+    per = (per + 63) / 64 * 64;
+    serial_for_each(loop, c * per, std::min(numel_, (c + 1) * per));
+  }
+}
+
+Tensor TensorIterator::output(int i) {
+  if (!finished_) {
+    finished_ = true;
+    for (int k = 0; k < noutputs_; ++k) {
+      const Tensor& orig = original_outputs_[k];
+      if (orig.defined() && !orig.is_same(operands_[k])) orig.copy_(operands_[k]);
+    }
+  }
+  return original_outputs_[i].defined() ? original_outputs_[i] : operands_[i];
+}
+
+}  // namespace tl

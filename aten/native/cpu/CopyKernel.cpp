@@ -1,0 +1,69 @@
+// copy_ on CPU: broadcasts src to self's shape and converts between any two dtypes.
+// Copies that involve a CUDA tensor are handed to the CUDA kernel.
+#include <cstring>
+
+#include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/Loops.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
+  if (src.is_cuda()) {
+    auto k = ops::copy_::kernels[static_cast<int>(DeviceType::CUDA)];
+    TL_CHECK(k != nullptr, "Torchlite not compiled with CUDA enabled: cannot copy from ", src.device());
+    return k(self, src, non_blocking);
+  }
+  if (self.is_same(src) || self.numel() == 0) return self;
+  if (self.dtype() == src.dtype() && self.is_contiguous() && src.is_contiguous() &&
+      self.sizes().equals(src.sizes())) {
+    char* dst = static_cast<char*>(self.data_ptr());
+    const char* from = static_cast<const char*>(src.data_ptr());
+    int64_t nbytes = self.numel() * static_cast<int64_t>(self.element_size());
+    constexpr int64_t kChunk = int64_t(1) << 20;
+#pragma omp parallel for if (nbytes > 4 * kChunk) schedule(static)
+    for (int64_t off = 0; off < nbytes; off += kChunk) std::memcpy(dst + off, from + off, std::min(kChunk, nbytes - off));
+    return self;
+  }
+  TensorIterator iter = TensorIteratorConfig()
+                            .name("copy_")
+                            .add_output(self)
+                            .add_input(src)
+                            .resize_outputs(false)
+                            .promote_inputs_to_common_dtype(false)
+                            .enforce_safe_casting_to_output(false)
+                            .output_dtype(self.dtype())
+                            .build();
+  dispatch_all_types(self.dtype(), "copy_", [&](auto dst_tag) {
+    using D = typename decltype(dst_tag)::type;
+    dispatch_all_types(src.dtype(), "copy_", [&](auto src_tag) {
+      using S = typename decltype(src_tag)::type;
+      cpu_kernel(iter, [](S v) -> D {
+        if constexpr (std::is_same_v<D, bool>) return static_cast<opmath_t<S>>(v) != opmath_t<S>(0);
+        else return static_cast<D>(static_cast<opmath_t<S>>(v));
+      });
+    });
+  });
+  return self;
+}
+
+Tensor fill_cpu_(const Tensor& self, const Scalar& value) {
+  if (self.numel() == 0) return self;
+  TensorIterator iter =
+      TensorIteratorConfig().name("fill_").add_output(self).resize_outputs(false).common_dtype(self.dtype()).build();
+  dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = value.to<T>();
+    iter.for_each([v](char** data, const int64_t* strides, int64_t n) {
+      if (strides[0] == sizeof(T)) {
+        T* out = reinterpret_cast<T*>(data[0]);
+        for (int64_t i = 0; i < n; ++i) out[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(data[0] + i * strides[0]) = v;
+      }
+    });
+  });
+  return self;
+}
+
+}  // namespace tl::native

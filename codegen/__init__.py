@@ -1,0 +1,1 @@
+"""torchlite's operator generator: native_functions.yaml (+ derivatives.yaml) -> C++ and Python glue."""

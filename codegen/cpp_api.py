@@ -1,0 +1,153 @@
+"""The C++ face of an operator: argument/return types, default expressions, call lists.
+
+Two signatures come out of one schema:
+- the public API (tl::add, Tensor::add): defaults, out= variants named `<name>_out` with the
+  out tensors first (so the other arguments keep their defaults);
+- the kernel API (tl::native::add_out_cpu): faithful argument order, no defaults.
+"""
+
+from __future__ import annotations
+
+from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Return, Type, base_of
+
+
+class CppTypeError(Exception):
+    pass
+
+
+_BASE_CPP = {
+    "Tensor": "const Tensor&",
+    "int": "int64_t",
+    "SymInt": "int64_t",
+    "float": "double",
+    "bool": "bool",
+    "str": "const std::string&",
+    "Scalar": "const Scalar&",
+    "ScalarType": "ScalarType",
+    "Device": "Device",
+    "Generator": "GeneratorPtr",
+    "Layout": "Layout",
+    "MemoryFormat": "MemoryFormat",
+}
+_VALUE_CPP = {  # the same types held by value (inside optional<> and containers)
+    "Tensor": "Tensor",
+    "str": "std::string",
+    "Scalar": "Scalar",
+}
+
+
+def _value(name: str) -> str:
+    return _VALUE_CPP.get(name, _BASE_CPP[name])
+
+
+def argument_type(t: Type) -> str:
+    if isinstance(t, BaseType):
+        return _BASE_CPP[t.name]
+    if isinstance(t, OptionalType):
+        if isinstance(t.elem, BaseType):
+            inner = _value(t.elem.name)
+            return f"const std::optional<{inner}>&" if inner in ("Tensor", "Scalar", "std::string") else (
+                f"std::optional<{inner}>"
+            )
+        if isinstance(t.elem, ListType) and base_of(t.elem).name in ("int", "SymInt"):
+            return "std::optional<IntArrayRef>"
+        raise CppTypeError(f"type '{t}' is not supported by the C++ API")
+    if isinstance(t, ListType):
+        elem = t.elem
+        if isinstance(elem, BaseType) and elem.name in ("int", "SymInt"):
+            return "IntArrayRef"
+        if isinstance(elem, BaseType) and elem.name == "float":
+            return "ArrayRef<double>"
+        if isinstance(elem, BaseType) and elem.name == "Tensor":
+            return "TensorList"
+        if isinstance(elem, OptionalType) and elem.elem == BaseType("Tensor"):
+            return "const std::vector<std::optional<Tensor>>&"
+        raise CppTypeError(f"type '{t}' is not supported by the C++ API")
+    raise CppTypeError(f"type '{t}' is not supported by the C++ API")
+
+
+def return_type_single(r: Return) -> str:
+    t = r.type
+    if isinstance(t, BaseType):
+        return {"Tensor": "Tensor", "int": "int64_t", "SymInt": "int64_t", "float": "double", "bool": "bool",
+                "Scalar": "Scalar", "ScalarType": "ScalarType"}.get(t.name) or _unsupported(r)
+    if isinstance(t, ListType) and t.elem == BaseType("Tensor"):
+        return "std::vector<Tensor>"
+    return _unsupported(r)
+
+
+def _unsupported(r: Return) -> str:
+    raise CppTypeError(f"return type '{r.type}' is not supported")
+
+
+def return_type(s: FunctionSchema) -> str:
+    if not s.returns:
+        return "void"
+    if len(s.returns) == 1:
+        return return_type_single(s.returns[0])
+    return "std::tuple<" + ", ".join(return_type_single(r) for r in s.returns) + ">"
+
+
+def default_expr(a: Argument) -> str:
+    d = a.default
+    assert d is not None
+    if d == "None":
+        return "std::nullopt"
+    t = a.type.elem if isinstance(a.type, OptionalType) else a.type
+    if isinstance(t, ListType):
+        if d.startswith("["):
+            items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
+        else:
+            items = [d] * (t.size or 1)
+        return "IntArrayRef({" + ", ".join(items) + "})" if items else "IntArrayRef()"
+    name = base_of(t).name
+    if d in ("True", "False"):
+        return "true" if d == "True" else "false"
+    if name == "str":
+        return '"' + d[1:-1] + '"'
+    if name == "ScalarType":
+        return "ScalarType::" + {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
+    if name == "Layout":
+        return "Layout::Strided"
+    if name == "MemoryFormat":
+        return {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"}[d]
+    if d in ("inf", "-inf"):
+        return ("-" if d.startswith("-") else "") + "std::numeric_limits<double>::infinity()"
+    if name == "Scalar" and d.lstrip("-").isdigit():
+        return f"int64_t({d})"
+    if name == "float" and d.lstrip("-").isdigit():
+        return d + ".0"
+    return d
+
+
+def kernel_params(s: FunctionSchema) -> list[str]:
+    """Faithful order, no defaults: the kernel and dispatcher signature."""
+    return [f"{argument_type(a.type)} {a.name}" for a in s.arguments]
+
+
+def kernel_args(s: FunctionSchema) -> list[str]:
+    return [a.name for a in s.arguments]
+
+
+def public_arguments(s: FunctionSchema) -> list[Argument]:
+    """Public API order: out tensors first for out= ops, so the rest keep their defaults."""
+    outs = list(s.out_arguments)
+    return outs + list(s.non_out_arguments)
+
+
+def public_params(args: list[Argument], with_defaults: bool) -> list[str]:
+    out = []
+    # Only a trailing run of defaulted arguments can keep its defaults in C++.
+    trailing = len(args)
+    while trailing > 0 and args[trailing - 1].default is not None:
+        trailing -= 1
+    for i, a in enumerate(args):
+        p = f"{argument_type(a.type)} {a.name}"
+        if with_defaults and i >= trailing:
+            p += f" = {default_expr(a)}"
+        out.append(p)
+    return out
+
+
+def public_name(s: FunctionSchema) -> str:
+    return s.name.name + ("_out" if s.out_arguments else "")

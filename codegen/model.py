@@ -1,0 +1,203 @@
+"""Typed model of operator schemas, parsed from the `func:` strings of native_functions.yaml.
+
+Everything is a frozen dataclass; `str()` of a parsed object gives back the text it came from
+(normalised spacing), which the tests check as a round trip.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+
+# Base types the schema language knows. SymInt is accepted and treated as int.
+BASE_TYPES = (
+    "Tensor",
+    "int",
+    "SymInt",
+    "float",
+    "bool",
+    "str",
+    "Scalar",
+    "ScalarType",
+    "Device",
+    "Generator",
+    "Layout",
+    "MemoryFormat",
+)
+
+
+@dataclass(frozen=True)
+class BaseType:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True)
+class OptionalType:
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+
+@dataclass(frozen=True)
+class ListType:
+    elem: Type
+    size: int | None  # int[2] -> 2; int[] -> None
+
+    def __str__(self) -> str:
+        return f"{self.elem}[{self.size if self.size is not None else ''}]"
+
+
+Type = BaseType | OptionalType | ListType
+
+
+def base_of(t: Type) -> BaseType:
+    """The innermost base type: Tensor?[] -> Tensor."""
+    while not isinstance(t, BaseType):
+        t = t.elem
+    return t
+
+
+def is_tensor_like(t: Type) -> bool:
+    return base_of(t).name == "Tensor"
+
+
+@dataclass(frozen=True)
+class Annotation:
+    """Alias annotation: `(a)` aliases set a; `(a!)` is written to."""
+
+    alias_set: str
+    is_write: bool
+
+    def __str__(self) -> str:
+        return f"({self.alias_set}{'!' if self.is_write else ''})"
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    type: Type
+    default: str | None
+    annotation: Annotation | None
+    kwarg_only: bool
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        t = str(self.type)
+        if self.annotation is not None:
+            # The annotation sits between the base type and any ?/[] suffix: Tensor(a!)[]
+            base = str(base_of(self.type))
+            t = base + str(self.annotation) + t[len(base):]
+        s = f"{t} {self.name}"
+        if self.default is not None:
+            s += f"={self.default}"
+        return s
+
+
+@dataclass(frozen=True)
+class Return:
+    name: str | None
+    type: Type
+    annotation: Annotation | None
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        t = str(self.type)
+        if self.annotation is not None:
+            base = str(base_of(self.type))
+            t = base + str(self.annotation) + t[len(base):]
+        return f"{t} {self.name}" if self.name else t
+
+
+class SchemaKind(enum.Enum):
+    functional = "functional"
+    inplace = "inplace"
+    out = "out"
+    mutable = "mutable"
+
+
+@dataclass(frozen=True)
+class OperatorName:
+    base: str  # without the trailing underscore of in-place ops
+    inplace: bool
+    overload: str
+
+    @property
+    def name(self) -> str:
+        """Python / C++ name: add, add_"""
+        return self.base + ("_" if self.inplace else "")
+
+    def unambiguous(self) -> str:
+        """C++ identifier unique per overload: add_Tensor, add__Scalar, add_out"""
+        return f"{self.name}_{self.overload}" if self.overload else self.name
+
+    def __str__(self) -> str:
+        return f"{self.name}.{self.overload}" if self.overload else self.name
+
+
+@dataclass(frozen=True)
+class FunctionSchema:
+    name: OperatorName
+    arguments: tuple[Argument, ...]
+    returns: tuple[Return, ...]
+
+    @property
+    def positional(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if not a.kwarg_only)
+
+    @property
+    def kwarg_only(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if a.kwarg_only)
+
+    @property
+    def out_arguments(self) -> tuple[Argument, ...]:
+        """Keyword-only written arguments: the out= tensors."""
+        return tuple(a for a in self.arguments if a.kwarg_only and a.is_write)
+
+    @property
+    def non_out_arguments(self) -> tuple[Argument, ...]:
+        return tuple(a for a in self.arguments if not (a.kwarg_only and a.is_write))
+
+    def kind(self) -> SchemaKind:
+        if self.name.inplace:
+            return SchemaKind.inplace
+        if self.out_arguments:
+            return SchemaKind.out
+        if any(a.is_write for a in self.arguments):
+            return SchemaKind.mutable
+        return SchemaKind.functional
+
+    def self_argument(self) -> Argument | None:
+        return next((a for a in self.arguments if a.name == "self"), None)
+
+    def signature_key(self) -> str:
+        """What the functional, in-place and out variants of one op have in common."""
+        args = ", ".join(
+            str(dataclasses.replace(a, annotation=None, kwarg_only=False))
+            for a in self.non_out_arguments
+        )
+        return f"{self.name.base}({args})"
+
+    def __str__(self) -> str:
+        parts: list[str] = []
+        star = False
+        for a in self.arguments:
+            if a.kwarg_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(str(a))
+        if len(self.returns) == 1 and self.returns[0].name is None:
+            rets = str(self.returns[0])
+        else:
+            rets = "(" + ", ".join(str(r) for r in self.returns) + ")"
+        return f"{self.name}({', '.join(parts)}) -> {rets}"

@@ -1,0 +1,266 @@
+"""The Python face of an operator: pybind11 binding overloads and .pyi stubs.
+
+All overloads that share a Python name (add.Tensor, add.Scalar, add.out) become one
+overloaded pybind11 function. Order matters because pybind11 tries overloads in order:
+Tensor-taking overloads come before Scalar ones, and out= overloads (which require the
+`out` keyword) come last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from codegen.cpp_api import argument_type, public_arguments, public_name
+from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type, base_of
+from codegen.native_functions import NativeFunction
+
+
+def binding_type(t: Type) -> str:
+    if isinstance(t, ListType) and base_of(t).name in ("int", "SymInt") and isinstance(t.elem, BaseType):
+        return "const IntList&"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and base_of(t).name in ("int", "SymInt"):
+        return "const std::optional<IntList>&"
+    if isinstance(t, ListType) and t.elem == BaseType("Tensor"):
+        return "const std::vector<Tensor>&"
+    if isinstance(t, ListType) and t.elem == BaseType("float"):
+        return "const std::vector<double>&"
+    return argument_type(t)
+
+
+def binding_arg_expr(a: Argument) -> str:
+    """Converts the binding parameter into what the C++ API takes."""
+    t = a.type
+    if isinstance(t, ListType) and base_of(t).name in ("int", "SymInt"):
+        return f"{a.name}.expanded({t.size or 0})"
+    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and base_of(t).name in ("int", "SymInt"):
+        return f"optional_int_list({a.name}, {t.elem.size or 0})"
+    return a.name
+
+
+def python_default(a: Argument) -> str:
+    d = a.default
+    assert d is not None
+    if d == "None":
+        return "py::none()"
+    if d in ("True", "False"):
+        return f"py::bool_({d.lower()})"
+    t = a.type.elem if isinstance(a.type, OptionalType) else a.type
+    name = base_of(t).name
+    if isinstance(t, ListType):
+        if d.startswith("["):
+            items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
+            return "py::make_tuple(" + ", ".join(items) + ")"
+        return f"py::int_({d})"
+    if name == "str":
+        return f'py::str("{d[1:-1]}")'
+    if name == "ScalarType":
+        cpp = {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
+        return f"dtype_object(ScalarType::{cpp})"
+    if name == "MemoryFormat":
+        return "py::cast(MemoryFormat::" + ("Contiguous" if d == "contiguous_format" else "Preserve") + ")"
+    if name == "Layout":
+        return "py::cast(Layout::Strided)"
+    if d in ("inf", "-inf"):
+        return f"py::float_({'-' if d[0] == '-' else ''}std::numeric_limits<double>::infinity())"
+    if any(c in d for c in ".eE") or name == "float":
+        return f"py::float_({d})"
+    return f"py::int_({d})"
+
+
+@dataclass(frozen=True)
+class Overload:
+    """One pybind11 overload of a Python-visible name."""
+
+    fn: NativeFunction
+    is_method: bool
+    varargs: bool  # the sole positional int list is taken as *args: zeros(2, 3), x.view(2, 3)
+
+    @property
+    def schema(self) -> FunctionSchema:
+        return self.fn.func
+
+    def python_args(self) -> list[Argument]:
+        """Arguments Python passes explicitly, in Python order (out= last, as keyword)."""
+        args = [a for a in self.schema.non_out_arguments if not (self.is_method and a.name == "self")]
+        return args + list(self.schema.out_arguments)
+
+    def lambda_params(self) -> list[str]:
+        params = ["const Tensor& self"] if self.is_method else []
+        for a in self.python_args():
+            if self.varargs and a is self.vararg():
+                params.append("const py::args& " + a.name + "_args")
+            else:
+                params.append(f"{binding_type(a.type)} {a.name}")
+        return params
+
+    def vararg(self) -> Argument | None:
+        return self.python_args()[0] if self.varargs else None
+
+    def pyargs(self) -> list[str]:
+        out = []
+        kw_marked = False
+        for a in self.python_args():
+            if self.varargs and a is self.vararg():
+                kw_marked = True  # everything after *args is keyword-only already
+                continue
+            if a.kwarg_only and not kw_marked:
+                out.append("py::kw_only()")
+                kw_marked = True
+            s = f'py::arg("{a.name}")'
+            if a.default is not None:
+                s += f" = {python_default(a)}"
+            elif isinstance(a.type, OptionalType) and base_of(a.type).name == "Tensor":
+                s += ".none(true)"
+            out.append(s)
+        return out
+
+    def call_expr(self) -> str:
+        """The C++ API call: tl::add(self, other, alpha) or tl::add_out(out, self, other, alpha)."""
+        args = []
+        for a in public_arguments(self.schema):
+            if self.is_method and a.name == "self":
+                continue
+            if self.varargs and a is self.vararg():
+                args.append(f"int_list_from_args({a.name}_args)")
+            else:
+                args.append(binding_arg_expr(a))
+        callee = f"self.{public_name(self.schema)}" if self.is_method else f"tl::{public_name(self.schema)}"
+        return f"{callee}({', '.join(args)})"
+
+    def wrap_result(self, call: str) -> str:
+        rets = self.schema.returns
+        if len(rets) > 1 and all(r.name for r in rets):
+            fields = ", ".join(f'"{r.name}"' for r in rets)
+            return f'named_tuple("{self.schema.name.base}", {{{fields}}}, {call})'
+        return f"wrap({call})"
+
+
+# Python operator slots bound straight to an operator's method overloads (no Python frame
+# in between). Reflected forms (__radd__, ...) live in torchlite/_tensor.py.
+DUNDER_METHODS = {
+    "__add__": "add",
+    "__sub__": "sub",
+    "__mul__": "mul",
+    "__truediv__": "div",
+    "__floordiv__": "floor_divide",
+    "__mod__": "remainder",
+    "__pow__": "pow",
+    "__matmul__": "matmul",
+    "__and__": "bitwise_and",
+    "__or__": "bitwise_or",
+    "__xor__": "bitwise_xor",
+    "__eq__": "eq",
+    "__ne__": "ne",
+    "__lt__": "lt",
+    "__le__": "le",
+    "__gt__": "gt",
+    "__ge__": "ge",
+    "__neg__": "neg",
+    "__abs__": "abs",
+    "__invert__": "bitwise_not",
+    "__iadd__": "add_",
+    "__isub__": "sub_",
+    "__imul__": "mul_",
+    "__itruediv__": "div_",
+    "__ifloordiv__": "floor_divide_",
+    "__imod__": "remainder_",
+    "__ipow__": "pow_",
+    "__iand__": "bitwise_and_",
+    "__ior__": "bitwise_or_",
+    "__ixor__": "bitwise_xor_",
+}
+
+
+def _sort_key(fn: NativeFunction) -> tuple:
+    # Tensor overloads before Scalar ones, position by position; out= variants last.
+    s = fn.func
+    ranks = tuple(0 if base_of(a.type).name == "Tensor" else 1 for a in s.non_out_arguments)
+    return (1 if s.out_arguments else 0, ranks)
+
+
+def _eligible_varargs(fn: NativeFunction, is_method: bool) -> bool:
+    pos = [a for a in fn.func.positional if not (is_method and a.name == "self")]
+    return len(pos) == 1 and isinstance(pos[0].type, ListType) and base_of(pos[0].type).name in ("int", "SymInt")
+
+
+def group_overloads(fns: list[NativeFunction], methods: bool) -> dict[tuple[str | None, str], list[Overload]]:
+    """(python_module, python name) -> overloads in binding order."""
+    groups: dict[tuple[str | None, str], list[NativeFunction]] = {}
+    for f in fns:
+        if methods and not f.is_method:
+            continue
+        if not methods and not f.is_function:
+            continue
+        groups.setdefault((None if methods else f.python_module, f.name.name), []).append(f)
+    out: dict[tuple[str | None, str], list[Overload]] = {}
+    for key in sorted(groups, key=lambda k: (k[0] or "", k[1])):
+        ordered = sorted(groups[key], key=_sort_key)
+        ovs: list[Overload] = []
+        for f in ordered:
+            ovs.append(Overload(f, methods, False))
+        for f in ordered:
+            if _eligible_varargs(f, methods):
+                ovs.append(Overload(f, methods, True))
+        out[key] = ovs
+    if methods:
+        for dunder, name in DUNDER_METHODS.items():
+            if (None, name) in out:
+                out[(None, dunder)] = [ov for ov in out[(None, name)] if not ov.varargs]
+    return dict(sorted(out.items(), key=lambda kv: (kv[0][0] or "", kv[0][1])))
+
+
+# ---- .pyi stubs -------------------------------------------------------------------------
+
+def pyi_type(t: Type) -> str:
+    if isinstance(t, OptionalType):
+        return f"{pyi_type(t.elem)} | None"
+    if isinstance(t, ListType):
+        inner = pyi_type(t.elem)
+        if base_of(t).name in ("int", "SymInt"):
+            return "Sequence[int] | int"
+        return f"Sequence[{inner}]"
+    return {
+        "Tensor": "Tensor",
+        "int": "int",
+        "SymInt": "int",
+        "float": "float",
+        "bool": "bool",
+        "str": "str",
+        "Scalar": "Number",
+        "ScalarType": "dtype",
+        "Device": "device | str",
+        "Generator": "Generator",
+        "Layout": "layout",
+        "MemoryFormat": "memory_format",
+    }[t.name]
+
+
+def pyi_return(s: FunctionSchema) -> str:
+    def one(t: Type) -> str:
+        if isinstance(t, ListType):
+            return f"tuple[{pyi_type(t.elem)}, ...]"
+        return pyi_type(t)
+
+    if not s.returns:
+        return "None"
+    if len(s.returns) == 1:
+        return one(s.returns[0].type)
+    return "tuple[" + ", ".join(one(r.type) for r in s.returns) + "]"
+
+
+def pyi_signature(ov: Overload) -> str:
+    params = ["self"] if ov.is_method else []
+    star = False
+    for a in ov.python_args():
+        if ov.varargs and a is ov.vararg():
+            params.append(f"*{a.name}: int")
+            star = True
+            continue
+        if a.kwarg_only and not star:
+            params.append("*")
+            star = True
+        p = f"{a.name}: {pyi_type(a.type)}"
+        if a.default is not None:
+            p += " = ..."
+        params.append(p)
+    return f"def {ov.schema.name.name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."

@@ -1,0 +1,68 @@
+"""YAML loading that remembers the line of every mapping, for file:line error messages."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import yaml
+
+
+@dataclass(frozen=True)
+class Location:
+    file: str
+    line: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+class CodegenError(Exception):
+    """An error in an input file; printed as `file:line: message`."""
+
+    def __init__(self, loc: Location, msg: str):
+        super().__init__(f"{loc}: {msg}")
+        self.loc = loc
+        self.msg = msg
+
+
+class _LineLoader(yaml.SafeLoader):
+    pass
+
+
+def _construct_mapping(loader: _LineLoader, node: yaml.MappingNode) -> dict:
+    mapping = loader.construct_mapping(node, deep=True)
+    mapping["__line__"] = node.start_mark.line + 1
+    # Line of each key, so an error in one key's value points at that line.
+    mapping["__key_lines__"] = {k.value: k.start_mark.line + 1 for k, _ in node.value if hasattr(k, "value")}
+    return mapping
+
+
+_LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_entries(path: str, display_name: str) -> list[tuple[dict, Location]]:
+    """The top-level list of mappings in a YAML file, each with its location."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        data = yaml.load(text, Loader=_LineLoader)  # noqa: S506 - SafeLoader subclass
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        raise CodegenError(Location(display_name, line), f"invalid YAML: {e}") from None
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise CodegenError(Location(display_name, 1), "expected a list of entries")
+    out = []
+    for entry in data:
+        if not isinstance(entry, dict):
+            raise CodegenError(Location(display_name, 1), f"expected a mapping, got {entry!r}")
+        loc = Location(display_name, entry.pop("__line__"))
+        out.append((entry, loc))
+    return out
+
+
+def key_location(entry: dict, key: str, default: Location) -> Location:
+    line = entry.get("__key_lines__", {}).get(key)
+    return Location(default.file, line) if line else default

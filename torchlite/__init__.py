@@ -1,0 +1,81 @@
+"""torchlite: a compact, PyTorch-compatible tensor library.
+
+Operators come from native_functions.yaml through the code generator into torchlite._C;
+this package re-exports them under PyTorch's names and adds the Python-level pieces.
+"""
+
+from torchlite import _C
+from torchlite._C import (  # noqa: F401  (types and runtime services)
+    Generator,
+    Tensor,
+    contiguous_format,
+    default_generator,
+    device,
+    dtype,
+    from_numpy,
+    get_default_dtype,
+    initial_seed,
+    layout,
+    manual_seed,
+    memory_format,
+    preserve_format,
+    promote_types,
+    set_default_dtype,
+    strided,
+    tensor,
+)
+from torchlite._size import Size
+from torchlite import _tensor  # noqa: F401  (installs Python-level Tensor methods)
+from torchlite import cuda  # noqa: F401
+
+bool = _C.bool  # noqa: A001  (shadows the builtin on purpose, as torch.bool does)
+uint8 = _C.uint8
+int8 = _C.int8
+int16 = _C.int16
+int32 = _C.int32
+int64 = _C.int64
+float16 = _C.float16
+bfloat16 = _C.bfloat16
+float32 = _C.float32
+float64 = _C.float64
+# PyTorch's aliases
+half = float16
+float = float32  # noqa: A001
+double = float64
+short = int16
+int = int32  # noqa: A001
+long = int64
+
+
+def _export_generated_ops() -> None:
+    """Every generated module-level operator of _C becomes torchlite.<name>."""
+    g = globals()
+    for name in dir(_C):
+        if name.startswith("_") or name in g:
+            continue
+        obj = getattr(_C, name)
+        if callable(obj) and type(obj).__name__ == "builtin_function_or_method":
+            g[name] = obj
+
+
+_export_generated_ops()
+
+
+def is_tensor(obj) -> "bool":
+    return isinstance(obj, Tensor)
+
+
+def numel(t: Tensor) -> "int":
+    return t.numel()
+
+
+def result_type(a, b) -> dtype:
+    """Promoted dtype of two operands (tensors or Python numbers), as torch.result_type."""
+    return (a if isinstance(a, Tensor) else tensor(a)).add(b if isinstance(b, Tensor) else b).dtype
+
+
+def is_floating_point(t: Tensor) -> "bool":
+    return t.is_floating_point()
+
+
+__all__ = [n for n in dir() if not n.startswith("_")]

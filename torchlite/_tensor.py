@@ -1,0 +1,202 @@
+"""Python-level parts of torchlite.Tensor: repr, reflected operators, conversions.
+
+Operator methods and the forward operator slots (__add__, __iadd__, ...) are generated
+C++ bindings; what is here needs Python (formatting, the number protocol, NumPy).
+"""
+
+import builtins
+
+from torchlite import _C
+from torchlite._tensor_str import tensor_repr
+
+Tensor = _C.Tensor
+
+
+def __radd__(self, other):
+    return self.add(other)
+
+
+def __rsub__(self, other):
+    return self.neg().add(other)
+
+
+def __rmul__(self, other):
+    return self.mul(other)
+
+
+def __rtruediv__(self, other):
+    return self.reciprocal().mul(other)
+
+
+def __rfloordiv__(self, other):
+    return _C.full_like(self, other, dtype=_C.result_type(self, other)).floor_divide(self)
+
+
+def __rmod__(self, other):
+    return _C.full_like(self, other, dtype=_C.result_type(self, other)).remainder(self)
+
+
+def __rpow__(self, other):
+    return _C.pow(other, self)
+
+
+def __rmatmul__(self, other):
+    return _C.matmul(other, self)
+
+
+def __rand__(self, other):
+    return self.bitwise_and(other)
+
+
+def __ror__(self, other):
+    return self.bitwise_or(other)
+
+
+def __rxor__(self, other):
+    return self.bitwise_xor(other)
+
+
+def __pos__(self):
+    return self
+
+
+def __bool__(self):
+    if self.numel() != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} "
+                           "values is ambiguous")
+    return builtins.bool(self.item())
+
+
+def __float__(self):
+    return builtins.float(self.item())
+
+
+def __int__(self):
+    return builtins.int(self.item())
+
+
+def __index__(self):
+    if self.dtype.is_floating_point or self.numel() != 1:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return builtins.int(self.item())
+
+
+def __len__(self):
+    if self.dim() == 0:
+        raise TypeError("len() of a 0-d tensor")
+    return self.shape[0]
+
+
+def __iter__(self):
+    if self.dim() == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (self[i] for i in range(self.shape[0]))
+
+
+def __array__(self, dtype=None, copy=None):
+    a = self.numpy(force=True)
+    return a if dtype is None else a.astype(dtype, copy=False)
+
+
+def __hash__(self):
+    return id(self)
+
+
+def __repr__(self, *, tensor_contents=None):
+    return tensor_repr(self)
+
+
+def __format__(self, spec):
+    if self.dim() == 0:
+        return self.item().__format__(spec)
+    return object.__format__(self, spec)
+
+
+def __contains__(self, element):
+    return builtins.bool((self == element).any().item())
+
+
+def cpu(self):
+    return self.to("cpu")
+
+
+def cuda(self, device=None, non_blocking=False):
+    return self.to(_C.device("cuda") if device is None else _C.device("cuda", device) if isinstance(device, int)
+                   else device, non_blocking=non_blocking)
+
+
+def type_as(self, other):
+    return self.to(other.dtype)
+
+
+def _float(self):
+    return self.to(_C.float32)
+
+
+def _double(self):
+    return self.to(_C.float64)
+
+
+def _half(self):
+    return self.to(_C.float16)
+
+
+def _long(self):
+    return self.to(_C.int64)
+
+
+def _int(self):
+    return self.to(_C.int32)
+
+
+def _bool(self):
+    return self.to(_C.bool)
+
+
+def _T(self):
+    return self.permute(*reversed(range(self.dim())))
+
+
+def _mT(self):
+    return self.transpose(-2, -1)
+
+
+_METHODS = {
+    "__radd__": __radd__,
+    "__rsub__": __rsub__,
+    "__rmul__": __rmul__,
+    "__rtruediv__": __rtruediv__,
+    "__rfloordiv__": __rfloordiv__,
+    "__rmod__": __rmod__,
+    "__rpow__": __rpow__,
+    "__rmatmul__": __rmatmul__,
+    "__rand__": __rand__,
+    "__ror__": __ror__,
+    "__rxor__": __rxor__,
+    "__pos__": __pos__,
+    "__bool__": __bool__,
+    "__float__": __float__,
+    "__int__": __int__,
+    "__index__": __index__,
+    "__len__": __len__,
+    "__iter__": __iter__,
+    "__array__": __array__,
+    "__hash__": __hash__,
+    "__repr__": __repr__,
+    "__format__": __format__,
+    "__contains__": __contains__,
+    "cpu": cpu,
+    "cuda": cuda,
+    "type_as": type_as,
+    "float": _float,
+    "double": _double,
+    "half": _half,
+    "long": _long,
+    "int": _int,
+    "bool": _bool,
+}
+for _name, _fn in _METHODS.items():
+    setattr(Tensor, _name, _fn)
+Tensor.T = property(_T)
+Tensor.mT = property(_mT)
+Tensor.__array_priority__ = 1000  # NumPy defers `ndarray op tensor` to the tensor

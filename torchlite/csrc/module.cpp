@@ -1,0 +1,45 @@
+// torchlite._C: module init. Registers error translation, the Python types, the Tensor
+// class, and the generated operator bindings.
+#include "generated/python_bindings.h"
+#include "torchlite/csrc/python_binding_utils.h"
+#include "torchlite/csrc/python_indexing.h"
+#include "torchlite/csrc/python_runtime.h"
+#include "torchlite/csrc/python_tensor.h"
+#include "torchlite/csrc/python_tensor_new.h"
+#include "torchlite/csrc/python_types.h"
+
+namespace {
+
+void translate_errors() {
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const tl::Error& e) {
+      PyObject* type = PyExc_RuntimeError;
+      switch (e.kind()) {
+        case tl::ErrorKind::Index: type = PyExc_IndexError; break;
+        case tl::ErrorKind::Type: type = PyExc_TypeError; break;
+        case tl::ErrorKind::Value: type = PyExc_ValueError; break;
+        case tl::ErrorKind::NotImplemented: type = PyExc_NotImplementedError; break;
+        case tl::ErrorKind::Runtime: break;
+      }
+      PyErr_SetString(type, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "out of memory");
+    }
+  });
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "torchlite's C++ core: tensors, operators (generated from native_functions.yaml), runtime";
+  translate_errors();
+  tl_python::init_types(m);
+  tl_python::PyTensorClass cls(m, "Tensor", py::dynamic_attr());
+  tl_python::init_tensor_class(m, cls);
+  tl_python::init_tensor_new(m);
+  tl_python::init_indexing(cls);
+  tl_python::init_runtime(m);
+  tl_python::init_generated_bindings(m, cls);
+}

@@ -1,0 +1,135 @@
+#pragma once
+// What the generated bindings need from pybind11: type casters between Python objects and
+// torchlite's C++ types, and helpers to convert arguments and results.
+//
+// Note [Tensor identity]: Python's Tensor class wraps TensorImpl held by shared_ptr, and C++
+// code passes tl::Tensor handles. Returning a handle whose TensorImpl already has a Python
+// object gives back that same object (pybind11 keeps a registry), so `a.add_(b) is a`.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aten/ATen.h"
+
+namespace py = pybind11;
+
+namespace tl_python {
+
+using namespace tl;
+using PyTensorClass = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
+
+// An int[] argument: a sequence of ints, or one int (`sum(dim=1)`, `int[2] stride=2`).
+struct IntList {
+  mutable std::vector<int64_t> values;
+  bool from_scalar = false;
+  // int[N] given a single int repeats it N times.
+  IntArrayRef expanded(size_t n) const {
+    if (from_scalar && n > 1) values.assign(n, values[0]);
+    return values;
+  }
+};
+
+inline std::optional<IntArrayRef> optional_int_list(const std::optional<IntList>& l, size_t n) {
+  if (!l) return std::nullopt;
+  return l->expanded(n);
+}
+
+std::vector<int64_t> int_list_from_args(const py::args& args);
+
+// Python-side device object (torchlite.device); tl::Device itself converts through a caster.
+struct PyDevice {
+  Device device;
+};
+
+// The Python object for a dtype (torchlite.float32, ...).
+py::object dtype_object(ScalarType t);
+bool is_dtype_object(py::handle h);
+ScalarType dtype_from_object(py::handle h);
+
+// Results: tensors as themselves, Tensor[] as a tuple (as PyTorch returns), tuples as tuples.
+inline Tensor wrap(Tensor t) { return t; }
+inline py::tuple wrap(const std::vector<Tensor>& ts) {
+  py::tuple out(ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) out[i] = py::cast(ts[i]);
+  return out;
+}
+template <typename... Ts>
+py::tuple wrap(const std::tuple<Ts...>& t) {
+  return py::cast(t);
+}
+inline Scalar wrap(const Scalar& s) { return s; }
+inline bool wrap(bool b) { return b; }
+inline int64_t wrap(int64_t v) { return v; }
+inline double wrap(double v) { return v; }
+inline ScalarType wrap(ScalarType t) { return t; }
+
+// torchlite.return_types.<name>(values, indices) for ops with named returns.
+py::object named_tuple_type(const char* name, std::initializer_list<const char*> fields);
+template <typename Tuple>
+py::object named_tuple(const char* name, std::initializer_list<const char*> fields, const Tuple& t) {
+  return named_tuple_type(name, fields)(*py::cast(t));
+}
+
+}  // namespace tl_python
+
+namespace pybind11::detail {
+
+template <>
+struct type_caster<tl::Tensor> {
+ public:
+  PYBIND11_TYPE_CASTER(tl::Tensor, const_name("Tensor"));
+  bool load(handle src, bool convert) {
+    copyable_holder_caster<tl::TensorImpl, std::shared_ptr<tl::TensorImpl>> c;
+    if (src.is_none() || !c.load(src, convert)) return false;
+    value = tl::Tensor(static_cast<std::shared_ptr<tl::TensorImpl>&>(c));
+    return true;
+  }
+  static handle cast(const tl::Tensor& t, return_value_policy, handle parent) {
+    if (!t.defined()) return none().release();
+    return copyable_holder_caster<tl::TensorImpl, std::shared_ptr<tl::TensorImpl>>::cast(
+        t.impl_ptr(), return_value_policy::take_ownership, parent);
+  }
+};
+
+template <>
+struct type_caster<tl::Scalar> {
+ public:
+  PYBIND11_TYPE_CASTER(tl::Scalar, const_name("Number"));
+  bool load(handle src, bool convert);
+  static handle cast(const tl::Scalar& s, return_value_policy, handle) {
+    if (s.is_bool()) return PyBool_FromLong(s.to<bool>());
+    if (s.is_integral()) return PyLong_FromLongLong(s.to_long());
+    return PyFloat_FromDouble(s.to_double());
+  }
+};
+
+template <>
+struct type_caster<tl::ScalarType> {
+ public:
+  PYBIND11_TYPE_CASTER(tl::ScalarType, const_name("dtype"));
+  bool load(handle src, bool convert);
+  static handle cast(tl::ScalarType t, return_value_policy, handle) { return tl_python::dtype_object(t).release(); }
+};
+
+template <>
+struct type_caster<tl::Device> {
+ public:
+  PYBIND11_TYPE_CASTER(tl::Device, const_name("device"));
+  bool load(handle src, bool convert);
+  static handle cast(const tl::Device& d, return_value_policy, handle parent);
+};
+
+template <>
+struct type_caster<tl_python::IntList> {
+ public:
+  PYBIND11_TYPE_CASTER(tl_python::IntList, const_name("Sequence[int] | int"));
+  bool load(handle src, bool convert);
+  static handle cast(const tl_python::IntList& l, return_value_policy, handle) {
+    return py::cast(l.values).release();
+  }
+};
+
+}  // namespace pybind11::detail

@@ -1,0 +1,51 @@
+// Runtime services bound to Python: random generators, allocator statistics, CUDA queries.
+#include "torchlite/csrc/python_runtime.h"
+
+#include "aten/cuda/CUDAHooks.h"
+
+namespace tl_python {
+
+void init_runtime(py::module_& m) {
+  py::class_<Generator, GeneratorPtr>(m, "Generator")
+      .def(py::init([](const std::optional<Device>& device) {
+             TL_CHECK(!device || device->is_cpu(), "only CPU generators are supported, got ", *device);
+             return std::make_shared<Generator>();
+           }),
+           py::arg("device") = py::none())
+      .def("manual_seed", [](const GeneratorPtr& g, int64_t seed) {
+        g->manual_seed(static_cast<uint64_t>(seed));
+        return g;
+      }, py::arg("seed"))
+      .def("initial_seed", [](const GeneratorPtr& g) { return g->initial_seed(); });
+  m.def("default_generator", []() { return default_generator(); });
+  m.def("manual_seed", [](int64_t seed) {
+    default_generator()->manual_seed(static_cast<uint64_t>(seed));
+    return default_generator();
+  }, py::arg("seed"));
+  m.def("initial_seed", []() { return default_generator()->initial_seed(); });
+
+  m.def("_cpu_allocator_stats", []() {
+    CPUAllocatorStats s = cpu_allocator_stats();
+    py::dict d;
+    d["allocated"] = s.allocated;
+    d["cached"] = s.cached;
+    d["cache_hits"] = s.cache_hits;
+    d["cache_misses"] = s.cache_misses;
+    return d;
+  });
+  m.def("_cpu_allocator_empty_cache", &cpu_allocator_empty_cache);
+
+  py::module_ c = m.def_submodule("_cuda", "CUDA runtime queries");
+  c.def("is_built", &cuda::is_built);
+  c.def("is_available", &cuda::is_available);
+  c.def("device_count", &cuda::device_count);
+  c.def("current_device", &cuda::current_device);
+  c.def("set_device", &cuda::set_device, py::arg("device"));
+  c.def("synchronize", &cuda::synchronize, py::arg("device"));
+  c.def("get_device_name", &cuda::device_name, py::arg("device"));
+  c.def("memory_stats", &cuda::memory_stats, py::arg("device"));
+  c.def("empty_cache", &cuda::empty_cache);
+  c.def("reset_peak_memory_stats", &cuda::reset_peak_memory_stats, py::arg("device"));
+}
+
+}  // namespace tl_python

@@ -1,0 +1,161 @@
+// The Tensor class as Python sees it: metadata accessors and NumPy interop. Operator methods
+// (t.add, t.view, ...) are added by the generated bindings; Python-level conveniences
+// (repr, operators) by torchlite/_tensor.py.
+#include <pybind11/numpy.h>
+
+#include "torchlite/csrc/python_binding_utils.h"
+#include "torchlite/csrc/python_tensor.h"
+
+namespace tl_python {
+
+namespace {
+
+py::object size_object(IntArrayRef sizes) {
+  static py::object* size_type = new py::object(py::module_::import("torchlite._size").attr("Size"));
+  py::tuple t(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) t[i] = py::int_(sizes[i]);
+  return (*size_type)(t);
+}
+
+py::dtype numpy_dtype(ScalarType t) {
+  switch (t) {
+    case ScalarType::Bool: return py::dtype("bool");
+    case ScalarType::Byte: return py::dtype("uint8");
+    case ScalarType::Char: return py::dtype("int8");
+    case ScalarType::Short: return py::dtype("int16");
+    case ScalarType::Int: return py::dtype("int32");
+    case ScalarType::Long: return py::dtype("int64");
+    case ScalarType::Half: return py::dtype("float16");
+    case ScalarType::Float: return py::dtype("float32");
+    case ScalarType::Double: return py::dtype("float64");
+    case ScalarType::BFloat16: break;
+  }
+  TL_CHECK_TYPE(false, "Got unsupported ScalarType ", t, " (NumPy has no bfloat16)");
+}
+
+ScalarType scalar_type_from_numpy(const py::dtype& dt) {
+  TL_CHECK_TYPE(dt.byteorder() != '>', "given numpy array has byte order different from the native byte order");
+  char kind = dt.kind();
+  size_t size = dt.itemsize();
+  if (kind == 'b') return ScalarType::Bool;
+  if (kind == 'u' && size == 1) return ScalarType::Byte;
+  if (kind == 'i') {
+    switch (size) {
+      case 1: return ScalarType::Char;
+      case 2: return ScalarType::Short;
+      case 4: return ScalarType::Int;
+      case 8: return ScalarType::Long;
+    }
+  }
+  if (kind == 'f') {
+    switch (size) {
+      case 2: return ScalarType::Half;
+      case 4: return ScalarType::Float;
+      case 8: return ScalarType::Double;
+    }
+  }
+  TL_CHECK_TYPE(false, "can't convert np.ndarray of type ", std::string(py::str(dt)),
+                ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
+}
+
+void release_pyobject(void* ctx) {
+  py::gil_scoped_acquire gil;
+  Py_DECREF(static_cast<PyObject*>(ctx));
+}
+
+// Recursively converts to nested lists of Python numbers.
+py::object to_list(const Tensor& t, int64_t d, const char* base) {
+  if (d == t.dim()) {
+    return dispatch_all_types(t.dtype(), "tolist", [&](auto tag) -> py::object {
+      using T = typename decltype(tag)::type;
+      T v;
+      std::memcpy(&v, base, sizeof(T));
+      if constexpr (std::is_same_v<T, bool>) return py::bool_(v);
+      else if constexpr (std::is_integral_v<T>) return py::int_(static_cast<int64_t>(v));
+      else return py::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
+    });
+  }
+  int64_t n = t.sizes()[d];
+  int64_t step = t.strides()[d] * static_cast<int64_t>(t.element_size());
+  py::list out(n);
+  for (int64_t i = 0; i < n; ++i) out[i] = to_list(t, d + 1, base + i * step);
+  return out;
+}
+
+}  // namespace
+
+Tensor tensor_from_numpy(py::array arr) {
+  ScalarType dtype = scalar_type_from_numpy(arr.dtype());
+  int64_t item = static_cast<int64_t>(arr.itemsize());
+  std::vector<int64_t> sizes(arr.ndim()), strides(arr.ndim());
+  for (py::ssize_t i = 0; i < arr.ndim(); ++i) {
+    sizes[i] = arr.shape(i);
+    TL_CHECK_VALUE(arr.strides(i) >= 0, "At least one stride in the given numpy array is negative, and tensors with "
+                                        "negative strides are not currently supported. (You can probably work around "
+                                        "this by making a copy of your array with array.copy().)");
+    TL_CHECK_VALUE(arr.strides(i) % item == 0, "given numpy array strides not a multiple of the element byte size. "
+                                               "Copy the numpy array to reallocate the memory.");
+    strides[i] = arr.strides(i) / item;
+  }
+  TL_CHECK_TYPE(arr.writeable(), "from_numpy: the given NumPy array is not writable; copy it first");
+  PyObject* owner = arr.ptr();
+  Py_INCREF(owner);
+  int64_t extent = 1;
+  for (size_t i = 0; i < sizes.size(); ++i) extent += sizes[i] == 0 ? 0 : (sizes[i] - 1) * strides[i];
+  DataPtr data(const_cast<void*>(arr.data()), owner, &release_pyobject, Device(DeviceType::CPU));
+  auto storage = std::make_shared<StorageImpl>(std::move(data), static_cast<size_t>(extent * item));
+  return Tensor::make(std::move(storage), dtype, std::move(sizes), std::move(strides), 0);
+}
+
+void init_tensor_class(py::module_& m, PyTensorClass& cls) {
+  cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
+      .def("size", [](const Tensor& t) { return size_object(t.sizes()); })
+      .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, py::arg("dim"))
+      .def("stride", [](const Tensor& t) { return py::tuple(py::cast(t.strides().vec())); })
+      .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); }, py::arg("dim"))
+      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
+      .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
+      .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.is_cuda(); })
+      .def_property_readonly("is_cpu", [](const Tensor& t) { return t.is_cpu(); })
+      .def_property_readonly("itemsize", [](const Tensor& t) { return t.element_size(); })
+      .def_property_readonly("nbytes", [](const Tensor& t) { return t.numel() * static_cast<int64_t>(t.element_size()); })
+      .def_property_readonly("_version", [](const Tensor& t) { return t._version(); })
+      .def_property_readonly("layout", [](const Tensor&) { return Layout::Strided; })
+      .def("dim", [](const Tensor& t) { return t.dim(); })
+      .def("ndimension", [](const Tensor& t) { return t.dim(); })
+      .def("numel", [](const Tensor& t) { return t.numel(); })
+      .def("nelement", [](const Tensor& t) { return t.numel(); })
+      .def("element_size", [](const Tensor& t) { return t.element_size(); })
+      .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
+      .def("is_contiguous", [](const Tensor& t, MemoryFormat) { return t.is_contiguous(); },
+           py::arg("memory_format") = MemoryFormat::Contiguous)
+      .def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); })
+      .def("get_device", [](const Tensor& t) { return t.is_cuda() ? static_cast<int>(t.device().index) : -1; })
+      .def("item", [](const Tensor& t) { return t.item(); })
+      .def("tolist", [](const Tensor& t) {
+        Tensor c = t.is_cpu() ? t : t.to(Device(DeviceType::CPU));
+        return to_list(c, 0, static_cast<const char*>(c.data_ptr()));
+      })
+      .def("_is_same", [](const Tensor& a, const Tensor& b) { return a.is_same(b); })
+      .def("_shares_storage", [](const Tensor& a, const Tensor& b) {
+        return a.impl()->storage() == b.impl()->storage();
+      })
+      .def("numpy", [](py::object self, bool force) -> py::object {
+        Tensor t = self.cast<Tensor>();
+        if (force && !t.is_cpu()) t = t.to(Device(DeviceType::CPU));
+        TL_CHECK_TYPE(t.is_cpu(), "can't convert ", t.device(), " device type tensor to numpy. Use Tensor.cpu() to "
+                                  "copy the tensor to host memory first.");
+        std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
+        std::vector<py::ssize_t> strides;
+        for (int64_t s : t.strides()) strides.push_back(s * static_cast<int64_t>(t.element_size()));
+        // The array keeps the Python tensor (and so its storage) alive: a zero-copy view.
+        py::object base = t.is_same(self.cast<Tensor>()) ? self : py::cast(t);
+        return py::array(numpy_dtype(t.dtype()), shape, strides, t.data_ptr(), base);
+      }, py::arg("force") = false);
+
+  m.def("from_numpy", &tensor_from_numpy, py::arg("ndarray"));
+}
+
+}  // namespace tl_python

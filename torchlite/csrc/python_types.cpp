@@ -1,0 +1,228 @@
+// Python objects for dtypes, devices, layouts and memory formats, and the casters that turn
+// Python arguments (numbers, dtype objects, "cuda:0" strings, int sequences) into C++ values.
+#include <array>
+
+#include "torchlite/csrc/python_binding_utils.h"
+#include "torchlite/csrc/python_types.h"
+
+namespace tl_python {
+
+namespace {
+struct PyDType {
+  ScalarType type;
+};
+std::array<py::object, kNumScalarTypes>& dtype_objects() {
+  static auto* objs = new std::array<py::object, kNumScalarTypes>();  // leaked: lives with the interpreter
+  return *objs;
+}
+}  // namespace
+
+py::object dtype_object(ScalarType t) { return dtype_objects()[static_cast<int>(t)]; }
+bool is_dtype_object(py::handle h) { return py::isinstance<PyDType>(h); }
+ScalarType dtype_from_object(py::handle h) { return h.cast<PyDType&>().type; }
+
+std::vector<int64_t> int_list_from_args(const py::args& args) {
+  // x.view(2, 3) or x.view((2, 3)): a single sequence argument is the list itself.
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) {
+    return py::cast<IntList>(args[0]).values;
+  }
+  std::vector<int64_t> out;
+  out.reserve(args.size());
+  for (py::handle h : args) {
+    if (!PyLong_Check(h.ptr()) && !PyIndex_Check(h.ptr())) {
+      throw py::type_error(std::string("expected a sequence of integers, but got an element of type ") +
+                           Py_TYPE(h.ptr())->tp_name);
+    }
+    out.push_back(py::cast<int64_t>(h));
+  }
+  return out;
+}
+
+py::object named_tuple_type(const char* name, std::initializer_list<const char*> fields) {
+  static py::dict* cache = new py::dict();  // leaked: lives with the interpreter
+  py::str key(name);
+  if (cache->contains(key)) return (*cache)[key];
+  py::list names;
+  for (const char* f : fields) names.append(f);
+  py::object t = py::module_::import("collections").attr("namedtuple")(name, names);
+  t.attr("__module__") = "torchlite.return_types";
+  (*cache)[key] = t;
+  return t;
+}
+
+void init_types(py::module_& m) {
+  py::class_<PyDType>(m, "dtype")
+      .def_property_readonly("is_floating_point", [](const PyDType& d) { return is_floating_point(d.type); })
+      .def_property_readonly("is_signed", [](const PyDType& d) {
+        return d.type != ScalarType::Bool && d.type != ScalarType::Byte;
+      })
+      .def_property_readonly("itemsize", [](const PyDType& d) { return element_size(d.type); })
+      .def("__repr__", [](const PyDType& d) { return std::string("torchlite.") + dtype_name(d.type); })
+      .def("__reduce__", [](const PyDType& d) { return std::string(dtype_name(d.type)); });
+  for (int i = 0; i < kNumScalarTypes; ++i) {
+    auto t = static_cast<ScalarType>(i);
+    dtype_objects()[i] = py::cast(PyDType{t});
+    m.attr(dtype_name(t)) = dtype_objects()[i];
+  }
+
+  py::class_<PyDevice>(m, "device")
+      .def(py::init([](const std::string& spec) { return PyDevice{Device(spec)}; }), py::arg("type"))
+      .def(py::init([](const std::string& type, int index) {
+             Device d(type);
+             TL_CHECK(d.index < 0, "device(): type (string) must not include an index because index was passed "
+                                   "explicitly: ", type);
+             TL_CHECK(index >= 0, "Device index must not be negative, got ", index);
+             return PyDevice{Device(d.type, index)};
+           }),
+           py::arg("type"), py::arg("index"))
+      .def(py::init([](const PyDevice& d) { return d; }))
+      .def_property_readonly("type", [](const PyDevice& d) { return d.device.is_cpu() ? "cpu" : "cuda"; })
+      .def_property_readonly("index", [](const PyDevice& d) -> py::object {
+        if (d.device.index < 0) return py::none();
+        return py::int_(d.device.index);
+      })
+      .def("__str__", [](const PyDevice& d) { return d.device.str(); })
+      .def("__repr__", [](const PyDevice& d) {
+        std::string s = std::string("device(type='") + (d.device.is_cpu() ? "cpu" : "cuda") + "'";
+        if (d.device.index >= 0) s += ", index=" + std::to_string(d.device.index);
+        return s + ")";
+      })
+      .def("__eq__", [](const PyDevice& a, py::object b) {
+        if (!py::isinstance<PyDevice>(b)) return false;
+        return a.device == b.cast<PyDevice&>().device;
+      })
+      .def("__hash__", [](const PyDevice& d) {
+        return static_cast<int>(d.device.type) * 1000 + d.device.index;
+      })
+      .def("__reduce__", [](const PyDevice& d) {
+        return py::make_tuple(py::module_::import("torchlite").attr("device"), py::make_tuple(d.device.str()));
+      });
+
+  py::enum_<Layout>(m, "layout").value("strided", Layout::Strided);
+  py::enum_<MemoryFormat>(m, "memory_format")
+      .value("contiguous_format", MemoryFormat::Contiguous)
+      .value("preserve_format", MemoryFormat::Preserve);
+  m.attr("strided") = py::cast(Layout::Strided);
+  m.attr("contiguous_format") = py::cast(MemoryFormat::Contiguous);
+  m.attr("preserve_format") = py::cast(MemoryFormat::Preserve);
+
+  m.def("get_default_dtype", []() { return default_dtype(); });
+  m.def("set_default_dtype", [](ScalarType t) { set_default_dtype(t); }, py::arg("d"));
+  m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
+}
+
+}  // namespace tl_python
+
+namespace pybind11::detail {
+
+bool type_caster<tl::Scalar>::load(handle src, bool convert) {
+  PyObject* o = src.ptr();
+  if (PyBool_Check(o)) {
+    value = tl::Scalar(o == Py_True);
+    return true;
+  }
+  if (PyLong_Check(o)) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow != 0) throw py::value_error("value cannot be converted to type int64 without overflow");
+    value = tl::Scalar(static_cast<int64_t>(v));
+    return true;
+  }
+  if (PyFloat_Check(o)) {
+    value = tl::Scalar(PyFloat_AS_DOUBLE(o));
+    return true;
+  }
+  if (!convert) return false;
+  // NumPy scalars and other number-likes; a one-element Tensor goes through item().
+  if (py::isinstance<tl::TensorImpl>(src)) {
+    value = src.cast<tl::Tensor>().item();
+    return true;
+  }
+  if (PyIndex_Check(o)) {
+    value = tl::Scalar(static_cast<int64_t>(py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(o)))));
+    return true;
+  }
+  if (PyFloat_Check(o) || PyNumber_Check(o)) {
+    double d = PyFloat_AsDouble(o);
+    if (d == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    value = tl::Scalar(d);
+    return true;
+  }
+  return false;
+}
+
+bool type_caster<tl::ScalarType>::load(handle src, bool) {
+  if (tl_python::is_dtype_object(src)) {
+    value = tl_python::dtype_from_object(src);
+    return true;
+  }
+  // Python's own types name dtypes too: dtype=float -> float64, as in PyTorch.
+  if (src.ptr() == reinterpret_cast<PyObject*>(&PyFloat_Type)) {
+    value = tl::ScalarType::Double;
+    return true;
+  }
+  if (src.ptr() == reinterpret_cast<PyObject*>(&PyLong_Type)) {
+    value = tl::ScalarType::Long;
+    return true;
+  }
+  if (src.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) {
+    value = tl::ScalarType::Bool;
+    return true;
+  }
+  return false;
+}
+
+bool type_caster<tl::Device>::load(handle src, bool) {
+  if (py::isinstance<tl_python::PyDevice>(src)) {
+    value = src.cast<tl_python::PyDevice&>().device;
+    return true;
+  }
+  if (PyUnicode_Check(src.ptr())) {
+    value = tl::Device(src.cast<std::string>());
+    return true;
+  }
+  if (PyLong_Check(src.ptr())) {
+    value = tl::Device(tl::DeviceType::CUDA, src.cast<int>());
+    return true;
+  }
+  return false;
+}
+
+handle type_caster<tl::Device>::cast(const tl::Device& d, return_value_policy, handle) {
+  return py::cast(tl_python::PyDevice{d}).release();
+}
+
+bool type_caster<tl_python::IntList>::load(handle src, bool convert) {
+  PyObject* o = src.ptr();
+  value.values.clear();
+  value.from_scalar = false;
+  if (PyLong_Check(o) && !PyBool_Check(o)) {
+    value.values.push_back(PyLong_AsLongLong(o));
+    value.from_scalar = true;
+    return true;
+  }
+  if (PyTuple_Check(o) || PyList_Check(o)) {
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject** items = PySequence_Fast_ITEMS(o);
+    value.values.reserve(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      PyObject* it = items[i];
+      if (PyLong_Check(it) && !PyBool_Check(it)) {
+        value.values.push_back(PyLong_AsLongLong(it));
+      } else if (convert && PyIndex_Check(it)) {
+        value.values.push_back(py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(it))));
+      } else if (convert && py::isinstance<tl::TensorImpl>(it)) {  // sizes given as 0-dim tensors
+        value.values.push_back(py::reinterpret_borrow<py::object>(it).cast<tl::Tensor>().item().to_long());
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+  return false;
+}
+
+}  // namespace pybind11::detail
