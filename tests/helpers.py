@@ -1,0 +1,78 @@
+"""Shared test helpers: building inputs in every layout and comparing with NumPy."""
+
+import numpy as np
+
+import torchlite as tl
+
+FLOAT_DTYPES = [tl.float32, tl.float64]
+INT_DTYPES = [tl.uint8, tl.int8, tl.int16, tl.int32, tl.int64]
+ALL_DTYPES = [tl.bool, *INT_DTYPES, tl.float16, tl.bfloat16, *FLOAT_DTYPES]
+
+NP_DTYPE = {
+    tl.bool: np.bool_,
+    tl.uint8: np.uint8,
+    tl.int8: np.int8,
+    tl.int16: np.int16,
+    tl.int32: np.int32,
+    tl.int64: np.int64,
+    tl.float16: np.float16,
+    tl.float32: np.float32,
+    tl.float64: np.float64,
+}
+
+# Layouts every elementwise/reduction test runs on.
+LAYOUTS = ["contiguous", "transposed", "sliced", "expanded"]
+
+
+def random_array(shape, dtype, rng=None, low=-5, high=5):
+    rng = rng or np.random.default_rng(0)
+    if dtype == tl.bool:
+        return rng.random(shape) > 0.5
+    npd = NP_DTYPE.get(dtype, np.float32)
+    if np.issubdtype(npd, np.integer):
+        lo = max(low, np.iinfo(npd).min)
+        return rng.integers(lo, high, size=shape).astype(npd)
+    return rng.uniform(low, high, size=shape).astype(npd)
+
+
+def make_tensor(array, layout="contiguous"):
+    """A torchlite tensor equal to `array` (NumPy) in the given memory layout."""
+    a = np.asarray(array)
+    if layout == "contiguous" or a.ndim == 0:
+        return tl.tensor(a)
+    if layout == "transposed":
+        # Stored transposed, viewed back: same values, non-contiguous strides.
+        return tl.tensor(np.ascontiguousarray(a.T)).permute(*reversed(range(a.ndim)))
+    if layout == "sliced":
+        # Every other element of a twice-as-long last dimension.
+        big = np.repeat(a, 2, axis=-1)
+        return tl.tensor(big)[..., ::2]
+    if layout == "expanded":
+        # Broadcast along the first dim from a size-1 dim when possible.
+        if a.shape[0] > 1 and np.all(a == a[:1]):
+            return tl.tensor(a[:1]).expand(*a.shape)
+        return tl.tensor(a)
+    raise ValueError(layout)
+
+
+def to_numpy(t):
+    if t.dtype == tl.bfloat16:
+        t = t.to(tl.float32)
+    return t.numpy(force=True)
+
+
+def assert_close(actual, expected, rtol=None, atol=None, check_dtype=True):
+    """Compare a torchlite tensor with a NumPy array (values, shape and dtype)."""
+    expected = np.asarray(expected)
+    got = to_numpy(actual)
+    assert tuple(actual.shape) == expected.shape, f"shape {tuple(actual.shape)} != {expected.shape}"
+    if check_dtype and actual.dtype != tl.bfloat16:
+        assert got.dtype == expected.dtype, f"dtype {got.dtype} != {expected.dtype}"
+    if got.dtype.kind in "fc" or expected.dtype.kind in "fc":
+        tight = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5}.get(got.dtype, 1e-7)
+        if actual.dtype == tl.bfloat16:
+            tight = 1e-2
+        np.testing.assert_allclose(got, expected, rtol=rtol or tight, atol=atol if atol is not None else tight,
+                                   equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, expected)
