@@ -14,6 +14,7 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     dtype,
     from_numpy,
     get_default_dtype,
+    get_num_threads,
     initial_seed,
     layout,
     manual_seed,
@@ -21,6 +22,7 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     preserve_format,
     promote_types,
     set_default_dtype,
+    set_num_threads,
     strided,
     tensor,
 )

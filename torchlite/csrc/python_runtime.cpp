@@ -1,6 +1,8 @@
 // Runtime services bound to Python: random generators, allocator statistics, CUDA queries.
 #include "torchlite/csrc/python_runtime.h"
 
+#include <omp.h>
+
 #include "aten/cuda/CUDAHooks.h"
 
 namespace tl_python {
@@ -23,6 +25,12 @@ void init_runtime(py::module_& m) {
     return default_generator();
   }, py::arg("seed"));
   m.def("initial_seed", []() { return default_generator()->initial_seed(); });
+
+  m.def("set_num_threads", [](int n) {
+    TL_CHECK_VALUE(n > 0, "set_num_threads: expected a positive number of threads, got ", n);
+    omp_set_num_threads(n);
+  }, py::arg("num"));
+  m.def("get_num_threads", []() { return omp_get_max_threads(); });
 
   m.def("_cpu_allocator_stats", []() {
     CPUAllocatorStats s = cpu_allocator_stats();
