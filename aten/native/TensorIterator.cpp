@@ -143,7 +143,10 @@ void TensorIterator::compute_types(TensorIteratorConfig& c) {
   operands_.resize(c.outputs_.size() + c.inputs_.size());
   for (size_t i = 0; i < c.inputs_.size(); ++i) {
     Tensor t = c.inputs_[i];
-    if ((c.promote_ || c.common_dtype_) && t.dtype() != common_dtype_) t = t.to(common_dtype_);
+    if ((c.promote_ || c.common_dtype_) && t.dtype() != common_dtype_) {
+      // A wrapped Python number converts by value: no copy kernel for one element.
+      t = t.impl()->is_wrapped_number() ? scalar_to_tensor(t.item(), common_dtype_, device_) : t.to(common_dtype_);
+    }
     if (t.device() != device_) t = t.to(device_);
     operands_[c.outputs_.size() + i] = t;
   }
