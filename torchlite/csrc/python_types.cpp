@@ -2,6 +2,7 @@
 // Python arguments (numbers, dtype objects, "cuda:0" strings, int sequences) into C++ values.
 #include <array>
 
+#include "aten/native/TensorIterator.h"
 #include "torchlite/csrc/python_binding_utils.h"
 #include "torchlite/csrc/python_types.h"
 
@@ -109,6 +110,13 @@ void init_types(py::module_& m) {
   m.def("get_default_dtype", []() { return default_dtype(); });
   m.def("set_default_dtype", [](ScalarType t) { set_default_dtype(t); }, py::arg("d"));
   m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
+  // torch.result_type: tensors or Python numbers (which are weak, see Note [Wrapped numbers]).
+  m.def("result_type", [](py::handle a, py::handle b) {
+    auto operand = [](py::handle h) {
+      return py::isinstance<TensorImpl>(h) ? h.cast<Tensor>() : wrapped_scalar_tensor(h.cast<Scalar>());
+    };
+    return result_type({operand(a), operand(b)});
+  }, py::arg("tensor1"), py::arg("tensor2"));
 }
 
 }  // namespace tl_python
