@@ -99,12 +99,13 @@ def default_expr(a: Argument) -> str:
             items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
         else:
             items = [d] * (t.size or 1)
-        return "IntArrayRef({" + ", ".join(items) + "})" if items else "IntArrayRef()"
+        ref = "IntArrayRef" if base_of(t).name in ("int", "SymInt") else argument_type(t)
+        return f"{ref}({{{', '.join(items)}}})" if items else f"{ref}()"
     name = base_of(t).name
     if d in ("True", "False"):
         return "true" if d == "True" else "false"
     if name == "str":
-        return '"' + d[1:-1] + '"'
+        return cpp_string(d[1:-1])
     if name == "ScalarType":
         return "ScalarType::" + {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
     if name == "Layout":
@@ -151,3 +152,20 @@ def public_params(args: list[Argument], with_defaults: bool) -> list[str]:
 
 def public_name(s: FunctionSchema) -> str:
     return s.name.name + ("_out" if s.out_arguments else "")
+
+
+def version_bump(a: Argument) -> str:
+    """The statement that bumps the version counter of a written argument after its kernel ran."""
+    t = str(a.type)
+    if t == "Tensor":
+        return f"if ({a.name}.defined()) {a.name}.bump_version();"
+    if t == "Tensor?":
+        return f"if ({a.name} && {a.name}->defined()) {a.name}->bump_version();"
+    if t == "Tensor[]":
+        return f"for (const Tensor& t : {a.name}) if (t.defined()) t.bump_version();"
+    raise CppTypeError(f"written argument type '{t}' is not supported")
+
+
+def cpp_string(text: str) -> str:
+    """A C++ string literal holding `text`."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

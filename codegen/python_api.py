@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.cpp_api import argument_type, public_arguments, public_name
+from codegen.cpp_api import argument_type, cpp_string, public_arguments, public_name
 from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type, base_of
 from codegen.native_functions import NativeFunction
 
@@ -52,7 +52,7 @@ def python_default(a: Argument) -> str:
             return "py::make_tuple(" + ", ".join(items) + ")"
         return f"py::int_({d})"
     if name == "str":
-        return f'py::str("{d[1:-1]}")'
+        return f"py::str({cpp_string(d[1:-1])})"
     if name == "ScalarType":
         cpp = {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
         return f"dtype_object(ScalarType::{cpp})"
@@ -127,12 +127,16 @@ class Overload:
         callee = f"self.{public_name(self.schema)}" if self.is_method else f"tl::{public_name(self.schema)}"
         return f"{callee}({', '.join(args)})"
 
-    def wrap_result(self, call: str) -> str:
+    def body(self) -> str:
+        """The lambda body: call the C++ API and convert its result for Python."""
+        call = self.call_expr()
         rets = self.schema.returns
+        if not rets:
+            return f"{call}; return py::none();"
         if len(rets) > 1 and all(r.name for r in rets):
             fields = ", ".join(f'"{r.name}"' for r in rets)
-            return f'named_tuple("{self.schema.name.base}", {{{fields}}}, {call})'
-        return f"wrap({call})"
+            return f'return named_tuple("{self.schema.name.base}", {{{fields}}}, {call});'
+        return f"return wrap({call});"
 
 
 # Python operator slots bound straight to an operator's method overloads (no Python frame
@@ -248,7 +252,8 @@ def pyi_return(s: FunctionSchema) -> str:
     return "tuple[" + ", ".join(one(r.type) for r in s.returns) + "]"
 
 
-def pyi_signature(ov: Overload) -> str:
+def pyi_signature(ov: Overload, name: str) -> str:
+    """The stub of one overload, bound under `name` (the op's name, or a dunder such as __add__)."""
     params = ["self"] if ov.is_method else []
     star = False
     for a in ov.python_args():
@@ -263,4 +268,4 @@ def pyi_signature(ov: Overload) -> str:
         if a.default is not None:
             p += " = ..."
         params.append(p)
-    return f"def {ov.schema.name.name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."
+    return f"def {name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."
