@@ -9,6 +9,7 @@ Two signatures come out of one schema:
 from __future__ import annotations
 
 from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Return, Type, base_of
+from codegen.schema_parser import INT_NAMED_DEFAULTS
 
 
 class CppTypeError(Exception):
@@ -114,6 +115,8 @@ def default_expr(a: Argument) -> str:
         return {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"}[d]
     if d in ("inf", "-inf"):
         return ("-" if d.startswith("-") else "") + "std::numeric_limits<double>::infinity()"
+    if name == "int" and d in INT_NAMED_DEFAULTS:
+        return str(INT_NAMED_DEFAULTS[d])
     if name == "Scalar" and d.lstrip("-").isdigit():
         return f"int64_t({d})"
     if name == "float" and d.lstrip("-").isdigit():

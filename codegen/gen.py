@@ -46,7 +46,6 @@ class OpView:
         self.args = cpp_api.kernel_args(s)
         self.public_name = cpp_api.public_name(s)
         self.public_params = cpp_api.public_params(cpp_api.public_arguments(s), with_defaults=True)
-        self.public_params_nodefault = cpp_api.public_params(cpp_api.public_arguments(s), with_defaults=False)
         self.composite = fn.composite_kernel
         self.kernels = {k: fn.kernel(k) for k in DEVICE_KEYS if fn.kernel(k)}
         self.device_expr = _device_expr(s)

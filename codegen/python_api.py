@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from codegen.cpp_api import argument_type, cpp_string, public_arguments, public_name
 from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type, base_of
 from codegen.native_functions import NativeFunction
+from codegen.schema_parser import INT_NAMED_DEFAULTS
 
 
 def binding_type(t: Type) -> str:
@@ -60,6 +61,8 @@ def python_default(a: Argument) -> str:
         return "py::cast(MemoryFormat::" + ("Contiguous" if d == "contiguous_format" else "Preserve") + ")"
     if name == "Layout":
         return "py::cast(Layout::Strided)"
+    if d in INT_NAMED_DEFAULTS:
+        return f"py::int_({INT_NAMED_DEFAULTS[d]})"
     if d in ("inf", "-inf"):
         return f"py::float_({'-' if d[0] == '-' else ''}std::numeric_limits<double>::infinity())"
     if any(c in d for c in ".eE") or name == "float":

@@ -232,6 +232,8 @@ class _Parser:
 
 _INT = re.compile(r"-?\d+$")
 _FLOAT = re.compile(r"-?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf)$")
+# Named defaults: `int reduction=Mean` (PyTorch's at::Reduction: None=0, Mean=1, Sum=2).
+INT_NAMED_DEFAULTS = {"Mean": 1, "Sum": 2}
 _NAMED_DEFAULTS = {
     "ScalarType": {"float", "double", "long", "int", "bool"},
     "Layout": {"strided"},
@@ -265,7 +267,7 @@ def validate_default(t: Type, text: str, col: int | None = None) -> None:
         return
     name = base_of(t).name
     ok = {
-        "int": lambda s: bool(_INT.match(s)),
+        "int": lambda s: bool(_INT.match(s)) or s in INT_NAMED_DEFAULTS,
         "SymInt": lambda s: bool(_INT.match(s)),
         "float": lambda s: bool(_FLOAT.match(s)) or bool(_INT.match(s)),
         "Scalar": lambda s: bool(_FLOAT.match(s)) or bool(_INT.match(s)) or s in ("True", "False"),
@@ -297,7 +299,7 @@ def check_schema(s: FunctionSchema, arg_cols: Sequence[int] = (), ret_cols: Sequ
     column of each argument / return (when known) so errors can point at it."""
 
     def arg_error(a: Argument, msg: str) -> SchemaError:
-        i = s.arguments.index(a)
+        i = next(i for i, b in enumerate(s.arguments) if b is a)  # by identity: equal arguments may repeat
         return SchemaError(msg, arg_cols[i] if i < len(arg_cols) else None)
 
     def ret_error(i: int, msg: str) -> SchemaError:
@@ -310,10 +312,12 @@ def check_schema(s: FunctionSchema, arg_cols: Sequence[int] = (), ret_cols: Sequ
         seen.add(a.name)
         if a.name in ("result", "grad_input_mask"):
             raise arg_error(a, f"argument name '{a.name}' is reserved for derivatives.yaml")
-    ret_names = [r.name for r in s.returns if r.name]
+    ret_names: set[str] = set()
     for i, r in enumerate(s.returns):
-        if r.name and ret_names.count(r.name) > 1:
+        if r.name in ret_names:
             raise ret_error(i, f"duplicate return name '{r.name}'")
+        if r.name:
+            ret_names.add(r.name)
     seen_default = False
     for a in s.positional:
         if a.default is not None:
@@ -355,8 +359,11 @@ def check_schema(s: FunctionSchema, arg_cols: Sequence[int] = (), ret_cols: Sequ
             where = self_arg if self_arg is not None else None
             msg = "an in-place operator must take 'Tensor(a!) self'"
             raise arg_error(where, msg) if where is not None else SchemaError(msg, 1)
-        if len(s.returns) != 1 or s.returns[0].annotation != self_arg.annotation:
-            raise ret_error(0, f"an in-place operator must return self: -> {_type_text(self_arg)}")
+        if str(self_arg.type) == "Tensor":
+            if len(s.returns) != 1 or s.returns[0].annotation != self_arg.annotation:
+                raise ret_error(0, f"an in-place operator must return self: -> {_type_text(self_arg)}")
+        elif s.returns:  # Tensor(a!)[] self: nothing to chain methods on
+            raise ret_error(0, f"an in-place operator on '{_type_text(self_arg)} self' must return ()")
     for i, r in enumerate(s.returns):
         if r.is_write and not any(a.annotation == r.annotation for a in s.arguments):
             raise ret_error(i, f"mutable return '{r}' aliases no argument")

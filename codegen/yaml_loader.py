@@ -50,14 +50,18 @@ _LineLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _con
 
 def load_entries(path: str, display_name: str) -> list[tuple[dict, Location]]:
     """The top-level list of mappings in a YAML file, each with its location."""
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
     try:
-        data = yaml.load(text, Loader=_LineLoader)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise CodegenError(Location(display_name, 0), f"cannot read: {e.strerror or e}") from None
+    try:
+        data = yaml.load(text, Loader=_LineLoader)  # a SafeLoader: builds no arbitrary objects
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        raise CodegenError(Location(display_name, line), f"invalid YAML: {e}") from None
+        problem = getattr(e, "problem", None) or str(e)
+        raise CodegenError(Location(display_name, line), f"invalid YAML: {problem}") from None
     if data is None:
         return []
     if not isinstance(data, list):
@@ -65,7 +69,6 @@ def load_entries(path: str, display_name: str) -> list[tuple[dict, Location]]:
     out = []
     for entry in data:
         if not isinstance(entry, dict):
-            # Scalars carry no line; the entry's text is the best pointer we have.
             raise CodegenError(Location(display_name, 1), f"expected a mapping per entry, got {entry!r}")
         loc = Location(display_name, entry.pop("__line__"))
         out.append((entry, loc))
