@@ -67,18 +67,24 @@ def argument_type(t: Type) -> str:
     raise CppTypeError(f"type '{t}' is not supported by the C++ API")
 
 
+_RETURN_CPP = {
+    "Tensor": "Tensor",
+    "int": "int64_t",
+    "SymInt": "int64_t",
+    "float": "double",
+    "bool": "bool",
+    "Scalar": "Scalar",
+    "ScalarType": "ScalarType",
+}
+
+
 def return_type_single(r: Return) -> str:
     t = r.type
-    if isinstance(t, BaseType):
-        return {"Tensor": "Tensor", "int": "int64_t", "SymInt": "int64_t", "float": "double", "bool": "bool",
-                "Scalar": "Scalar", "ScalarType": "ScalarType"}.get(t.name) or _unsupported(r)
+    if isinstance(t, BaseType) and t.name in _RETURN_CPP:
+        return _RETURN_CPP[t.name]
     if isinstance(t, ListType) and t.elem == BaseType("Tensor"):
         return "std::vector<Tensor>"
-    return _unsupported(r)
-
-
-def _unsupported(r: Return) -> str:
-    raise CppTypeError(f"return type '{r.type}' is not supported")
+    raise CppTypeError(f"return type '{t}' is not supported")
 
 
 def return_type(s: FunctionSchema) -> str:
@@ -126,7 +132,13 @@ def default_expr(a: Argument) -> str:
 
 def kernel_params(s: FunctionSchema) -> list[str]:
     """Faithful order, no defaults: the kernel and dispatcher signature."""
-    return [f"{argument_type(a.type)} {a.name}" for a in s.arguments]
+    params = []
+    for a in s.arguments:
+        try:
+            params.append(f"{argument_type(a.type)} {a.name}")
+        except CppTypeError as e:
+            raise CppTypeError(f"argument '{a.name}': {e}") from None
+    return params
 
 
 def kernel_args(s: FunctionSchema) -> list[str]:

@@ -79,6 +79,8 @@ def _parse_dispatch(raw: object, loc: Location, key_lines: dict[str, int]) -> di
     out: dict[str, str] = {}
     for keys, kernel in user_items(raw):
         line_loc = key_location(raw, keys, loc)
+        if kernel is None:
+            raise CodegenError(line_loc, f"dispatch key '{keys}' names no kernel (write 'CPU, CUDA: kernel' in block style)")
         if not isinstance(kernel, str) or not kernel.isidentifier():
             raise CodegenError(line_loc, f"kernel name {kernel!r} is not a C++ identifier")
         for key in (k.strip() for k in str(keys).split(",")):
@@ -115,7 +117,7 @@ def _parse_list(raw: object) -> list[str]:
 def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
     key_lines: dict[str, int] = {str(k): v for k, v in entry.get("__key_lines__", {}).items()}
 
-    def at(key: str) -> Location:
+    def at(key: object) -> Location:
         return key_location(entry, key, loc)
 
     for key, _ in user_items(entry):

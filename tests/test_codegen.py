@@ -429,6 +429,13 @@ BAD_NF = {
         """,
         r"invalid YAML: duplicate key 'variants' \(first at line 2\)",
     ),
+    "flow-style dispatch with a combined key": (
+        """\
+        - func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+          dispatch: {CPU, CUDA: add_out_cpu}  # <--
+        """,
+        r"dispatch key 'CPU' names no kernel",
+    ),
     "unknown tag": (
         """\
         - func: foo(Tensor self) -> Tensor
@@ -530,7 +537,7 @@ BAD_NF = {
         - func: foo(Tensor self) -> Tensor
         - func: bar(Tensor self, bool[3] mask) -> Tensor  # <--
         """,
-        r"type 'bool\[3\]' is not supported by the C\+\+ API",
+        r"argument 'mask': type 'bool\[3\]' is not supported by the C\+\+ API",
     ),
     "unsupported C++ return type": (
         """\
