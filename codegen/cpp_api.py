@@ -8,8 +8,17 @@ Two signatures come out of one schema:
 
 from __future__ import annotations
 
-from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Return, Type, base_of
-from codegen.schema_parser import INT_NAMED_DEFAULTS
+from codegen.model import (
+    NAMED_DEFAULTS,
+    Argument,
+    BaseType,
+    FunctionSchema,
+    ListType,
+    OptionalType,
+    Return,
+    Type,
+    base_of,
+)
 
 
 class CppTypeError(Exception):
@@ -113,16 +122,10 @@ def default_expr(a: Argument) -> str:
         return "true" if d == "True" else "false"
     if name == "str":
         return cpp_string(d[1:-1])
-    if name == "ScalarType":
-        return "ScalarType::" + {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
-    if name == "Layout":
-        return "Layout::Strided"
-    if name == "MemoryFormat":
-        return {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"}[d]
+    if d in NAMED_DEFAULTS.get(name, {}):
+        return NAMED_DEFAULTS[name][d]
     if d in ("inf", "-inf"):
         return ("-" if d.startswith("-") else "") + "std::numeric_limits<double>::infinity()"
-    if name == "int" and d in INT_NAMED_DEFAULTS:
-        return str(INT_NAMED_DEFAULTS[d])
     if name == "Scalar" and d.lstrip("-").isdigit():
         return f"int64_t({d})"
     if name == "float" and d.lstrip("-").isdigit():

@@ -26,6 +26,20 @@ BASE_TYPES = (
     "MemoryFormat",
 )
 
+# Defaults written as names, per type, and the C++ expression each stands for.
+NAMED_DEFAULTS: dict[str, dict[str, str]] = {
+    "ScalarType": {
+        "float": "ScalarType::Float",
+        "double": "ScalarType::Double",
+        "long": "ScalarType::Long",
+        "int": "ScalarType::Int",
+        "bool": "ScalarType::Bool",
+    },
+    "Layout": {"strided": "Layout::Strided"},
+    "MemoryFormat": {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"},
+    "int": {"Mean": "1", "Sum": "2"},  # `int reduction=Mean`: PyTorch's at::Reduction (None=0, Mean=1, Sum=2)
+}
+
 
 @dataclass(frozen=True)
 class BaseType:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.cpp_api import argument_type, cpp_string, public_arguments, public_name
+from codegen.cpp_api import argument_type, cpp_string, default_expr, public_arguments, public_name
 from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type, base_of
 from codegen.native_functions import NativeFunction
-from codegen.schema_parser import INT_NAMED_DEFAULTS
 
 
 def binding_type(t: Type) -> str:
@@ -39,6 +38,7 @@ def binding_arg_expr(a: Argument) -> str:
 
 
 def python_default(a: Argument) -> str:
+    """The default as a pybind11 object: what a Python caller would have passed."""
     d = a.default
     assert d is not None
     if d == "None":
@@ -51,22 +51,19 @@ def python_default(a: Argument) -> str:
         if d.startswith("["):
             items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
             return "py::make_tuple(" + ", ".join(items) + ")"
+        if name == "float":  # float[2] x=1.5: no scalar-to-list conversion on the Python side
+            return "py::make_tuple(" + ", ".join([d] * (t.size or 1)) + ")"
         return f"py::int_({d})"
     if name == "str":
         return f"py::str({cpp_string(d[1:-1])})"
     if name == "ScalarType":
-        cpp = {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
-        return f"dtype_object(ScalarType::{cpp})"
-    if name == "MemoryFormat":
-        return "py::cast(MemoryFormat::" + ("Contiguous" if d == "contiguous_format" else "Preserve") + ")"
-    if name == "Layout":
-        return "py::cast(Layout::Strided)"
-    if d in INT_NAMED_DEFAULTS:
-        return f"py::int_({INT_NAMED_DEFAULTS[d]})"
-    if d in ("inf", "-inf"):
-        return f"py::float_({'-' if d[0] == '-' else ''}std::numeric_limits<double>::infinity())"
-    if any(c in d for c in ".eE") or name == "float":
-        return f"py::float_({d})"
+        return f"dtype_object({default_expr(a)})"
+    if name in ("MemoryFormat", "Layout"):
+        return f"py::cast({default_expr(a)})"
+    if name == "int":
+        return f"py::int_({default_expr(a)})"
+    if d in ("inf", "-inf") or any(c in d for c in ".eE") or name == "float":
+        return f"py::float_({d if d not in ('inf', '-inf') else default_expr(a)})"
     return f"py::int_({d})"
 
 

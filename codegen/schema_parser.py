@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from codegen.model import (
     BASE_TYPES,
+    NAMED_DEFAULTS,
     Annotation,
     Argument,
     BaseType,
@@ -232,15 +233,6 @@ class _Parser:
 
 _INT = re.compile(r"-?\d+$")
 _FLOAT = re.compile(r"-?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf)$")
-# Named defaults: `int reduction=Mean` (PyTorch's at::Reduction: None=0, Mean=1, Sum=2).
-INT_NAMED_DEFAULTS = {"Mean": 1, "Sum": 2}
-_NAMED_DEFAULTS = {
-    "ScalarType": {"float", "double", "long", "int", "bool"},
-    "Layout": {"strided"},
-    "MemoryFormat": {"contiguous_format", "preserve_format"},
-}
-
-
 def validate_default(t: Type, text: str, col: int | None = None) -> None:
     """Raise SchemaError when `text` is not a valid default for type `t` (col: where the default starts)."""
     if text == "None":
@@ -267,7 +259,7 @@ def validate_default(t: Type, text: str, col: int | None = None) -> None:
         return
     name = base_of(t).name
     ok = {
-        "int": lambda s: bool(_INT.match(s)) or s in INT_NAMED_DEFAULTS,
+        "int": lambda s: bool(_INT.match(s)) or s in NAMED_DEFAULTS["int"],
         "SymInt": lambda s: bool(_INT.match(s)),
         "float": lambda s: bool(_FLOAT.match(s)) or bool(_INT.match(s)),
         "Scalar": lambda s: bool(_FLOAT.match(s)) or bool(_INT.match(s)) or s in ("True", "False"),
@@ -278,9 +270,9 @@ def validate_default(t: Type, text: str, col: int | None = None) -> None:
         if not ok(text):
             raise SchemaError(f"bad default {text!r} for type '{name}'", col)
         return
-    if name in _NAMED_DEFAULTS:
-        if text not in _NAMED_DEFAULTS[name]:
-            known = ", ".join(sorted(_NAMED_DEFAULTS[name]))
+    if name in NAMED_DEFAULTS:
+        if text not in NAMED_DEFAULTS[name]:
+            known = ", ".join(sorted(NAMED_DEFAULTS[name]))
             raise SchemaError(f"bad default {text!r} for type '{name}' (known: {known})", col)
         return
     raise SchemaError(f"type '{name}' cannot have a default other than None", col)

@@ -694,6 +694,28 @@ def test_formula_name_analysis():
                                  named) == []
 
 
+def test_kernel_definitions_are_told_from_calls(tmp_path):
+    from codegen.cli import _defined_identifiers
+
+    (tmp_path / "aten" / "native" / "cpu").mkdir(parents=True)
+    (tmp_path / "aten" / "native" / "cpu" / "K.cpp").write_text(textwrap.dedent("""\
+        std::tuple<Tensor, Tensor> max_out_cpu(const Tensor& self) { return {}; }
+        Tensor& inplace_kernel(Tensor& self);
+        template <typename T>
+        static inline T
+        helper_kernel(T x) { return x; }
+        Tensor tl::native::qualified_kernel(const Tensor& self) {
+          Tensor r = only_called(self);
+          return also_only_called(r) + f(g(h));
+        }
+        """))
+    found = _defined_identifiers(str(tmp_path))
+    for name in ("max_out_cpu", "inplace_kernel", "helper_kernel", "qualified_kernel"):
+        assert name in found
+    for name in ("only_called", "also_only_called", "f", "g"):
+        assert name not in found
+
+
 def test_load_api_reports_locations(tmp_path):
     root = _workspace(tmp_path, GOOD_NF, GOOD_DERIVATIVES)
     fns = load_native_functions(str(root / "nf.yaml"), "nf.yaml")
@@ -915,6 +937,8 @@ EXOTIC_NF = """\
 - func: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
   python_module: nn
 - func: clamp_range(Tensor self, float lo=-inf, float hi=1e-05) -> Tensor
+- func: to_fmt(Tensor self, ScalarType dtype=long, *, MemoryFormat memory_format=contiguous_format, float[2] scale=1.5, Layout? layout=strided) -> Tensor
+  variants: method
 """
 
 
@@ -937,7 +961,14 @@ def test_generated_exotic_schemas(tmp_path):
     assert any("int64_t reduction = 1, int64_t ignore_index = -100) {" in line for line in functions)
     assert any("double lo = -std::numeric_limits<double>::infinity(), double hi = 1e-05) {" in line
                for line in functions)
+    assert "Tensor to_fmt(ScalarType dtype = ScalarType::Long, MemoryFormat memory_format = MemoryFormat::Contiguous, " \
+        "ArrayRef<double> scale = ArrayRef<double>({1.5, 1.5}), std::optional<Layout> layout = Layout::Strided) const;" \
+        in _lines(files["TensorMethods.h"])
     lines = _bindings(files)
+    assert any(line.endswith('py::arg("dtype") = dtype_object(ScalarType::Long), py::kw_only(), '
+                             'py::arg("memory_format") = py::cast(MemoryFormat::Contiguous), '
+                             'py::arg("scale") = py::make_tuple(1.5, 1.5), '
+                             'py::arg("layout") = py::cast(Layout::Strided));') for line in lines)
     assert any('{ tl::split_copy_out(out, self, split_size, dim); return py::none(); }' in line for line in lines)
     assert any('named_tuple("max", {"values", "indices"}, tl::max(self, dim, keepdim))' in line for line in lines)
     assert any('py::arg("padding") = py::str("valid")' in line for line in lines)
