@@ -38,7 +38,6 @@ class OpView:
 
     def __init__(self, fn: NativeFunction, by_name: dict[str, NativeFunction]):
         s = fn.func
-        self.fn = fn
         self.schema_literal = cpp_api.cpp_string(str(s))
         self.struct = s.name.unambiguous()
         self.ret = cpp_api.return_type(s)

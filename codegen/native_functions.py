@@ -110,6 +110,8 @@ def _parse_operator_name(text: object, loc: Location) -> OperatorName:
 
 def _parse_list(raw: object) -> list[str]:
     """`a, b` or [a, b] -> ["a", "b"]."""
+    if raw is None:
+        return []
     items = raw if isinstance(raw, list) else str(raw).split(",")
     return [str(x).strip() for x in items if str(x).strip()]
 

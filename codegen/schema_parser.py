@@ -347,10 +347,11 @@ def check_schema(s: FunctionSchema, arg_cols: Sequence[int] = (), ret_cols: Sequ
                 raise ret_error(i, f"return '{r}' does not match out argument '{a.name}' ({_type_text(a)})")
     if kind == SchemaKind.inplace:
         self_arg = s.self_argument()
-        if self_arg is None or not self_arg.is_write:
-            where = self_arg if self_arg is not None else None
-            msg = "an in-place operator must take 'Tensor(a!) self'"
-            raise arg_error(where, msg) if where is not None else SchemaError(msg, 1)
+        msg = "an in-place operator must take 'Tensor(a!) self'"
+        if self_arg is None:
+            raise SchemaError(msg, 1)
+        if not self_arg.is_write:
+            raise arg_error(self_arg, msg)
         if str(self_arg.type) == "Tensor":
             if len(s.returns) != 1 or s.returns[0].annotation != self_arg.annotation:
                 raise ret_error(0, f"an in-place operator must return self: -> {_type_text(self_arg)}")

@@ -213,6 +213,7 @@ BAD_SCHEMAS = [
     ("foo_(Tensor(a!) self, Tensor other) -> Tensor", r"in-place operator must return self: -> Tensor\(a!\)",
      "Tensor\x00"),
     ("foo_(Tensor self, Tensor other) -> Tensor", r"in-place operator must take 'Tensor\(a!\) self'", "Tensor self"),
+    ("foo_(Tensor other) -> Tensor", r"in-place operator must take 'Tensor\(a!\) self'", "foo_"),
     ("foo_(Tensor(a!) self, *, Tensor(b!) out) -> Tensor(a!)", r"in-place operator cannot have out arguments",
      "Tensor(b!)"),
     ("foo_(Tensor(a!)[] self) -> Tensor(a!)", r"must return \(\)", "Tensor(a!)\x00"),
@@ -436,6 +437,13 @@ BAD_NF = {
         """,
         r"dispatch key 'CPU' names no kernel",
     ),
+    "empty func": (
+        """\
+        - func:  # <--
+          variants: function
+        """,
+        r"missing 'func:' schema string",
+    ),
     "unknown tag": (
         """\
         - func: foo(Tensor self) -> Tensor
@@ -650,29 +658,50 @@ BAD_DERIVATIVES = {
 }
 
 
+def _check_in_process(root: Path, capsys) -> tuple[int, str, str]:
+    """`python -m codegen ... check` without the interpreter start-up (the subprocess tests cover that)."""
+    rc = cli_main(["--native-functions", str(root / "nf.yaml"), "--derivatives", str(root / "d.yaml"),
+                   "--root", str(root), "check"])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def _assert_one_error(rc: int, out: str, err: str, file: str, line: int, message: str) -> None:
+    assert rc == 1, out
+    assert out == ""
+    err = err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith(f"{file}:{line}: "), err
+    assert re.search(message, err), err
+
+
 @pytest.mark.parametrize("case", sorted(BAD_NF))
-def test_check_bad_native_functions(tmp_path, case):
+def test_check_bad_native_functions(tmp_path, capsys, case):
     text, message = BAD_NF[case]
     nf, line = _mark(textwrap.dedent(text))
-    r = _run_cli(_workspace(tmp_path, nf), "check")
-    assert r.returncode == 1, r.stdout
-    assert r.stdout == ""
-    err = r.stderr.strip()
-    assert "\n" not in err and "Traceback" not in err
-    assert err.startswith(f"nf.yaml:{line}: "), err
-    assert re.search(message, err), err
+    _assert_one_error(*_check_in_process(_workspace(tmp_path, nf), capsys), "nf.yaml", line, message)
 
 
 @pytest.mark.parametrize("case", sorted(BAD_DERIVATIVES))
-def test_check_bad_derivatives(tmp_path, case):
+def test_check_bad_derivatives(tmp_path, capsys, case):
     text, message = BAD_DERIVATIVES[case]
     d, line = _mark(textwrap.dedent(text))
-    r = _run_cli(_workspace(tmp_path, GOOD_OPS, d), "check")
-    assert r.returncode == 1, r.stdout
-    err = r.stderr.strip()
-    assert "\n" not in err and "Traceback" not in err
-    assert err.startswith(f"d.yaml:{line}: "), err
-    assert re.search(message, err), err
+    _assert_one_error(*_check_in_process(_workspace(tmp_path, GOOD_OPS, d), capsys), "d.yaml", line, message)
+
+
+@pytest.mark.parametrize(
+    "case", ["unknown type", "missing kernel", "unknown YAML key", "formula using an unknown name"]
+)
+def test_check_bad_files_subprocess(tmp_path, case):
+    """The real entry point: exit status 1 and a single `file:line: message` line on stderr."""
+    if case in BAD_NF:
+        (text, message), file, nf, d = BAD_NF[case], "nf.yaml", None, "[]\n"
+        nf, line = _mark(textwrap.dedent(text))
+    else:
+        (text, message), file, nf = BAD_DERIVATIVES[case], "d.yaml", GOOD_OPS
+        d, line = _mark(textwrap.dedent(text))
+    r = _run_cli(_workspace(tmp_path, nf, d), "check")
+    _assert_one_error(r.returncode, r.stdout, r.stderr, file, line, message)
 
 
 def test_formula_name_analysis():
