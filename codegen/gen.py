@@ -158,7 +158,9 @@ def generate(fns: list[NativeFunction], out_dir: str) -> list[str]:
         header=HEADER, num_shards=NUM_SHARDS, modules=modules
     )
     files["_C.pyi"] = env.get_template("_C.pyi.j2").render(
-        functions=[(module, [python_api.pyi_signature(o, name) for o in ovs]) for (module, name), ovs in fn_groups.items()],
+        functions=[
+            (module, [python_api.pyi_signature(o, name) for o in ovs]) for (module, name), ovs in fn_groups.items()
+        ],
         methods=[[python_api.pyi_signature(o, name) for o in ovs] for (_, name), ovs in method_groups.items()],
     )
     paths = []

@@ -80,7 +80,9 @@ def _parse_dispatch(raw: object, loc: Location, key_lines: dict[str, int]) -> di
     for keys, kernel in user_items(raw):
         line_loc = key_location(raw, keys, loc)
         if kernel is None:
-            raise CodegenError(line_loc, f"dispatch key '{keys}' names no kernel (write 'CPU, CUDA: kernel' in block style)")
+            raise CodegenError(
+                line_loc, f"dispatch key '{keys}' names no kernel (write 'CPU, CUDA: kernel' in block style)"
+            )
         if not isinstance(kernel, str) or not kernel.isidentifier():
             raise CodegenError(line_loc, f"kernel name {kernel!r} is not a C++ identifier")
         for key in (k.strip() for k in str(keys).split(",")):
@@ -161,7 +163,8 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
 
     module = entry.get("python_module")
     if module is not None and module not in PYTHON_MODULES:
-        raise CodegenError(at("python_module"), f"unknown python_module '{module}' (known: {', '.join(PYTHON_MODULES)})")
+        known = ", ".join(PYTHON_MODULES)
+        raise CodegenError(at("python_module"), f"unknown python_module '{module}' (known: {known})")
     if module is not None and "method" in variants:
         raise CodegenError(at("python_module"), "ops in a python_module cannot be methods")
     tags = tuple(_parse_list(entry.get("tags", "")))

@@ -233,6 +233,8 @@ class _Parser:
 
 _INT = re.compile(r"-?\d+$")
 _FLOAT = re.compile(r"-?(\d+\.?\d*([eE][-+]?\d+)?|\.\d+([eE][-+]?\d+)?|inf)$")
+
+
 def validate_default(t: Type, text: str, col: int | None = None) -> None:
     """Raise SchemaError when `text` is not a valid default for type `t` (col: where the default starts)."""
     if text == "None":

@@ -13,10 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
+# Run from the repository root (`python -m pytest tests/test_codegen.py`), which puts codegen/ on the path.
 from codegen.cli import main as cli_main
 from codegen.derivatives import formula_unknown_names, load_derivatives
 from codegen.gen import generate
@@ -24,6 +21,8 @@ from codegen.model import BaseType, ListType, OptionalType, SchemaKind
 from codegen.native_functions import load_native_functions
 from codegen.schema_parser import SchemaError, parse_schema
 from codegen.yaml_loader import CodegenError
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # ---- schema round trip ----------------------------------------------------------------------
 
@@ -53,7 +52,8 @@ TRICKY_SCHEMAS = [
     "sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor",
     ("native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, "
     "Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"),
-    "upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor",
+    ("upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) "
+     "-> Tensor"),
     # str defaults, both quotes; optional str without default
     ('conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", '
     "SymInt[1] dilation=1, SymInt groups=1) -> Tensor"),
@@ -72,8 +72,8 @@ TRICKY_SCHEMAS = [
     ("randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, "
     "Device? device=None, bool? pin_memory=None) -> Tensor"),
     "zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)",
-    ("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, "
-    "bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"),
+    ("_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+    "bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"),
     ("to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, "
     "MemoryFormat? memory_format=None) -> Tensor(a)"),
     "contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)",
@@ -765,8 +765,8 @@ def test_load_api_reports_locations(tmp_path):
 # ---- CLI hardening ----------------------------------------------------------------------------
 
 def _codegen(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "codegen", *args], check=False, cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run([sys.executable, "-m", "codegen", *args], check=False, cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
 
 
 @pytest.mark.parametrize("args", [["--help"], ["generate", "--help"], ["check", "--help"]])
@@ -962,11 +962,14 @@ EXOTIC_NF = """\
     CPU: add_out_cpu
 - func: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
   variants: function, method
-- func: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
-- func: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
+- func: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid",
+    SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+- func: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean,
+    SymInt ignore_index=-100) -> Tensor
   python_module: nn
 - func: clamp_range(Tensor self, float lo=-inf, float hi=1e-05) -> Tensor
-- func: to_fmt(Tensor self, ScalarType dtype=long, *, MemoryFormat memory_format=contiguous_format, float[2] scale=1.5, Layout? layout=strided) -> Tensor
+- func: to_fmt(Tensor self, ScalarType dtype=long, *, MemoryFormat memory_format=contiguous_format,
+    float[2] scale=1.5, Layout? layout=strided) -> Tensor
   variants: method
 """
 
@@ -990,9 +993,11 @@ def test_generated_exotic_schemas(tmp_path):
     assert any("int64_t reduction = 1, int64_t ignore_index = -100) {" in line for line in functions)
     assert any("double lo = -std::numeric_limits<double>::infinity(), double hi = 1e-05) {" in line
                for line in functions)
-    assert "Tensor to_fmt(ScalarType dtype = ScalarType::Long, MemoryFormat memory_format = MemoryFormat::Contiguous, " \
-        "ArrayRef<double> scale = ArrayRef<double>({1.5, 1.5}), std::optional<Layout> layout = Layout::Strided) const;" \
-        in _lines(files["TensorMethods.h"])
+    assert (
+        "Tensor to_fmt(ScalarType dtype = ScalarType::Long, MemoryFormat memory_format = MemoryFormat::Contiguous, "
+        "ArrayRef<double> scale = ArrayRef<double>({1.5, 1.5}), "
+        "std::optional<Layout> layout = Layout::Strided) const;"
+    ) in _lines(files["TensorMethods.h"])
     lines = _bindings(files)
     assert any(line.endswith('py::arg("dtype") = dtype_object(ScalarType::Long), py::kw_only(), '
                              'py::arg("memory_format") = py::cast(MemoryFormat::Contiguous), '
