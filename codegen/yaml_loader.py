@@ -55,22 +55,28 @@ def load_entries(path: str, display_name: str) -> list[tuple[dict, Location]]:
             text = f.read()
     except OSError as e:
         raise CodegenError(Location(display_name, 0), f"cannot read: {e.strerror or e}") from None
+    loader = _LineLoader(text)  # a SafeLoader: builds no arbitrary objects
     try:
-        data = yaml.load(text, Loader=_LineLoader)  # a SafeLoader: builds no arbitrary objects
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
         problem = getattr(e, "problem", None) or str(e)
         raise CodegenError(Location(display_name, line), f"invalid YAML: {problem}") from None
+    finally:
+        loader.dispose()
     if data is None:
         return []
     if not isinstance(data, list):
         raise CodegenError(Location(display_name, 1), "expected a list of entries")
+    assert root is not None
     out = []
-    for entry in data:
+    for entry, node in zip(data, root.value):
+        loc = Location(display_name, node.start_mark.line + 1)
         if not isinstance(entry, dict):
-            raise CodegenError(Location(display_name, 1), f"expected a mapping per entry, got {entry!r}")
-        loc = Location(display_name, entry.pop("__line__"))
+            raise CodegenError(loc, f"expected a mapping per entry, got {entry!r}")
+        entry.pop("__line__")
         out.append((entry, loc))
     return out
 

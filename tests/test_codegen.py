@@ -437,6 +437,14 @@ BAD_NF = {
         """,
         r"dispatch key 'CPU' names no kernel",
     ),
+    "entry that is not a mapping": (
+        """\
+        - func: foo(Tensor self) -> Tensor
+
+        - just a string  # <--
+        """,
+        r"expected a mapping per entry, got 'just a string'",
+    ),
     "empty func": (
         """\
         - func:  # <--
