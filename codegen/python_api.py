@@ -62,8 +62,10 @@ def python_default(a: Argument) -> str:
         return f"py::cast({default_expr(a)})"
     if name == "int":
         return f"py::int_({default_expr(a)})"
-    if d in ("inf", "-inf") or any(c in d for c in ".eE") or name == "float":
-        return f"py::float_({d if d not in ('inf', '-inf') else default_expr(a)})"
+    if d in ("inf", "-inf"):
+        return f"py::float_({default_expr(a)})"
+    if any(c in d for c in ".eE") or name == "float":
+        return f"py::float_({d})"
     return f"py::int_({d})"
 
 
