@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.cpp_api import argument_type, public_arguments, public_name
+from codegen.cpp_api import argument_type, cpp_string, default_expr, public_arguments, public_name
 from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type, base_of
 from codegen.native_functions import NativeFunction
 
@@ -38,6 +38,7 @@ def binding_arg_expr(a: Argument) -> str:
 
 
 def python_default(a: Argument) -> str:
+    """The default as a pybind11 object: what a Python caller would have passed."""
     d = a.default
     assert d is not None
     if d == "None":
@@ -50,18 +51,19 @@ def python_default(a: Argument) -> str:
         if d.startswith("["):
             items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
             return "py::make_tuple(" + ", ".join(items) + ")"
+        if name == "float":  # float[2] x=1.5: no scalar-to-list conversion on the Python side
+            return "py::make_tuple(" + ", ".join([d] * (t.size or 1)) + ")"
         return f"py::int_({d})"
     if name == "str":
-        return f'py::str("{d[1:-1]}")'
+        return f"py::str({cpp_string(d[1:-1])})"
     if name == "ScalarType":
-        cpp = {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
-        return f"dtype_object(ScalarType::{cpp})"
-    if name == "MemoryFormat":
-        return "py::cast(MemoryFormat::" + ("Contiguous" if d == "contiguous_format" else "Preserve") + ")"
-    if name == "Layout":
-        return "py::cast(Layout::Strided)"
+        return f"dtype_object({default_expr(a)})"
+    if name in ("MemoryFormat", "Layout"):
+        return f"py::cast({default_expr(a)})"
+    if name == "int":
+        return f"py::int_({default_expr(a)})"
     if d in ("inf", "-inf"):
-        return f"py::float_({'-' if d[0] == '-' else ''}std::numeric_limits<double>::infinity())"
+        return f"py::float_({default_expr(a)})"
     if any(c in d for c in ".eE") or name == "float":
         return f"py::float_({d})"
     return f"py::int_({d})"
@@ -127,12 +129,16 @@ class Overload:
         callee = f"self.{public_name(self.schema)}" if self.is_method else f"tl::{public_name(self.schema)}"
         return f"{callee}({', '.join(args)})"
 
-    def wrap_result(self, call: str) -> str:
+    def body(self) -> str:
+        """The lambda body: call the C++ API and convert its result for Python."""
+        call = self.call_expr()
         rets = self.schema.returns
+        if not rets:
+            return f"{call}; return py::none();"
         if len(rets) > 1 and all(r.name for r in rets):
             fields = ", ".join(f'"{r.name}"' for r in rets)
-            return f'named_tuple("{self.schema.name.base}", {{{fields}}}, {call})'
-        return f"wrap({call})"
+            return f'return named_tuple("{self.schema.name.base}", {{{fields}}}, {call});'
+        return f"return wrap({call});"
 
 
 # Python operator slots bound straight to an operator's method overloads (no Python frame
@@ -248,7 +254,8 @@ def pyi_return(s: FunctionSchema) -> str:
     return "tuple[" + ", ".join(one(r.type) for r in s.returns) + "]"
 
 
-def pyi_signature(ov: Overload) -> str:
+def pyi_signature(ov: Overload, name: str) -> str:
+    """The stub of one overload, bound under `name` (the op's name, or a dunder such as __add__)."""
     params = ["self"] if ov.is_method else []
     star = False
     for a in ov.python_args():
@@ -263,4 +270,4 @@ def pyi_signature(ov: Overload) -> str:
         if a.default is not None:
             p += " = ..."
         params.append(p)
-    return f"def {ov.schema.name.name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."
+    return f"def {name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."
