@@ -39,6 +39,20 @@ std::vector<int64_t> int_list_from_args(const py::args& args) {
   return out;
 }
 
+Tensor out_tensor(py::handle out, size_t i, size_t n) {
+  if (n == 1) {
+    if (!py::isinstance<TensorImpl>(out))
+      throw py::type_error(std::string("argument 'out' must be Tensor, not ") + Py_TYPE(out.ptr())->tp_name);
+    return out.cast<Tensor>();
+  }
+  if (!py::isinstance<py::sequence>(out) || py::len(out) != n)
+    throw py::type_error("argument 'out' must be a tuple of " + std::to_string(n) + " Tensors");
+  py::object item = out[py::int_(i)];
+  if (!py::isinstance<TensorImpl>(item))
+    throw py::type_error("argument 'out' must be a tuple of " + std::to_string(n) + " Tensors");
+  return item.cast<Tensor>();
+}
+
 py::object named_tuple_type(const char* name, std::initializer_list<const char*> fields) {
   static py::dict* cache = new py::dict();  // leaked: lives with the interpreter
   py::str key(name);
