@@ -2,6 +2,7 @@
 #include "torchlite/csrc/python_runtime.h"
 
 #include "aten/cuda/CUDAHooks.h"
+#include "aten/cuda/CUDATestHooks.h"
 
 namespace tl_python {
 
@@ -46,6 +47,19 @@ void init_runtime(py::module_& m) {
   c.def("memory_stats", &cuda::memory_stats, py::arg("device"));
   c.def("empty_cache", &cuda::empty_cache);
   c.def("reset_peak_memory_stats", &cuda::reset_peak_memory_stats, py::arg("device"));
+  c.def("_stream_create", &cuda::stream_create, py::arg("device"), py::arg("priority") = 0);
+  c.def("_stream_destroy", &cuda::stream_destroy, py::arg("stream"));
+  c.def("_stream_synchronize", &cuda::stream_synchronize, py::arg("stream"));
+  c.def("_stream_query", &cuda::stream_query, py::arg("stream"));
+  c.def("_current_stream", &cuda::current_stream, py::arg("device"));
+  c.def("_set_current_stream", &cuda::set_current_stream, py::arg("device"), py::arg("stream"));
+  c.def("_test_pool_reset", &cuda::test_pool_reset, py::arg("memory_limit") = 0);
+  c.def("_test_pool_malloc", &cuda::test_pool_malloc, py::arg("nbytes"), py::arg("stream") = 0);
+  c.def("_test_pool_free", &cuda::test_pool_free, py::arg("ptr"));
+  c.def("_test_pool_empty_cache", &cuda::test_pool_empty_cache);
+  c.def("_test_pool_reset_peak", &cuda::test_pool_reset_peak);
+  c.def("_test_pool_stats", &cuda::test_pool_stats);
+  c.def("_reduce_sum_inner", &cuda::reduce_sum_inner_for_test, py::arg("self"), py::arg("ndims"));
 }
 
 }  // namespace tl_python
