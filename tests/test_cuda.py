@@ -257,19 +257,25 @@ def test_pool_free_of_unknown_pointer_raises(pool):
 # ---- with a GPU -----------------------------------------------------------------------------
 
 
-def cuda_layout(array, layout):
+def host(array, dtype=None):
+    """A CPU tensor of `dtype` (bfloat16 arrays come as float32 from random_array)."""
+    t = tl.tensor(np.asarray(array))
+    return t if dtype is None or t.dtype == dtype else t.to(dtype)
+
+
+def cuda_layout(array, layout, dtype=None):
     """The array as a CUDA tensor in the given memory layout (views made on the device)."""
     a = np.asarray(array)
     if layout == "contiguous" or a.ndim == 0:
-        return tl.tensor(a).to("cuda")
+        return host(a, dtype).to("cuda")
     if layout == "transposed":
-        return tl.tensor(np.ascontiguousarray(a.T)).to("cuda").permute(*reversed(range(a.ndim)))
+        return host(np.ascontiguousarray(a.T), dtype).to("cuda").permute(*reversed(range(a.ndim)))
     if layout == "sliced":
-        return tl.tensor(np.repeat(a, 2, axis=-1)).to("cuda")[..., ::2]
+        return host(np.repeat(a, 2, axis=-1), dtype).to("cuda")[..., ::2]
     if layout == "expanded":
         if a.shape[0] > 1 and np.all(a == a[:1]):
-            return tl.tensor(a[:1]).to("cuda").expand(*a.shape)
-        return tl.tensor(a).to("cuda")
+            return host(a[:1], dtype).to("cuda").expand(*a.shape)
+        return host(a, dtype).to("cuda")
     raise ValueError(layout)
 
 
@@ -292,6 +298,9 @@ def test_cuda_tensor_has_cuda_device():
     t = tl.empty(3, device="cuda")
     assert t.is_cuda and t.device.type == "cuda" and t.device.index == 0
     assert tl.empty(0, device="cuda").numel() == 0
+    bad = tcuda.device_count()
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        tl.empty(2, device=f"cuda:{bad}")
 
 
 @requires_gpu
@@ -301,18 +310,20 @@ def test_roundtrip_host_device(dtype, layout):
     a = random_array((5, 6), dtype)
     if layout == "expanded":
         a = np.broadcast_to(a[:1], a.shape).copy()
-    x = cuda_layout(a, layout)
-    assert x.is_cuda
-    assert_close(x.to("cpu"), a)
-    assert_close(x.clone().cpu(), a)
+    x = cuda_layout(a, layout, dtype)
+    assert x.is_cuda and x.dtype == dtype
+    ref = to_numpy(host(a, dtype))
+    assert_close(x.to("cpu"), ref)
+    assert_close(x.clone().cpu(), ref)
 
 
 @requires_gpu
 @pytest.mark.parametrize("src_dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("dst_dtype", [tl.bool, tl.int32, tl.float16, tl.bfloat16, tl.float64], ids=str)
 def test_copy_converts_dtypes_every_direction(src_dtype, dst_dtype):
-    a = random_array((4, 7), src_dtype)
-    cpu = tl.tensor(a)
+    # non-negative and in range: float -> int of out-of-range values differs between devices
+    a = random_array((4, 7), src_dtype, low=0, high=5)
+    cpu = host(a, src_dtype)
     expected = cpu.to(dst_dtype)  # the CPU kernel is the reference
     ref = to_numpy(expected)
     # host -> device with conversion
@@ -368,8 +379,8 @@ def test_add_matches_cpu(dtype, layout):
     if layout == "expanded":
         a = np.broadcast_to(a[:1], a.shape).copy()
     alpha = True if dtype == tl.bool else 2
-    expected = tl.add(tl.tensor(a), tl.tensor(b), alpha=alpha)
-    got = tl.add(cuda_layout(a, layout), cuda_layout(b, layout), alpha=alpha)
+    expected = tl.add(host(a, dtype), host(b, dtype), alpha=alpha)
+    got = tl.add(cuda_layout(a, layout, dtype), cuda_layout(b, layout, dtype), alpha=alpha)
     assert got.is_cuda and got.dtype == expected.dtype
     assert_close(got.cpu(), to_numpy(expected))
 
@@ -462,7 +473,8 @@ def test_against_cupy(dtype):
 )
 def test_reduce_sum_inner_launcher(dtype, shape, ndims):
     a = random_array(shape, dtype, low=-3, high=3)
-    x = tl.tensor(a).cuda()
+    x = host(a, dtype).cuda()
+    a = to_numpy(host(a, dtype))  # the values actually summed (bfloat16-rounded)
     got = tl._C._cuda._reduce_sum_inner(x, ndims).cpu()
     axes = tuple(range(len(shape) - ndims, len(shape)))
     if dtype in (tl.float16, tl.bfloat16, tl.float32, tl.float64):
