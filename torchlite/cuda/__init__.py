@@ -82,6 +82,16 @@ def reset_peak_memory_stats(device=None) -> None:
     _cuda.reset_peak_memory_stats(_index(device))
 
 
+def manual_seed(seed) -> None:
+    """Seeds the CUDA generators. No CUDA random ops exist yet, so this only checks the seed
+    (it is safe to call without a GPU, as in PyTorch)."""
+    int(seed)
+
+
+def manual_seed_all(seed) -> None:
+    manual_seed(seed)
+
+
 # ---- current device ---------------------------------------------------------------------
 
 

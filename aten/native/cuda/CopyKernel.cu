@@ -109,8 +109,9 @@ void copy_device_to_device(const Tensor& self, const Tensor& src) {
   cudaStream_t stream = cuda::current_cuda_stream(self.device().index);
   TL_CUDA_CHECK(cudaMemcpyPeerAsync(dst.data_ptr(), self.device().index, from.data_ptr(), src.device().index,
                                     nbytes_of(dst), stream));
-  // `from` may be a temporary: wait before its memory returns to the source pool.
-  if (!from.is_same(src)) TL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // Wait before `from` (a temporary, or the caller's src) can return to the source pool:
+  // the source device's streams do not order after this transfer.
+  TL_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!dst.is_same(self)) copy_same_device(self, dst);
 }
 
