@@ -7,10 +7,10 @@ CUDA kernel is compared with the CPU result (and CuPy when importable).
 
 import numpy as np
 import pytest
+from helpers import ALL_DTYPES, FLOAT_DTYPES, LAYOUTS, NP_DTYPE, assert_close, random_array, to_numpy
 
 import torchlite as tl
 import torchlite.cuda as tcuda
-from helpers import ALL_DTYPES, FLOAT_DTYPES, LAYOUTS, NP_DTYPE, assert_close, random_array, to_numpy
 
 HAS_GPU = tcuda.is_available()
 requires_gpu = pytest.mark.skipif(not HAS_GPU, reason="no CUDA device")
@@ -64,14 +64,21 @@ def test_cuda_tensor_error_says_no_device():
 
 @requires_no_gpu
 def test_device_queries_without_gpu_raise():
-    for f in (tcuda.current_device, tcuda.synchronize, tcuda.get_device_name, tcuda.current_stream, tcuda.Stream):
+    for f in (
+        tcuda.current_device,
+        tcuda.synchronize,
+        tcuda.get_device_name,
+        tcuda.get_device_capability,
+        tcuda.mem_get_info,
+        tcuda.current_stream,
+        tcuda.Stream,
+    ):
         with pytest.raises(RuntimeError):
             f()
     with pytest.raises(RuntimeError):
         tcuda.set_device(0)
-    with pytest.raises(RuntimeError):
-        with tcuda.device(0):
-            pass
+    with pytest.raises(RuntimeError), tcuda.device(0):
+        pass
     with tcuda.device(None):  # no-op, as in PyTorch
         pass
 
@@ -79,14 +86,20 @@ def test_device_queries_without_gpu_raise():
 @requires_no_gpu
 def test_memory_stats_without_gpu_are_zero():
     stats = tcuda.memory_stats()
-    for key in ("allocated_bytes.all.current", "allocated_bytes.all.peak", "reserved_bytes.all.current",
-                "reserved_bytes.all.peak"):
+    for key in (
+        "allocated_bytes.all.current",
+        "allocated_bytes.all.peak",
+        "reserved_bytes.all.current",
+        "reserved_bytes.all.peak",
+    ):
         assert stats[key] == 0
     assert all(v == 0 for v in stats.values())
     assert tcuda.memory_allocated() == 0
     assert tcuda.max_memory_allocated() == 0
     assert tcuda.memory_reserved() == 0
     assert tcuda.max_memory_reserved() == 0
+    assert tcuda.is_bf16_supported() is False
+    tcuda.manual_seed_all(0)
     tcuda.empty_cache()
     tcuda.reset_peak_memory_stats()
     assert tcuda.memory_allocated(0) == 0
@@ -291,6 +304,10 @@ def test_device_queries():
     tcuda.synchronize()
     with tcuda.device(0):
         assert tcuda.current_device() == 0
+    major, minor = tcuda.get_device_capability()
+    assert major >= 1 and minor >= 0
+    free, total = tcuda.mem_get_info()
+    assert 0 < free <= total
 
 
 @requires_gpu
@@ -468,8 +485,17 @@ def test_against_cupy(dtype):
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize(
     "shape,ndims",
-    [((1000,), 1), ((3, 5), 1), ((3, 5), 2), ((4, 0), 1), ((0, 4), 1), ((2, 3, 4), 2), ((7, 100003), 1),
-     ((3000, 17), 1), ((2, 5), 0)],
+    [
+        ((1000,), 1),
+        ((3, 5), 1),
+        ((3, 5), 2),
+        ((4, 0), 1),
+        ((0, 4), 1),
+        ((2, 3, 4), 2),
+        ((7, 100003), 1),
+        ((3000, 17), 1),
+        ((2, 5), 0),
+    ],
 )
 def test_reduce_sum_inner_launcher(dtype, shape, ndims):
     a = random_array(shape, dtype, low=-3, high=3)

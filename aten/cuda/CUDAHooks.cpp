@@ -204,6 +204,21 @@ std::string device_name(int device) {
   return prop.name;
 }
 
+std::pair<int, int> device_capability(int device) {
+  const int d = resolve_device(device);
+  int major = 0, minor = 0;
+  TL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, d));
+  TL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, d));
+  return {major, minor};
+}
+
+std::pair<int64_t, int64_t> mem_get_info(int device) {
+  CUDAGuard g(resolve_device(device));
+  size_t free_b = 0, total = 0;
+  TL_CUDA_CHECK(cudaMemGetInfo(&free_b, &total));
+  return {static_cast<int64_t>(free_b), static_cast<int64_t>(total)};
+}
+
 std::map<std::string, int64_t> memory_stats(int device) {
   if (cached_device_count() == 0) return CachingAllocatorCore::zero_stats();
   CachingAllocatorCore* core = allocator().maybe_get(resolve_device(device));

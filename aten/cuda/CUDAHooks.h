@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace tl::cuda {
 
@@ -17,6 +18,8 @@ int current_device();
 void set_device(int device);
 void synchronize(int device);
 std::string device_name(int device);
+std::pair<int, int> device_capability(int device);  // (major, minor)
+std::pair<int64_t, int64_t> mem_get_info(int device);  // (free, total) bytes
 
 // Caching allocator statistics for one device (bytes), as torch.cuda.memory_stats() names them.
 std::map<std::string, int64_t> memory_stats(int device);

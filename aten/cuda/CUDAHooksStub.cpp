@@ -17,6 +17,8 @@ int current_device() { not_built(); }
 void set_device(int) { not_built(); }
 void synchronize(int) { not_built(); }
 std::string device_name(int) { not_built(); }
+std::pair<int, int> device_capability(int) { not_built(); }
+std::pair<int64_t, int64_t> mem_get_info(int) { not_built(); }
 std::map<std::string, int64_t> memory_stats(int) { return CachingAllocatorCore::zero_stats(); }
 void empty_cache() {}
 void reset_peak_memory_stats(int) {}

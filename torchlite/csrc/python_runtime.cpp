@@ -44,6 +44,8 @@ void init_runtime(py::module_& m) {
   c.def("set_device", &cuda::set_device, py::arg("device"));
   c.def("synchronize", &cuda::synchronize, py::arg("device"));
   c.def("get_device_name", &cuda::device_name, py::arg("device"));
+  c.def("get_device_capability", &cuda::device_capability, py::arg("device"));
+  c.def("mem_get_info", &cuda::mem_get_info, py::arg("device"));
   c.def("memory_stats", &cuda::memory_stats, py::arg("device"));
   c.def("empty_cache", &cuda::empty_cache);
   c.def("reset_peak_memory_stats", &cuda::reset_peak_memory_stats, py::arg("device"));

@@ -54,6 +54,19 @@ def get_device_name(device=None) -> str:
     return _cuda.get_device_name(_index(device))
 
 
+def get_device_capability(device=None) -> tuple:
+    return tuple(_cuda.get_device_capability(_index(device)))
+
+
+def is_bf16_supported() -> bool:
+    return is_available() and get_device_capability()[0] >= 8
+
+
+def mem_get_info(device=None) -> tuple:
+    """(free, total) bytes of device memory, as cudaMemGetInfo reports them."""
+    return tuple(_cuda.mem_get_info(_index(device)))
+
+
 def memory_stats(device=None) -> dict:
     return dict(_cuda.memory_stats(_index(device)))
 
@@ -160,10 +173,7 @@ class Stream:
 
     def __del__(self):
         if getattr(self, "_owned", False) and self.cuda_stream:
-            try:
-                _cuda._stream_destroy(self.cuda_stream)
-            except Exception:
-                pass
+            _cuda._stream_destroy(self.cuda_stream)  # never raises
 
 
 def current_stream(device=None) -> Stream:
