@@ -2,6 +2,8 @@
 // overloads, which wrap the number (Note [Wrapped numbers]) and call the Tensor overload.
 #include "aten/native/BinaryOps.h"
 
+#include <vector>
+
 #include "generated/NativeFunctions.h"
 
 namespace tl::native {
@@ -56,7 +58,7 @@ TensorIterator where_iter(const Tensor& out, const Tensor& condition, const Tens
       .add_input(condition)
       .add_input(self)
       .add_input(other)
-      .common_dtype(result_type({self, other}))
+      .common_dtype(result_type(std::vector<Tensor>{self, other}))
       .build();
 }
 

@@ -71,7 +71,7 @@ Tensor pow_out_cpu(const Tensor& self, const Tensor& exponent, const Tensor& out
 Tensor pow_scalar_out_cpu(const Tensor& self, const Scalar& exponent, const Tensor& out) {
   TL_CHECK(!(is_integral(self.dtype(), true) && !exponent.is_floating_point() && exponent.to_long() < 0),
            "Integers to negative integer powers are not allowed.");
-  ScalarType dtype = result_type({self, wrapped_scalar_tensor(exponent)});
+  ScalarType dtype = result_type(std::vector<Tensor>{self, wrapped_scalar_tensor(exponent)});
   TensorIterator iter = unary_op_iter_with_dtype("pow", out, self, dtype);
   if (is_floating_point(dtype) && exponent.equal(2.0)) {
     elementwise_kernel<SquareFunctor, Types::Floating>(iter, "pow");
