@@ -125,10 +125,6 @@ def cuda(self, device=None, non_blocking=False):
                    else device, non_blocking=non_blocking)
 
 
-def type_as(self, other):
-    return self.to(other.dtype)
-
-
 def _float(self):
     return self.to(_C.float32)
 
@@ -187,7 +183,6 @@ _METHODS = {
     "__contains__": __contains__,
     "cpu": cpu,
     "cuda": cuda,
-    "type_as": type_as,
     "float": _float,
     "double": _double,
     "half": _half,

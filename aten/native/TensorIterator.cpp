@@ -3,7 +3,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <numeric>
 
 namespace tl {
 
@@ -175,10 +174,29 @@ void TensorIterator::allocate_or_check_outputs(const TensorIteratorConfig& c) {
 void TensorIterator::compute_strides_and_coalesce() {
   const int n = ntensors();
   const int nd = static_cast<int>(broadcast_shape_.size());
+  TL_CHECK(n <= kMaxOperands, "TensorIterator: at most ", kMaxOperands, " operands are supported, got ", n);
+  TL_CHECK(nd <= kMaxDims, "TensorIterator: at most ", kMaxDims, " dimensions are supported, got ", nd);
   numel_ = 1;
   for (int64_t s : broadcast_shape_) numel_ *= s;
-  // Byte strides aligned to the broadcast shape, innermost dim first.
-  std::vector<std::vector<int64_t>> st(n, std::vector<int64_t>(nd, 0));
+  strides_.assign(n, {});
+  shape_.clear();
+  if (numel_ == 0) {
+    shape_.push_back(0);
+    for (int k = 0; k < n; ++k) strides_[k].push_back(0);
+    return;
+  }
+  // Fast path: every operand contiguous with the full shape -> one flat dim.
+  bool flat = true;
+  for (int k = 0; k < n && flat; ++k)
+    flat = operands_[k].is_contiguous() && operands_[k].sizes().equals(broadcast_shape_);
+  if (flat) {
+    shape_.push_back(numel_);
+    for (int k = 0; k < n; ++k) strides_[k].push_back(static_cast<int64_t>(operands_[k].element_size()));
+    return;
+  }
+  // Byte strides aligned to the broadcast shape, innermost dim first (stack arrays: no allocation).
+  int64_t st[kMaxOperands][kMaxDims] = {};
+  int64_t shape[kMaxDims];
   for (int k = 0; k < n; ++k) {
     const Tensor& t = operands_[k];
     int64_t item = static_cast<int64_t>(t.element_size());
@@ -188,49 +206,42 @@ void TensorIterator::compute_strides_and_coalesce() {
       st[k][nd - 1 - bd] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * item;
     }
   }
-  std::vector<int64_t> shape(nd);
   for (int d = 0; d < nd; ++d) shape[d] = broadcast_shape_[nd - 1 - d];
 
   // Order dims by the output's strides (then the inputs'), so memory is walked in order.
-  std::vector<int> perm(nd);
-  std::iota(perm.begin(), perm.end(), 0);
-  if (nd > 1) {
-    std::stable_sort(perm.begin(), perm.end(), [&](int a, int b) {
-      for (int k = 0; k < n; ++k) {
-        int64_t sa = st[k][a], sb = st[k][b];
-        if (sa == 0 || sb == 0) continue;  // broadcast dims say nothing about order
-        if (sa != sb) return sa < sb;
-      }
-      return false;
-    });
-  }
-  std::vector<int64_t> pshape(nd);
-  std::vector<std::vector<int64_t>> pst(n, std::vector<int64_t>(nd));
-  for (int d = 0; d < nd; ++d) {
-    pshape[d] = shape[perm[d]];
-    for (int k = 0; k < n; ++k) pst[k][d] = st[k][perm[d]];
-  }
-  // Coalesce: merge dim d+1 into d when every operand steps through them as one dim.
-  shape_.clear();
-  strides_.assign(n, {});
-  for (int d = 0; d < nd; ++d) {
-    if (pshape[d] == 1) continue;
+  int perm[kMaxDims];
+  for (int d = 0; d < nd; ++d) perm[d] = d;
+  // Insertion sort: the order is partial (broadcast strides compare with nothing), which
+  // std::sort's strict-weak-ordering contract does not allow.
+  auto should_swap = [&](int a, int b) {  // a currently before b
+    for (int k = 0; k < n; ++k) {
+      int64_t sa = st[k][a], sb = st[k][b];
+      if (sa == 0 || sb == 0) continue;  // broadcast dims say nothing about order
+      if (sa != sb) return sa > sb;
+    }
+    return false;
+  };
+  for (int i = 1; i < nd; ++i)
+    for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j) std::swap(perm[j - 1], perm[j]);
+  // Coalesce: merge a dim into the previous one when every operand steps through both as one.
+  for (int i = 0; i < nd; ++i) {
+    int d = perm[i];
+    if (shape[d] == 1) continue;
     if (!shape_.empty()) {
       bool can = true;
-      for (int k = 0; k < n && can; ++k) can = pst[k][d] == shape_.back() * strides_[k].back();
+      for (int k = 0; k < n && can; ++k) can = st[k][d] == shape_.back() * strides_[k].back();
       if (can) {
-        shape_.back() *= pshape[d];
+        shape_.back() *= shape[d];
         continue;
       }
     }
-    shape_.push_back(pshape[d]);
-    for (int k = 0; k < n; ++k) strides_[k].push_back(pst[k][d]);
+    shape_.push_back(shape[d]);
+    for (int k = 0; k < n; ++k) strides_[k].push_back(st[k][d]);
   }
-  if (shape_.empty()) {  // a single element (or all size-1 dims)
-    shape_.push_back(numel_ == 0 ? 0 : 1);
+  if (shape_.empty()) {  // a single element
+    shape_.push_back(1);
     for (int k = 0; k < n; ++k) strides_[k].push_back(0);
   }
-  if (numel_ == 0) shape_.assign(1, 0);
 }
 
 bool TensorIterator::is_contiguous() const {
@@ -244,19 +255,20 @@ void TensorIterator::serial_for_each(const Loop& loop, int64_t begin, int64_t en
   if (begin >= end) return;
   const int n = ntensors();
   const int nd = ndim();
-  std::vector<char*> base(n), data(n);
-  std::vector<int64_t> inner(n);
+  char* base[kMaxOperands];
+  char* data[kMaxOperands];
+  int64_t inner[kMaxOperands];
   for (int k = 0; k < n; ++k) {
     base[k] = static_cast<char*>(operands_[k].data_ptr());
     inner[k] = strides_[k][0];
   }
   if (nd == 1) {
     for (int k = 0; k < n; ++k) data[k] = base[k] + begin * inner[k];
-    loop(data.data(), inner.data(), end - begin);
+    loop(data, inner, end - begin);
     return;
   }
   // Multi-index of `begin`, innermost first.
-  std::vector<int64_t> idx(nd);
+  int64_t idx[kMaxDims];
   int64_t rem = begin;
   for (int d = 0; d < nd; ++d) {
     idx[d] = rem % shape_[d];
@@ -270,7 +282,7 @@ void TensorIterator::serial_for_each(const Loop& loop, int64_t begin, int64_t en
       for (int d = 0; d < nd; ++d) p += idx[d] * strides_[k][d];
       data[k] = p;
     }
-    loop(data.data(), inner.data(), chunk);
+    loop(data, inner, chunk);
     pos += chunk;
     idx[0] += chunk;
     for (int d = 0; d < nd - 1 && idx[d] == shape_[d]; ++d) {

@@ -63,6 +63,9 @@ class TensorIteratorConfig {
 
 class TensorIterator {
  public:
+  static constexpr int kMaxOperands = 8;
+  static constexpr int kMaxDims = 25;
+
   // data[i] points at operand i (outputs first); strides[i] is its byte stride along dim 0.
   using Loop = std::function<void(char** data, const int64_t* strides, int64_t n)>;
 
