@@ -479,3 +479,83 @@ def test_shape_ops_match_torch():
         assert tuple(r.shape) == tuple(tr.shape)
         assert r.stride() == tr.stride(), (r.shape, r.stride(), tr.stride())
         np.testing.assert_array_equal(r.numpy(), tr.numpy())
+
+
+# ---- split / chunk / unbind -----------------------------------------------------------------
+
+def _check_pieces(pieces, expected, base):
+    assert isinstance(pieces, tuple) and len(pieces) == len(expected)
+    for p, e in zip(pieces, expected):
+        assert_close(p, e)
+        assert p._shares_storage(base)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("size, dim", [(2, 0), (3, 1), (1, 1), (5, 1), (4, -1), (10, 0)])
+def test_split_int(layout, size, dim):
+    a = base_array((4, 5))
+    x = make_tensor(a, layout)
+    n = a.shape[dim]
+    expected = [np.take(a, range(i, min(i + size, n)), axis=dim) for i in range(0, n, size)]
+    _check_pieces(x.split(size, dim), expected, x)
+    _check_pieces(tl.split(x, size, dim=dim), expected, x)
+
+
+@pytest.mark.parametrize("sizes, dim", [((1, 3), 0), ((2, 0, 3), 1), ((5,), -1), ((0, 4), 0)])
+def test_split_sizes(sizes, dim):
+    a = base_array((4, 5))
+    x = tl.tensor(a)
+    bounds = np.cumsum((0,) + sizes)
+    expected = [np.take(a, range(bounds[i], bounds[i + 1]), axis=dim) for i in range(len(sizes))]
+    _check_pieces(x.split(list(sizes), dim), expected, x)
+    _check_pieces(tl.split(x, sizes, dim), expected, x)
+    _check_pieces(x.split_with_sizes(sizes, dim=dim), expected, x)
+    _check_pieces(tl.split_with_sizes(x, list(sizes), dim), expected, x)
+
+
+@pytest.mark.parametrize("n, chunks", [(6, 3), (5, 2), (5, 3), (2, 5), (1, 1), (7, 7), (0, 3)])
+def test_chunk_vs_torch_rules(n, chunks):
+    a = np.arange(2 * n, dtype=np.float32).reshape(2, n)
+    x = tl.tensor(a)
+    pieces = x.chunk(chunks, 1)
+    step = -(-n // chunks) if n else 0
+    if n == 0:
+        expected = [a[:, 0:0]] * chunks
+    else:
+        expected = [a[:, i:i + step] for i in range(0, n, step)]
+    _check_pieces(pieces, expected, x)
+    assert len(tl.chunk(x, chunks, dim=-1)) == len(expected)
+    if TORCH is not None:
+        assert [tuple(p.shape) for p in TORCH.from_numpy(a).chunk(chunks, 1)] == [tuple(p.shape) for p in pieces]
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_unbind(dim):
+    a = base_array((2, 3))
+    x = tl.tensor(a)
+    pieces = x.unbind(dim)
+    _check_pieces(pieces, [np.take(a, i, axis=dim) for i in range(a.shape[dim])], x)
+    assert len(tl.unbind(x, dim=dim)) == a.shape[dim]
+    assert tl.zeros(0, 2).unbind() == ()
+
+
+def test_split_chunk_unbind_errors():
+    x = tl.zeros(2, 3)
+    with pytest.raises(RuntimeError, match="split_size can only be 0 if dimension size is 0, but got dimension size "
+                                           "of 3"):
+        x.split(0, 1)
+    with pytest.raises(RuntimeError, match=r"split expects split_size be non-negative, but got split_size=-1"):
+        x.split(-1)
+    with pytest.raises(RuntimeError, match=r"split_with_sizes expects split_sizes to sum exactly to 3 \(input "
+                                           r"tensor's size at dimension 1\), but got split_sizes=\[1, 1\]"):
+        x.split([1, 1], 1)
+    with pytest.raises(RuntimeError, match="only non-negative entries"):
+        x.split([4, -1], 1)
+    with pytest.raises(RuntimeError, match="chunk expects `chunks` to be greater than 0, got: 0"):
+        x.chunk(0)
+    with pytest.raises(RuntimeError, match="chunk expects at least a 1-dimensional tensor"):
+        tl.tensor(1.0).chunk(1)
+    with pytest.raises(IndexError, match="(?i)dimension specified as 0 but tensor has no dimensions"):
+        tl.tensor(1.0).unbind()
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        x.unbind(2)

@@ -331,6 +331,74 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   return self.slice(d, start, start + length, 1);
 }
 
+// ---- split / chunk / unbind (views) --------------------------------------------------------------
+
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  TL_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t dim_size = self.sizes()[d];
+  TL_CHECK(split_size > 0 || dim_size == 0,
+           "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
+  // One (possibly empty) piece when the dim is empty; the last piece holds the remainder.
+  const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
+  std::vector<Tensor> out;
+  out.reserve(pieces);
+  for (int64_t i = 0; i < pieces; ++i) {
+    const int64_t start = i * split_size;
+    out.push_back(self.narrow(d, start, std::min(split_size, dim_size - start)));
+  }
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t dim_size = self.sizes()[d];
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    TL_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+             split_sizes);
+    total += s;
+  }
+  TL_CHECK(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
+           " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  std::vector<Tensor> out;
+  out.reserve(split_sizes.size());
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(self.narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return self.split_with_sizes(split_size, dim);
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  TL_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  TL_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t dim_size = self.sizes()[d];
+  const int64_t split_size = (dim_size + chunks - 1) / chunks;
+  if (split_size == 0 && dim_size == 0) {
+    // An empty dim still gives `chunks` pieces (split would give one).
+    return self.split_with_sizes(std::vector<int64_t>(chunks, 0), d);
+  }
+  return self.split(split_size, d);
+}
+
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  TL_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = wrap_dim(dim, self.dim());
+  std::vector<Tensor> out;
+  out.reserve(self.sizes()[d]);
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(self.select(d, i));
+  return out;
+}
+
 // ---- reshape -----------------------------------------------------------------------------------
 
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
