@@ -921,13 +921,14 @@ def test_generated_python_bindings(tmp_path):
     files = _generate(tmp_path, GOOD_NF)
     lines = _bindings(files)
     add = [line for line in lines if line.startswith('mod.def("add",')]
-    assert len(add) == 3
-    # Tensor overload first, Scalar second, out= last with a required keyword `out`.
-    assert "(const Tensor& self, const Tensor& other, const Scalar& alpha)" in add[0]
+    assert len(add) == 2
+    # Tensor overload first (with its out= variant merged in as `out=None`), Scalar second.
+    assert "(const Tensor& self, const Tensor& other, const Scalar& alpha, py::handle out)" in add[0]
+    assert add[0].endswith('py::arg("self"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::int_(1), '
+                           'py::arg("out") = py::none());')
+    assert "if (out.is_none()) { return py::object(py::cast(wrap(tl::add(self, other, alpha)))); }" in add[0]
+    assert "tl::add_out(out_tensor(out, 0, 1), self, other, alpha)" in add[0]
     assert "(const Tensor& self, const Scalar& other, const Scalar& alpha)" in add[1]
-    assert add[2].endswith('py::arg("self"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::int_(1), '
-                           'py::arg("out"));')
-    assert "return wrap(tl::add_out(out, self, other, alpha));" in add[2]
     assert 'py::arg("alpha") = py::int_(1));' in add[1] and "py::kw_only()" not in add[1]
 
     view = [line for line in lines if line.startswith('cls.def("view",')]
@@ -946,14 +947,14 @@ def test_generated_python_bindings(tmp_path):
     assert sum(line.startswith('cls.def("add",') for line in lines) == 2
 
     pyi = _lines(files["_C.pyi"])
-    assert "def add(self: Tensor, other: Tensor, *, alpha: Number = ...) -> Tensor: ..." in pyi
+    merged = "def add(self: Tensor, other: Tensor, *, alpha: Number = ..., out: Tensor | None = None) -> Tensor: ..."
+    assert merged in pyi
     assert "def add(self: Tensor, other: Number, alpha: Number = ...) -> Tensor: ..." in pyi
-    assert "def add(self: Tensor, other: Tensor, *, alpha: Number = ..., out: Tensor) -> Tensor: ..." in pyi
     assert "def __add__(self, other: Tensor, *, alpha: Number = ...) -> Tensor: ..." in pyi
     assert "def view(self, size: Sequence[int] | int) -> Tensor: ..." in pyi
     assert "def view(self, *size: int) -> Tensor: ..." in pyi
     assert "def zeros(*size: int, dtype: dtype | None = ..., device: device | str | None = ...) -> Tensor: ..." in pyi
-    i = pyi.index("def add(self: Tensor, other: Tensor, *, alpha: Number = ...) -> Tensor: ...")
+    i = pyi.index(merged)
     assert pyi[i - 1] == "@overload"
 
 
@@ -1011,7 +1012,8 @@ def test_generated_exotic_schemas(tmp_path):
                              'py::arg("memory_format") = py::cast(MemoryFormat::Contiguous), '
                              'py::arg("scale") = py::make_tuple(1.5, 1.5), '
                              'py::arg("layout") = py::cast(Layout::Strided));') for line in lines)
-    assert any('{ tl::split_copy_out(out, self, split_size, dim); return py::none(); }' in line for line in lines)
+    void_out = "{ tl::split_copy_out(out, self, split_size, dim); return py::object(py::none()); }"
+    assert any(void_out in line for line in lines)
     assert any('named_tuple("max", {"values", "indices"}, tl::max(self, dim, keepdim))' in line for line in lines)
     assert any('py::arg("padding") = py::str("valid")' in line for line in lines)
     assert any('py::arg("reduction") = py::int_(1)' in line for line in lines)
