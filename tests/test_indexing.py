@@ -155,6 +155,7 @@ def test_huge_slice_bounds_clamp():
     assert_close(x[: 2**70], a)
     assert_close(x[-(2**70):3], a[:3])
     assert_close(x[2**62:], a[10:])
+    assert_close(x[:: 2**70], a[:: 2**70])
 
 
 # ---- __setitem__ ----------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import torchlite as tl
-from helpers import ALL_DTYPES, LAYOUTS, NP_DTYPE, assert_close, make_tensor, random_array
+from helpers import ALL_DTYPES, LAYOUTS, assert_close, make_tensor, random_array
 
 
 def _torch():
@@ -71,6 +71,7 @@ def test_transpose_t_swapaxes(layout):
     assert_close(x.transpose(0, 2), np.swapaxes(a, 0, 2))
     assert_close(tl.transpose(x, -1, 1), np.swapaxes(a, -1, 1))
     assert_close(x.swapaxes(0, 1), np.swapaxes(a, 0, 1))
+    assert_close(tl.swapdims(x, 2, 0), np.swapaxes(a, 2, 0))
     assert_view_of(x.transpose(1, 2), x)
     m = make_tensor(a[0], layout)
     assert_close(m.t(), a[0].T)
@@ -101,6 +102,7 @@ def test_movedim(src, dst):
     assert_close(m, np.moveaxis(a, src, dst))
     assert m._shares_storage(x)
     assert_close(x.movedim(src, dst), np.moveaxis(a, src, dst))
+    assert_close(tl.moveaxis(x, src, dst), np.moveaxis(a, src, dst))
 
 
 def test_movedim_errors():

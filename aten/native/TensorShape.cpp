@@ -125,8 +125,10 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   if (e < s) e = s;
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   int64_t offset = self.storage_offset() + s * strides[d];
-  sizes[d] = (e - s + step - 1) / step;
-  strides[d] *= step;
+  sizes[d] = e > s ? (e - s - 1) / step + 1 : 0;  // no overflow for steps near INT64_MAX
+  int64_t stepped;
+  // A huge step leaves at most one element, whose stride does not matter: keep it finite.
+  strides[d] = __builtin_mul_overflow(strides[d], step, &stepped) ? strides[d] : stepped;
   return make_view(self, std::move(sizes), std::move(strides), offset);
 }
 
@@ -206,6 +208,16 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
     order[d] = next++;
   }
   return self.permute(order);
+}
+
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); }
+
+Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return self.movedim(source, destination);
+}
+
+Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
+  return self.movedim(source, destination);
 }
 
 Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {

@@ -91,7 +91,7 @@ Tensor apply_index(const Tensor& self, const std::vector<Item>& items) {
         auto* s = reinterpret_cast<PySliceObject*>(it.obj);
         if (s->step != Py_None) {
           // Checked before PySlice_Unpack, whose clamping would hide negative steps.
-          Py_ssize_t raw = PyNumber_AsSsize_t(s->step, PyExc_ValueError);
+          Py_ssize_t raw = PyNumber_AsSsize_t(s->step, nullptr);  // clamps huge steps
           if (raw == -1 && PyErr_Occurred()) throw py::error_already_set();
           if (raw == 0) throw py::value_error("slice step cannot be zero");
           TL_CHECK_VALUE(raw > 0, "step must be greater than zero");
