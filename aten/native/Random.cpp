@@ -111,11 +111,20 @@ Tensor uniform_(const Tensor& self, double from, double to, std::optional<Genera
   return sample_into(self, generator, [](ScalarType t, const char* w, auto&& f) { return dispatch_floating_named(t, w, f); },
                      "uniform_", [from, to](auto* out, int64_t n, std::mt19937_64& e) {
                        using T = std::remove_pointer_t<decltype(out)>;
+                       // Rounding can land on `to`; the range stays half-open, as documented.
                        if constexpr (std::is_same_v<T, double>) {
-                         for (int64_t i = 0; i < n; ++i) out[i] = from + (to - from) * uniform_double(e);
+                         const double below = std::nextafter(to, from);
+                         for (int64_t i = 0; i < n; ++i) {
+                           const double v = from + (to - from) * uniform_double(e);
+                           out[i] = v < to ? v : below;
+                         }
                        } else {
                          const float f = static_cast<float>(from), w = static_cast<float>(to - from);
-                         for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(f + w * uniform_float(e));
+                         const float t = static_cast<float>(to), below = std::nextafter(t, f);
+                         for (int64_t i = 0; i < n; ++i) {
+                           const float v = f + w * uniform_float(e);
+                           out[i] = static_cast<T>(v < t || from == to ? v : below);
+                         }
                        }
                      });
 }
