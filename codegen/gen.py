@@ -70,14 +70,15 @@ class OpView:
 
 
 def _device_expr(s: FunctionSchema) -> str:
-    """Which device an op runs on: its first tensor argument's, else its device= keyword."""
+    """Which device an op runs on: its tensor arguments' (see Note [Device check]: a 0-dim CPU
+    tensor defers to another tensor's device), else its device= keyword."""
+    plain = [a.name for a in s.non_out_arguments if str(a.type) == "Tensor"]
+    if len(plain) == 1:
+        return f"{plain[0]}.device()"
+    if len(plain) > 1:
+        return f"dispatch_device_of({', '.join(plain)})"
     for a in s.arguments:
-        t = a.type
-        if not is_tensor_like(t):
-            continue
-        if str(t) == "Tensor":
-            return f"{a.name}.device()"
-        if str(t) == "Tensor[]":
+        if str(a.type) == "Tensor[]":
             return f"device_of({a.name})"
     for a in s.arguments:
         if a.name == "device" and str(a.type) == "Device?":

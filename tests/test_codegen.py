@@ -876,7 +876,7 @@ def test_generated_operators(tmp_path):
     body = ops[ops.index("Tensor add_out::call("):]
     body = body[: body.index("\n}\n")]
     assert _lines(body)[1:] == [
-        "const Device dispatch_device = self.device();",
+        "const Device dispatch_device = dispatch_device_of(self, other);",
         "check_same_device(schema, dispatch_device, self, other, out);",
         "Kernel k = kernels[static_cast<int>(dispatch_device.type)];",
         "if (TL_UNLIKELY(k == nullptr)) no_kernel(schema, dispatch_device);",
