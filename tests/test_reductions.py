@@ -230,6 +230,12 @@ def test_ties_first_index():
     assert_close(t.max(1).indices, np.array([1, 0]))
     assert_close(t.argmin(1), np.array([3, 0]))
     assert_close(tl.argmax(make(a.T.copy()), 0), np.array([1, 0]))
+    long = np.zeros((2, 300), np.float32)
+    long[0, [100, 200]] = 5
+    long[1, [63, 64, 299]] = -1
+    assert_close(make(long).argmax(1), np.array([100, 0]))
+    assert_close(make(long).argmin(1), np.array([0, 63]))
+    assert_close(make(long).max(1).indices, np.array([100, 0]))
 
 
 # ---- all / any ---------------------------------------------------------------------------------

@@ -17,9 +17,10 @@ template <typename T>
 struct GemmCfg {
   static constexpr int MR = 6;
   static constexpr int NR = sizeof(T) >= 8 ? 16 : 32;
+  // The KC x NC packed B block (512 KiB) stays in L2; MR x KC A panels stream from L2/L3.
   static constexpr int64_t KC = 256;
-  static constexpr int64_t MC = 96;    // rows per parallel tile (multiple of MR)
-  static constexpr int64_t NC = 2048;  // columns per packed B block
+  static constexpr int64_t MC = 96;  // rows per parallel tile (multiple of MR)
+  static constexpr int64_t NC = sizeof(T) >= 8 ? 256 : 512;  // columns per packed B block
   static constexpr int64_t NG = 4;     // NR panels per parallel tile
 };
 
@@ -100,8 +101,12 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
   if (k == 0) return;
   const bool par = parallel && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
   const int64_t m_panels = (m + MR - 1) / MR;
-  std::vector<T> Apack(static_cast<size_t>(m_panels * MR * std::min(k, Cfg::KC)));
-  std::vector<T> Bpack(static_cast<size_t>(((std::min(n, Cfg::NC) + NR - 1) / NR) * NR * std::min(k, Cfg::KC)));
+  // Packing buffers are reused across calls (bmm calls this once per matrix), per thread.
+  thread_local std::vector<T> Apack, Bpack;
+  const size_t a_need = static_cast<size_t>(m_panels * MR * std::min(k, Cfg::KC));
+  const size_t b_need = static_cast<size_t>(((std::min(n, Cfg::NC) + NR - 1) / NR) * NR * std::min(k, Cfg::KC));
+  if (Apack.size() < a_need) Apack.resize(a_need);
+  if (Bpack.size() < b_need) Bpack.resize(b_need);
   for (int64_t jc = 0; jc < n; jc += Cfg::NC) {
     const int64_t nc = std::min(Cfg::NC, n - jc);
     const int64_t n_panels = (nc + NR - 1) / NR;

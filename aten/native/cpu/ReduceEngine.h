@@ -36,7 +36,7 @@
 namespace tl::native::cpu_reduce {
 
 constexpr int64_t kGrain = 32768;
-constexpr int64_t kColBlock = 4096;  // outputs per block in path B
+constexpr int64_t kColBlock = 1024;  // outputs per block in path B (acc buffer stays in L1)
 constexpr int64_t kChunk = 1 << 16;  // reduced elements per parallel chunk (path A, few outputs)
 
 struct Geometry {
@@ -284,8 +284,9 @@ struct MinMaxOp {
   }
   acc_t reduce(acc_t a, T xv) const {
     acc_t x = static_cast<acc_t>(xv);
-    if constexpr (IsMax) return (x > a || x != x) ? x : a;
-    else return (x < a || x != x) ? x : a;
+    // Branch-free so the contiguous loops vectorise (max/min + unordered-compare blend).
+    bool take = (IsMax ? (x > a) : (x < a)) | (x != x);
+    return take ? x : a;
   }
   acc_t combine(acc_t a, acc_t b) const {
     if (a != a) return a;

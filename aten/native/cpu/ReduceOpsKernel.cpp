@@ -72,13 +72,22 @@ void index_reduce(const Tensor& x, int64_t dim, T* vals, int64_t* idxs) {
     for (int64_t o = 0; o < outer; ++o) {
       const T* row = src + o * R;
       acc_t best = reduce_run(op, row, R, op.identity());
+      // First index holding `best`. Full blocks of 64 are tested with a fixed-length,
+      // branch-free loop (vectorised) and only the first block that matches is scanned.
       int64_t bi = 0;
       if (best != best) {
         while (bi < R && !(static_cast<acc_t>(row[bi]) != static_cast<acc_t>(row[bi]))) ++bi;
       } else {
+        int64_t b0 = 0;
+        for (; b0 + 64 <= R; b0 += 64) {
+          int hit = 0;
+          for (int j = 0; j < 64; ++j) hit |= static_cast<int>(static_cast<acc_t>(row[b0 + j]) == best);
+          if (hit) break;
+        }
+        bi = b0;
         while (bi < R && static_cast<acc_t>(row[bi]) != best) ++bi;
       }
-      if (bi == R) bi = 0;  // unreachable; keeps the index valid
+      if (bi >= R) bi = 0;  // unreachable; keeps the index valid
       if (vals) vals[o] = static_cast<T>(best);
       idxs[o] = bi;
     }
