@@ -61,10 +61,10 @@ def main(argv: list[str] | None = None) -> int:
             import tempfile
 
             with tempfile.TemporaryDirectory() as tmp:  # every op must also render
-                generate(fns, tmp)
+                generate(fns, tmp, args.derivatives)
             print(f"ok: {len(fns)} operators")
             return 0
-        paths = generate(fns, args.out)
+        paths = generate(fns, args.out, args.derivatives)
         print(f"generated {len(paths)} files in {os.path.join(args.out, 'generated')}")
         return 0
     except CodegenError as e:

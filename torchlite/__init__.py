@@ -29,6 +29,15 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
 from torchlite._size import Size
 from torchlite import _tensor  # noqa: F401  (installs Python-level Tensor methods)
 from torchlite import cuda  # noqa: F401
+from torchlite import autograd  # noqa: F401
+from torchlite.autograd.grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 bool = _C.bool  # noqa: A001  (shadows the builtin on purpose, as torch.bool does)
 uint8 = _C.uint8

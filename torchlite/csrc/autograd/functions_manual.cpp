@@ -1,0 +1,123 @@
+#include "torchlite/csrc/autograd/functions_manual.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "torchlite/csrc/autograd/variable.h"
+
+namespace tl::autograd {
+
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
+  if (shape.size() > desired.size()) return false;
+  size_t lead = desired.size() - shape.size();
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] != desired[lead + i] && shape[i] != 1) return false;
+  }
+  return true;
+}
+
+namespace {
+// Sum over one dim with differentiable ops. TODO(after merge): use the sum op.
+Tensor sum_dim(const Tensor& t, int64_t d, bool keepdim) {
+  int64_t n = t.size(d);
+  Tensor acc;
+  if (n == 0) {
+    std::vector<int64_t> sizes = t.sizes().vec();
+    sizes.erase(sizes.begin() + d);
+    acc = empty_tensor(sizes, t.options());
+    acc.fill_(0);
+  } else {
+    acc = t.select(d, 0);
+    for (int64_t i = 1; i < n; ++i) acc = tl::add(acc, t.select(d, i));
+  }
+  return keepdim ? acc.unsqueeze(d) : acc;
+}
+}  // namespace
+
+Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
+  if (!grad.defined() || grad.sizes().equals(shape)) return grad;
+  TL_CHECK(is_expandable_to(shape, grad.sizes()), "sum_to: shape ", shape, " is not expandable to ", grad.sizes());
+  Tensor r = grad;
+  int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
+  for (int64_t i = 0; i < lead; ++i) r = sum_dim(r, 0, false);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1 && r.size(static_cast<int64_t>(d)) != 1) r = sum_dim(r, static_cast<int64_t>(d), true);
+  }
+  return r;
+}
+
+Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
+  bool is_one = s.is_bool() ? s.to<bool>() : s.to_double() == 1.0;
+  if (is_one) return t;
+  // t * s as 0 + s * t: add is the multiply-capable op this branch has.
+  return tl::add(zeros_like_grad(t), t, s);
+}
+
+Tensor zeros_like_grad(const Tensor& t) {
+  Tensor z = empty_tensor(t.sizes(), t.options());
+  z.fill_(0);
+  return z;
+}
+
+Tensor unsqueeze_backward(const Tensor& grad, int64_t dim) { return grad.select(dim, 0); }
+
+Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
+                              std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
+  int64_t d = wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
+  int64_t size = input_sizes[d];
+  auto clamp = [size](int64_t v) {
+    if (v < 0) v += size;
+    return v < 0 ? 0 : v > size ? size : v;
+  };
+  int64_t s = start ? clamp(*start) : 0;
+  int64_t e = end ? clamp(*end) : size;
+  if (e < s) e = s;
+  return tl::slice_backward(grad, input_sizes, d, s, e, step);
+}
+
+namespace {
+bool non_overlapping(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<size_t> idx(sizes.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return strides[a] < strides[b]; });
+  int64_t reach = 0;  // max offset covered by the dims so far, plus one
+  for (size_t i : idx) {
+    if (sizes[i] <= 1) continue;
+    if (strides[i] < reach + 1 && reach > 0) return false;
+    if (strides[i] == 0) return false;
+    reach += (sizes[i] - 1) * strides[i];
+  }
+  return true;
+}
+}  // namespace
+
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_storage_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset) {
+  if (GradMode::is_enabled() && requires_grad(grad)) {
+    TL_NOT_IMPLEMENTED("double backward of as_strided is not supported yet");
+  }
+  TL_CHECK(non_overlapping(input_sizes, input_strides) && non_overlapping(size, stride),
+           "as_strided backward: overlapping input or output geometries are not supported yet");
+  NoGradGuard no_grad;
+  int64_t out_offset = storage_offset.value_or(input_storage_offset);
+  int64_t base = std::min(out_offset, input_storage_offset);
+  auto extent = [](IntArrayRef sz, IntArrayRef st, int64_t off) {
+    int64_t e = off + 1;
+    for (size_t i = 0; i < sz.size(); ++i) {
+      if (sz[i] == 0) return off;
+      e += (sz[i] - 1) * st[i];
+    }
+    return e;
+  };
+  int64_t n = std::max(extent(input_sizes, input_strides, input_storage_offset), extent(size, stride, out_offset)) - base;
+  std::vector<int64_t> flat{std::max<int64_t>(n, 0)};
+  Tensor storage = empty_tensor(flat, grad.options());
+  storage.fill_(0);
+  storage.as_strided(size, stride, out_offset - base).copy_(grad);
+  return storage.as_strided(input_sizes, input_strides, input_storage_offset - base).clone();
+}
+
+Tensor not_implemented(const char* what) { TL_NOT_IMPLEMENTED("the derivative for '", what, "' is not implemented."); }
+
+}  // namespace tl::autograd

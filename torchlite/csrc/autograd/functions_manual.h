@@ -1,0 +1,32 @@
+#pragma once
+// Hand-written helpers the formulas in derivatives.yaml call (PyTorch's FunctionsManual).
+// Every helper is built from differentiable operators, so a backward formula that uses it can
+// itself be differentiated (create_graph=True), unless its comment says otherwise.
+#include <optional>
+
+#include "aten/ATen.h"
+
+namespace tl::autograd {
+
+// Whether `shape` broadcasts to `desired`.
+bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);
+// Sums a broadcast gradient back to `shape` (the backward of broadcasting / expand).
+Tensor sum_to(const Tensor& grad, IntArrayRef shape);
+// grad * s, skipping the multiply when s == 1.
+Tensor maybe_multiply(const Tensor& t, const Scalar& s);
+// A tensor of zeros with t's sizes, dtype and device.
+Tensor zeros_like_grad(const Tensor& t);
+// Backward of unsqueeze(self, dim): drops the inserted size-1 dim again.
+Tensor unsqueeze_backward(const Tensor& grad, int64_t dim);
+// Backward of slice: resolves the optional bounds and calls slice_backward.
+Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
+                              std::optional<int64_t> start, std::optional<int64_t> end, int64_t step);
+// Backward of as_strided for non-overlapping input and output geometries. Not itself
+// differentiable: raises under create_graph.
+Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
+                           int64_t input_storage_offset, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset);
+// Raised by formulas that are not implemented.
+[[noreturn]] Tensor not_implemented(const char* what);
+
+}  // namespace tl::autograd
