@@ -457,3 +457,47 @@ def test_codegen_rejects_unknown_argument_and_unknown_op(tmp_path):
     r = _codegen_check(tmp_path, "- name: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor\n"
                                  "  self: grad\n")
     assert r.returncode == 0, r.stderr
+
+
+# ---- in-place on views (CopySlices) ---------------------------------------------------------
+
+def test_inplace_on_view_of_non_leaf():
+    x, w = leaf([1.0, 2.0, 3.0]), leaf([10.0])
+    y = x.clone()
+    v = y.slice(0, 1, 3)
+    v.add_(w, alpha=2)
+    assert y.grad_fn.name() == "CopySlices" and v.grad_fn.name() == "AsStridedBackward0"
+    np.testing.assert_allclose(np_of(y), [1.0, 22.0, 23.0])
+    g = tl.tensor([1.0, 2.0, 3.0], dtype=tl.float64)
+    gx, gw = tl.autograd.grad(y, (x, w), g, retain_graph=True)
+    np.testing.assert_allclose(np_of(gx), [1.0, 2.0, 3.0])
+    np.testing.assert_allclose(np_of(gw), [10.0])
+    (gv,) = tl.autograd.grad(v, x, tl.tensor([1.0, 1.0], dtype=tl.float64))
+    np.testing.assert_allclose(np_of(gv), [0.0, 1.0, 1.0])
+
+
+def test_copy_into_view_of_non_leaf():
+    x, w = leaf([1.0, 2.0, 3.0]), leaf([5.0, 6.0])
+    y = x.clone()
+    y.slice(0, 0, 2).copy_(w)
+    y.backward(tl.tensor([1.0, 2.0, 3.0], dtype=tl.float64))
+    np.testing.assert_allclose(np_of(x.grad), [0.0, 0.0, 3.0])
+    np.testing.assert_allclose(np_of(w.grad), [1.0, 2.0])
+
+
+@pytest.mark.skipif(torch is None, reason="PyTorch not installed")
+def test_setitem_on_non_leaf_matches_torch():
+    rng = np.random.default_rng(2)
+    xa, wa, ga = rng.standard_normal((3, 4)), rng.standard_normal((4,)), rng.standard_normal((3, 4))
+
+    def run(lib, x, w, g):
+        y = x.clone()
+        y[1] = w
+        y[0, 1:3] += w[2:]
+        y.backward(g)
+        return x.grad, w.grad
+
+    tx, tw = run(tl, tl.tensor(xa, requires_grad=True), tl.tensor(wa, requires_grad=True), tl.tensor(ga))
+    rx, rw = run(torch, torch.tensor(xa, requires_grad=True), torch.tensor(wa, requires_grad=True), torch.tensor(ga))
+    np.testing.assert_allclose(np_of(tx), rx.numpy())
+    np.testing.assert_allclose(np_of(tw), rw.numpy())

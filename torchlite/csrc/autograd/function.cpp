@@ -118,6 +118,38 @@ variable_list Node::run_post_hooks(variable_list&& outputs, const variable_list&
   return std::move(outputs);
 }
 
+CopySlices::CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn)
+    : base_sizes_(base.sizes().vec()), base_strides_(base.strides().vec()), view_sizes_(view.sizes().vec()),
+      view_strides_(view.strides().vec()), view_offset_(view.storage_offset() - base.storage_offset()),
+      fn_(std::move(fn)) {
+  edge_list edges{gradient_edge(base)};
+  const edge_list& fe = fn_->next_edges();
+  for (size_t i = 1; i < fe.size(); ++i) edges.push_back(fe[i]);
+  // fn's gradient for the view is wanted exactly when the base's is (should_compute_output).
+  edge_list fn_edges = fe;
+  if (!fn_edges.empty()) fn_edges[0] = edges[0];
+  fn_->set_next_edges(std::move(fn_edges));
+  set_next_edges(std::move(edges));
+}
+
+variable_list CopySlices::apply(variable_list&& grads) {
+  variable_list out(num_outputs());
+  if (grads.empty() || !grads[0].defined()) return out;
+  const Tensor& grad = grads[0];
+  Tensor result = empty_strided_tensor(base_sizes_, base_strides_, grad.options());
+  result.copy_(grad);
+  Tensor slice = result.as_strided(view_sizes_, view_strides_, view_offset_);
+  variable_list res = fn_->apply({slice.clone()});
+  if (res.empty() || !res[0].defined()) {
+    slice.fill_(0);
+  } else {
+    slice.copy_(res[0]);
+  }
+  out[0] = result;
+  for (size_t i = 1; i < res.size() && i < out.size(); ++i) out[i] = res[i];
+  return out;
+}
+
 variable_list NotImplemented::apply(variable_list&&) {
   TL_NOT_IMPLEMENTED("the derivative for '", op_, "' is not implemented.");
 }

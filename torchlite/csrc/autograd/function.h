@@ -164,4 +164,20 @@ struct AccumulateGrad final : Node {
   Tensor variable_;
 };
 
+// Note [In-place on a view]: when an in-place op modifies a view of a tensor in the graph,
+// the base's history becomes a CopySlices node: it hands the slice of the base's gradient
+// that the view covers to the in-place op's node `fn`, writes fn's gradient for the view's
+// old value back into that slice, and passes fn's other gradients through.
+struct CopySlices final : Node {
+  CopySlices(const Tensor& base, const Tensor& view, std::shared_ptr<Node> fn);
+  variable_list apply(variable_list&& grads) override;
+  std::string name() const override { return "CopySlices"; }
+  void release_variables() override { fn_->release_variables(); }
+
+ private:
+  std::vector<int64_t> base_sizes_, base_strides_, view_sizes_, view_strides_;
+  int64_t view_offset_ = 0;  // relative to the base's storage offset
+  std::shared_ptr<Node> fn_;
+};
+
 }  // namespace tl::autograd

@@ -69,10 +69,25 @@ void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
     return;
   }
   AutogradMeta* m = materialize_meta(t);
-  if (m->is_view_ && m->base_.defined() && requires_grad(m->base_)) {
-    TL_NOT_IMPLEMENTED("torchlite autograd: an in-place operation on a view of a tensor that requires grad is not "
-                       "supported yet (PyTorch rewrites the base's history with CopySlices). Apply the operation "
-                       "out of place, e.g. `y = y.clone(); ...`.");
+  if (m->is_view_ && m->base_.defined()) {
+    // Note [In-place on a view]: the base gets the new history; the view becomes a view of
+    // the updated base again.
+    Tensor base = m->base_;
+    auto copy_slices = std::make_shared<CopySlices>(base, t, fn);
+    fn->add_input_metadata(t);
+    AutogradMeta* bm = materialize_meta(base);
+    bm->requires_grad_ = false;
+    bm->output_nr_ = copy_slices->add_input_metadata(base);
+    bm->grad_fn_ = copy_slices;
+    bm->grad_accumulator_.reset();
+    Tensor fresh = [&] {
+      AutoGradMode grad_on(true);
+      return tl::as_strided(base, t.sizes(), t.strides(), t.storage_offset());
+    }();
+    m->grad_fn_ = grad_fn(fresh);
+    m->output_nr_ = 0;
+    m->requires_grad_ = false;
+    return;
   }
   m->requires_grad_ = false;
   m->output_nr_ = fn->add_input_metadata(t);
