@@ -501,3 +501,23 @@ def test_setitem_on_non_leaf_matches_torch():
     rx, rw = run(torch, torch.tensor(xa, requires_grad=True), torch.tensor(wa, requires_grad=True), torch.tensor(ga))
     np.testing.assert_allclose(np_of(tx), rx.numpy())
     np.testing.assert_allclose(np_of(tw), rw.numpy())
+
+
+def test_generated_graph_is_freed():
+    class Sentinel:
+        pass
+
+    x = leaf([1.0, 2.0, 3.0])
+    y = tl.add(x, x).view(3, 1).select(1, 0)
+    sentinels = [Sentinel(), Sentinel()]
+    refs = [weakref.ref(s) for s in sentinels]
+    # The hooks' closures live as long as the C++ nodes do.
+    y.grad_fn.register_prehook(lambda g, s=sentinels[0]: None)
+    y.grad_fn.next_functions[0][0].next_functions[0][0].register_prehook(lambda g, s=sentinels[1]: None)
+    del sentinels
+    y.backward(tl.tensor([1.0, 1.0, 1.0], dtype=tl.float64))
+    gc.collect()
+    assert all(r() is not None for r in refs)
+    del y
+    gc.collect()
+    assert all(r() is None for r in refs)
