@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from codegen import cpp_api
 from codegen.derivatives import DerivativeEntry, load_derivatives
-from codegen.model import BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type, base_of, is_tensor_like
+from codegen.model import FunctionSchema, ListType, OptionalType, SchemaKind, Type, base_of, is_tensor_like
 from codegen.native_functions import NativeFunction
 from codegen.yaml_loader import CodegenError
 
@@ -138,7 +138,7 @@ def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
     diff_inputs: list[tuple[str, Type]] = []
     formulas: list[Formula] = []
     for names, expr in entry.formulas:
-        if names == ("result",) or any(n.endswith("_t") or n.endswith("_p") for n in names):
+        if names == ("result",) or any(n.endswith(("_t", "_p")) for n in names):
             continue  # forward-mode formulas: not supported yet, accepted for compatibility
         for n in names:
             if n not in args:
@@ -279,12 +279,9 @@ def build(fns: list[NativeFunction], entries: list[DerivativeEntry]) -> tuple[li
         od = e.output_differentiability
         has_formula = any(names != ("result",) and expr.strip() != "non_differentiable" for names, expr in e.formulas)
         if (od is not None and not any(od)) or not has_formula:
-            if not has_formula:
-                nondiff_ops.add(str(e.op.name))
-            else:
-                nondiff_ops.add(str(e.op.name))
-            # still validate keys
-            _analyze(e, "Unused")
+            # No differentiable output or input: the op never records history.
+            nondiff_ops.add(str(e.op.name))
+            _analyze(e, "Unused")  # still validates the keys
             continue
         prefix = node_prefix(e.op)
         n = counters.get(prefix, 0)
@@ -319,8 +316,8 @@ def build(fns: list[NativeFunction], entries: list[DerivativeEntry]) -> tuple[li
         node = by_op.get(str(f.name))
         if node is None and w.inplace:
             node = functional_by_key.get(s.signature_key())
-        if str(f.name) in nondiff_ops:
-            w.kind = "nondiff"
+        if str(f.name) in nondiff_ops or "factory" in f.tags:
+            w.kind = "nondiff"  # factories (zeros_like, rand_like, ...) never record history
         elif s.kind() == SchemaKind.out:
             w.kind = "out_error"
             w.op_name = s.name.base
