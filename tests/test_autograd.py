@@ -41,6 +41,12 @@ def test_leaf_and_requires_grad():
         tl.tensor([1, 2]).requires_grad_()
 
 
+def test_repr_shows_autograd_state():
+    x = tl.tensor([1.0, 2.0], requires_grad=True)
+    assert repr(x) == "tensor([1., 2.], requires_grad=True)"
+    assert repr(x + x) == "tensor([2., 4.], grad_fn=<AddBackward0>)"
+
+
 def test_grad_fn_name_next_functions_and_saved():
     x, w = leaf([1.0, 2.0, 3.0]), leaf([[1.0, 2.0, 3.0]])
     y = tl.add(x, w, alpha=2)
@@ -122,6 +128,12 @@ def test_no_grad_enable_grad_set_grad_enabled():
         return a + a
 
     assert not f(x).requires_grad
+
+    @tl.no_grad
+    def f2(a):
+        return a + a
+
+    assert not f2(x).requires_grad and f2.__name__ == "f2"
     tl.set_grad_enabled(False)
     assert not (x + x).requires_grad
     tl.set_grad_enabled(True)

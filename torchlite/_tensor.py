@@ -103,7 +103,13 @@ def __hash__(self):
 
 
 def __repr__(self, *, tensor_contents=None):
-    return tensor_repr(self)
+    r = tensor_repr(self)
+    fn = self.grad_fn
+    if fn is not None:
+        return f"{r[:-1]}, grad_fn=<{fn.name()}>)"
+    if self.requires_grad:
+        return f"{r[:-1]}, requires_grad=True)"
+    return r
 
 
 def __format__(self, spec):
