@@ -20,6 +20,52 @@ _ag = _C._autograd
 Node = _ag.Node
 
 
+_anomaly_enabled = False
+
+
+def set_detect_anomaly(mode: bool, check_nan: bool = True):
+    """Accepted for compatibility; torchlite records no forward tracebacks."""
+    global _anomaly_enabled
+    prev = _anomaly_enabled
+    _anomaly_enabled = bool(mode)
+
+    class _Restore:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            global _anomaly_enabled
+            _anomaly_enabled = prev
+            return False
+
+    return _Restore()
+
+
+def is_anomaly_enabled() -> bool:
+    return _anomaly_enabled
+
+
+class detect_anomaly:
+    """Context manager form of set_detect_anomaly (compatibility; no extra checks)."""
+
+    def __init__(self, check_nan: bool = True):
+        self.prev = _anomaly_enabled
+
+    def __enter__(self):
+        set_detect_anomaly(True)
+
+    def __exit__(self, *exc):
+        set_detect_anomaly(self.prev)
+        return False
+
+
+def Variable(data, requires_grad=False, volatile=False):
+    """Legacy wrapper: returns `data` itself, with requires_grad set as asked."""
+    if requires_grad:
+        data.requires_grad_(True)
+    return data
+
+
 def _as_tuple(x):
     if x is None:
         return ()
@@ -83,15 +129,19 @@ __all__ = [
     "Function",
     "FunctionCtx",
     "Node",
+    "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",
     "gradgradcheck",
     "inference_mode",
+    "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
     "no_grad",
     "once_differentiable",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]

@@ -14,9 +14,22 @@ Tensor tensor_or_undefined(py::handle h) { return h.is_none() ? Tensor() : h.cas
 
 py::object tensor_or_none(const Tensor& t) { return t.defined() ? py::cast(t) : py::none(); }
 
-Node::TensorHook wrap_tensor_hook(py::function fn) {
+// A Python callable held by a C++ node. Nodes may be destroyed, and hooks run, from code
+// that does not hold the GIL, so both take it.
+struct PyCallable {
+  py::object fn;
+  explicit PyCallable(py::object f) : fn(std::move(f)) {}
+  ~PyCallable() {
+    py::gil_scoped_acquire gil;
+    fn = py::object();
+  }
+};
+
+Node::TensorHook wrap_tensor_hook(py::function f) {
+  auto fn = std::make_shared<PyCallable>(std::move(f));
   return [fn](const Tensor& g) -> Tensor {
-    py::object r = fn(g);
+    py::gil_scoped_acquire gil;
+    py::object r = fn->fn(g);
     return r.is_none() ? Tensor() : r.cast<Tensor>();
   };
 }
@@ -177,15 +190,19 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
         return t;
       })
       .def_property_readonly("_sequence_nr", &Node::sequence_nr)
-      .def("_register_hook", [](const std::shared_ptr<Node>& n, py::function fn) {
+      .def("_register_hook", [](const std::shared_ptr<Node>& n, py::function f) {
+        auto fn = std::make_shared<PyCallable>(std::move(f));
         return n->add_post_hook([fn](const variable_list& grad_inputs, const variable_list& grad_outputs) {
-          py::object r = fn(to_tuple(grad_inputs), to_tuple(grad_outputs));
+          py::gil_scoped_acquire gil;
+          py::object r = fn->fn(to_tuple(grad_inputs), to_tuple(grad_outputs));
           return r.is_none() ? variable_list() : from_sequence(r);
         });
       })
-      .def("_register_prehook", [](const std::shared_ptr<Node>& n, py::function fn) {
+      .def("_register_prehook", [](const std::shared_ptr<Node>& n, py::function f) {
+        auto fn = std::make_shared<PyCallable>(std::move(f));
         return n->add_pre_hook([fn](const variable_list& grad_outputs) {
-          py::object r = fn(to_tuple(grad_outputs));
+          py::gil_scoped_acquire gil;
+          py::object r = fn->fn(to_tuple(grad_outputs));
           return r.is_none() ? variable_list() : from_sequence(r);
         });
       })
