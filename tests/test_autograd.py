@@ -383,6 +383,7 @@ def _t(shape, seed=0):
 OPS = {
     "add": (lambda a, b: tl.add(a, b, alpha=1.5), [(2, 3), (3,)]),
     "add_scalar": (lambda a: tl.add(a, 2.0), [(2, 3)]),
+    "add_broadcast": (lambda a, b: tl.add(a, b, alpha=-0.5), [(2, 3, 2), (3, 1)]),
     "select": (lambda a: a.select(1, -1), [(2, 3)]),
     "slice": (lambda a: a.slice(1, 1, None, 2), [(2, 5)]),
     "unsqueeze": (lambda a: a.unsqueeze(-1), [(2, 3)]),

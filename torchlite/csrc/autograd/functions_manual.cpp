@@ -32,11 +32,43 @@ Tensor sum_dim(const Tensor& t, int64_t d, bool keepdim) {
   }
   return keepdim ? acc.unsqueeze(d) : acc;
 }
+// One pass over a CPU gradient, accumulating into the reduced shape (not differentiable).
+Tensor sum_to_cpu(const Tensor& grad, IntArrayRef shape) {
+  NoGradGuard no_grad;
+  Tensor g = grad.contiguous();
+  int64_t nd = g.dim();
+  int64_t lead = nd - static_cast<int64_t>(shape.size());
+  std::vector<int64_t> out_strides = contiguous_strides(shape);
+  std::vector<int64_t> step(nd, 0);  // output stride per grad dim (0 where summed)
+  for (int64_t d = lead; d < nd; ++d) step[d] = shape[d - lead] == 1 ? 0 : out_strides[d - lead];
+  Tensor out = empty_tensor(shape, g.options());
+  dispatch_all_types(g.dtype(), "sum_to", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using acc_t = opmath_t<T>;
+    std::vector<acc_t> acc(static_cast<size_t>(out.numel()), acc_t(0));
+    const T* in = g.data_ptr<T>();
+    std::vector<int64_t> idx(nd, 0);
+    int64_t off = 0;
+    for (int64_t i = 0, n = g.numel(); i < n; ++i) {
+      acc[off] = acc[off] + static_cast<acc_t>(in[i]);
+      for (int64_t d = nd - 1; d >= 0; --d) {  // advance the multi-index
+        off += step[d];
+        if (++idx[d] < g.size(d)) break;
+        off -= step[d] * idx[d];
+        idx[d] = 0;
+      }
+    }
+    T* o = out.data_ptr<T>();
+    for (size_t k = 0; k < acc.size(); ++k) o[k] = static_cast<T>(acc[k]);
+  });
+  return out;
+}
 }  // namespace
 
 Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
   if (!grad.defined() || grad.sizes().equals(shape)) return grad;
   TL_CHECK(is_expandable_to(shape, grad.sizes()), "sum_to: shape ", shape, " is not expandable to ", grad.sizes());
+  if (grad.is_cpu() && !(GradMode::is_enabled() && requires_grad(grad))) return sum_to_cpu(grad, shape);
   Tensor r = grad;
   int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
   for (int64_t i = 0; i < lead; ++i) r = sum_dim(r, 0, false);
