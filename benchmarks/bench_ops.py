@@ -80,7 +80,7 @@ def throughput_cases(tl, torch, n: int):
     rng = np.random.default_rng(0)
     x = rng.standard_normal(n, dtype=np.float32)
     y = rng.standard_normal(n, dtype=np.float32)
-    side = int(round(n ** 0.5))
+    side = round(n**0.5)
     sq = x[: side * side].reshape(side, side)
     row = y[:side].copy()
     out = np.empty_like(x)
@@ -99,7 +99,8 @@ def throughput_cases(tl, torch, n: int):
         ("add out= (a+b -> o)", 3 * n * f4,
          {"torchlite": lambda: tl.add(a, b, out=o), "numpy": lambda: np.add(x, y, out=out)}),
         ("add allocating (a+b)", 3 * n * f4, {"torchlite": lambda: a + b, "numpy": lambda: x + y}),
-        ("mul out=", 3 * n * f4, {"torchlite": lambda: tl.mul(a, b, out=o), "numpy": lambda: np.multiply(x, y, out=out)}),
+        ("mul out=", 3 * n * f4,
+         {"torchlite": lambda: tl.mul(a, b, out=o), "numpy": lambda: np.multiply(x, y, out=out)}),
         ("exp out=", 2 * n * f4, {"torchlite": lambda: tl.exp(a, out=o), "numpy": lambda: np.exp(x, out=out)}),
         ("broadcast add (A + row)", 2 * side * side * f4, {"torchlite": lambda: A + r, "numpy": lambda: sq + row}),
         ("non-contiguous add (A.t() + A)", 3 * side * side * f4,

@@ -192,7 +192,7 @@ def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
                 if st is None:
                     raise CodegenError(entry.loc, f"formula uses '{var}', whose type {a.type} cannot be saved")
                 saved[var] = Saved(var, "value", st[0], st[1].format(x=var), st[2], False)
-        for i, var in enumerate(outs):
+        for var in outs:
             if _ident(var).search(expr) and var not in saved:
                 if not is_tensor_like(out_types[var]):
                     raise CodegenError(entry.loc, f"formula uses output '{var}', which is not a Tensor")

@@ -1,4 +1,8 @@
-"""Command line: `python -m codegen generate --out DIR` and `python -m codegen check`."""
+"""Command line of the operator generator.
+
+    python -m codegen check                  validate the YAML files (exit 1 with file:line: message)
+    python -m codegen generate --out DIR     write the generated sources to DIR/generated/
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import argparse
 import os
 import re
 import sys
+import tempfile
 
 from codegen.derivatives import load_derivatives
 from codegen.gen import generate
@@ -14,18 +19,28 @@ from codegen.yaml_loader import CodegenError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNEL_DIRS = ("aten/native",)
+# A function definition (or declaration): a type-ish token, then the (optionally qualified) name and '('.
+# Calls are preceded by '=', '(', ',', 'return' ... and do not count.
+_DEFINITION = re.compile(r"([\w>&*])\s+(?:\w+::)*([A-Za-z_]\w*)\s*\(")
+_NOT_A_TYPE = {"return", "else", "new", "delete", "throw", "case", "co_return", "co_await", "sizeof", "do"}
 
 
 def _defined_identifiers(root: str) -> set[str]:
-    """Names that appear followed by '(' in the hand-written kernel sources."""
+    """Names that look defined or declared as functions in the hand-written kernel sources."""
     found: set[str] = set()
-    pattern = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
     for d in KERNEL_DIRS:
-        for dirpath, _, files in os.walk(os.path.join(root, d)):
-            for name in files:
-                if name.endswith((".cpp", ".cu", ".h", ".cuh")):
-                    with open(os.path.join(dirpath, name), encoding="utf-8") as f:
-                        found.update(pattern.findall(f.read()))
+        for dirpath, dirnames, files in os.walk(os.path.join(root, d)):
+            dirnames.sort()
+            for name in sorted(files):
+                if not name.endswith((".cpp", ".cu", ".h", ".cuh")):
+                    continue
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    text = f.read()
+                for m in _DEFINITION.finditer(text):
+                    before = text[: m.start(1) + 1].rsplit(None, 1)[-1] if m.group(1).isalnum() else ""
+                    word = re.findall(r"\w+$", before)
+                    if not (word and word[0] in _NOT_A_TYPE):
+                        found.add(m.group(2))
     return found
 
 
@@ -34,34 +49,49 @@ def check_kernels_exist(fns: list[NativeFunction], root: str) -> None:
     for f in fns:
         for key, kernel in f.dispatch:
             if kernel not in defined:
-                raise CodegenError(f.loc, f"dispatch {key}: kernel '{kernel}' is not defined under {', '.join(KERNEL_DIRS)}/")
+                raise CodegenError(
+                    f.loc_of(f"dispatch.{key}"),
+                    f"dispatch {key}: kernel '{kernel}' is not defined under {', '.join(KERNEL_DIRS)}/",
+                )
 
 
-def load_all(root: str, native: str, derivatives: str | None) -> list[NativeFunction]:
-    fns = load_native_functions(native, os.path.relpath(native, root) if native.startswith(root) else native)
-    if derivatives and os.path.exists(derivatives):
-        load_derivatives(derivatives, fns, os.path.relpath(derivatives, root) if derivatives.startswith(root) else derivatives)
+def _display(path: str, root: str) -> str:
+    """Paths inside the source tree are shown relative to it: native_functions.yaml:12: ..."""
+    path, root = os.path.abspath(path), os.path.abspath(root)
+    return os.path.relpath(path, root) if os.path.commonpath([path, root]) == root else path
+
+
+def load_all(root: str, native: str, derivatives: str) -> list[NativeFunction]:
+    fns = load_native_functions(native, _display(native, root))
+    load_derivatives(derivatives, fns, _display(derivatives, root))
     return fns
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
-    p.add_argument("--native-functions", default=os.path.join(ROOT, "native_functions.yaml"))
-    p.add_argument("--derivatives", default=os.path.join(ROOT, "derivatives.yaml"))
-    p.add_argument("--root", default=ROOT, help="source tree searched for kernel definitions")
-    sub = p.add_subparsers(dest="command", required=True)
-    g = sub.add_parser("generate", help="write all generated sources to a folder")
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m codegen",
+        description="torchlite's operator generator: native_functions.yaml + derivatives.yaml -> C++ and Python glue.",
+    )
+    p.add_argument("--native-functions", default=os.path.join(ROOT, "native_functions.yaml"), metavar="YAML")
+    p.add_argument("--derivatives", default=os.path.join(ROOT, "derivatives.yaml"), metavar="YAML")
+    p.add_argument("--root", default=ROOT, help="source tree searched for kernel definitions (default: %(default)s)")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{generate,check}")
+    g = sub.add_parser("generate", help="write all generated sources to a folder (only files whose content changed)")
     g.add_argument("--out", required=True, help="output folder (files go to OUT/generated/)")
-    sub.add_parser("check", help="validate the YAML files without writing anything")
-    args = p.parse_args(argv)
+    sub.add_parser(
+        "check", help="validate the YAML files and that every dispatched kernel exists, without writing anything"
+    )
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     try:
         fns = load_all(args.root, args.native_functions, args.derivatives)
         if args.command == "check":
-            check_kernels_exist(fns, args.root)
-            import tempfile
-
             with tempfile.TemporaryDirectory() as tmp:  # every op must also render
                 generate(fns, tmp, args.derivatives)
+            check_kernels_exist(fns, args.root)
             print(f"ok: {len(fns)} operators")
             return 0
         paths = generate(fns, args.out, args.derivatives)

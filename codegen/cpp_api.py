@@ -8,7 +8,17 @@ Two signatures come out of one schema:
 
 from __future__ import annotations
 
-from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Return, Type, base_of
+from codegen.model import (
+    NAMED_DEFAULTS,
+    Argument,
+    BaseType,
+    FunctionSchema,
+    ListType,
+    OptionalType,
+    Return,
+    Type,
+    base_of,
+)
 
 
 class CppTypeError(Exception):
@@ -66,18 +76,24 @@ def argument_type(t: Type) -> str:
     raise CppTypeError(f"type '{t}' is not supported by the C++ API")
 
 
+_RETURN_CPP = {
+    "Tensor": "Tensor",
+    "int": "int64_t",
+    "SymInt": "int64_t",
+    "float": "double",
+    "bool": "bool",
+    "Scalar": "Scalar",
+    "ScalarType": "ScalarType",
+}
+
+
 def return_type_single(r: Return) -> str:
     t = r.type
-    if isinstance(t, BaseType):
-        return {"Tensor": "Tensor", "int": "int64_t", "SymInt": "int64_t", "float": "double", "bool": "bool",
-                "Scalar": "Scalar", "ScalarType": "ScalarType"}.get(t.name) or _unsupported(r)
+    if isinstance(t, BaseType) and t.name in _RETURN_CPP:
+        return _RETURN_CPP[t.name]
     if isinstance(t, ListType) and t.elem == BaseType("Tensor"):
         return "std::vector<Tensor>"
-    return _unsupported(r)
-
-
-def _unsupported(r: Return) -> str:
-    raise CppTypeError(f"return type '{r.type}' is not supported")
+    raise CppTypeError(f"return type '{t}' is not supported")
 
 
 def return_type(s: FunctionSchema) -> str:
@@ -99,18 +115,15 @@ def default_expr(a: Argument) -> str:
             items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
         else:
             items = [d] * (t.size or 1)
-        return "IntArrayRef({" + ", ".join(items) + "})" if items else "IntArrayRef()"
+        ref = "IntArrayRef" if base_of(t).name in ("int", "SymInt") else argument_type(t)
+        return f"{ref}({{{', '.join(items)}}})" if items else f"{ref}()"
     name = base_of(t).name
     if d in ("True", "False"):
         return "true" if d == "True" else "false"
     if name == "str":
-        return '"' + d[1:-1] + '"'
-    if name == "ScalarType":
-        return "ScalarType::" + {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
-    if name == "Layout":
-        return "Layout::Strided"
-    if name == "MemoryFormat":
-        return {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"}[d]
+        return cpp_string(d[1:-1])
+    if d in NAMED_DEFAULTS.get(name, {}):
+        return NAMED_DEFAULTS[name][d]
     if d in ("inf", "-inf"):
         return ("-" if d.startswith("-") else "") + "std::numeric_limits<double>::infinity()"
     if name == "Scalar" and d.lstrip("-").isdigit():
@@ -122,7 +135,13 @@ def default_expr(a: Argument) -> str:
 
 def kernel_params(s: FunctionSchema) -> list[str]:
     """Faithful order, no defaults: the kernel and dispatcher signature."""
-    return [f"{argument_type(a.type)} {a.name}" for a in s.arguments]
+    params = []
+    for a in s.arguments:
+        try:
+            params.append(f"{argument_type(a.type)} {a.name}")
+        except CppTypeError as e:
+            raise CppTypeError(f"argument '{a.name}': {e}") from None
+    return params
 
 
 def kernel_args(s: FunctionSchema) -> list[str]:
@@ -151,3 +170,20 @@ def public_params(args: list[Argument], with_defaults: bool) -> list[str]:
 
 def public_name(s: FunctionSchema) -> str:
     return s.name.name + ("_out" if s.out_arguments else "")
+
+
+def version_bump(a: Argument) -> str:
+    """The statement that bumps the version counter of a written argument after its kernel ran."""
+    t = str(a.type)
+    if t == "Tensor":
+        return f"if ({a.name}.defined()) {a.name}.bump_version();"
+    if t == "Tensor?":
+        return f"if ({a.name} && {a.name}->defined()) {a.name}->bump_version();"
+    if t == "Tensor[]":
+        return f"for (const Tensor& t : {a.name}) if (t.defined()) t.bump_version();"
+    raise CppTypeError(f"written argument type '{t}' is not supported")
+
+
+def cpp_string(text: str) -> str:
+    """A C++ string literal holding `text`."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -5,13 +5,26 @@ The autograd generator consumes these; for now this module parses and checks the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
+from codegen.model import FunctionSchema
 from codegen.native_functions import NativeFunction
 from codegen.schema_parser import SchemaError, parse_schema
-from codegen.yaml_loader import CodegenError, Location, key_location, load_entries
+from codegen.yaml_loader import CodegenError, Location, key_location, load_entries, user_items
 
-RESERVED_KEYS = {"name", "output_differentiability", "__key_lines__"}
+RESERVED_KEYS = ("name", "output_differentiability")
+
+# Names a formula may use besides the op's arguments and returns.
+FORMULA_NAMES = frozenset(
+    {"grad", "grads", "result", "grad_input_mask", "self_t", "self_p"}
+    | {"true", "false", "nullptr", "this", "auto", "const", "static_cast", "sizeof", "return"}
+    | {"int", "int64_t", "double", "float", "bool", "size_t", "std", "tl", "at", "native"}
+    | {"Tensor", "Scalar", "ScalarType", "IntArrayRef", "TensorList", "Device", "MemoryFormat"}
+)
+# A bare identifier: not a member (.x, ->x), not qualified (ns::x), not a call (x(...)) or template (x<...>).
+_BARE_IDENT = re.compile(r"(?<![\w.:>])(?<!->)([A-Za-z_]\w*)(?!\s*(?:\(|::|<|\w))")
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 
 
 @dataclass(frozen=True)
@@ -22,7 +35,20 @@ class DerivativeEntry:
     output_differentiability: tuple[bool, ...] | None
 
 
-def load_derivatives(path: str, fns: list[NativeFunction], display_name: str = "derivatives.yaml") -> list[DerivativeEntry]:
+def formula_unknown_names(formula: str, schema: FunctionSchema) -> list[str]:
+    """Bare identifiers in a C++ formula that name nothing it can see (arguments, returns, grad...)."""
+    known = set(FORMULA_NAMES)
+    for a in schema.arguments:
+        known.update((a.name, f"{a.name}_t", f"{a.name}_p"))
+    known.update(r.name for r in schema.returns if r.name)
+    known.update(f"result{i}" for i in range(len(schema.returns)))
+    names = _BARE_IDENT.findall(_STRING.sub('""', formula))
+    return [n for n in dict.fromkeys(names) if n not in known]
+
+
+def load_derivatives(
+    path: str, fns: list[NativeFunction], display_name: str = "derivatives.yaml"
+) -> list[DerivativeEntry]:
     by_schema = {str(f.func): f for f in fns}
     seen: dict[str, Location] = {}
     out = []
@@ -30,32 +56,51 @@ def load_derivatives(path: str, fns: list[NativeFunction], display_name: str = "
         text = entry.get("name")
         if not isinstance(text, str):
             raise CodegenError(loc, "missing 'name:' schema string")
+        name_loc = key_location(entry, "name", loc)
         try:
             schema = parse_schema(text)
         except SchemaError as e:
-            raise CodegenError(loc, f"{e.msg} in schema: {text}") from None
+            col = f" (column {e.col})" if e.col else ""
+            raise CodegenError(name_loc, f"{e.msg}{col} in schema: {text}") from None
         op = by_schema.get(str(schema))
         if op is None:
-            raise CodegenError(loc, f"derivative for '{text}', which matches no operator in native_functions.yaml")
+            raise CodegenError(name_loc, f"derivative for '{text}', which matches no operator in native_functions.yaml")
         if str(schema) in seen:
-            raise CodegenError(loc, f"second derivative entry for '{schema.name}' (first at line {seen[str(schema)].line})")
-        seen[str(schema)] = loc
+            raise CodegenError(
+                name_loc, f"second derivative entry for '{schema.name}' (first at line {seen[str(schema)].line})"
+            )
+        seen[str(schema)] = name_loc
         arg_names = {a.name for a in schema.arguments}
         formulas = []
-        for key, formula in entry.items():
+        covered: set[str] = set()
+        for key, formula in user_items(entry):
             if key in RESERVED_KEYS:
                 continue
-            names = tuple(n.strip() for n in key.split(","))
+            key_loc = key_location(entry, key, loc)
+            names = tuple(n.strip() for n in str(key).split(","))
             for n in names:
                 if n not in arg_names and n != "result":
-                    raise CodegenError(
-                        key_location(entry, key, loc), f"formula for '{n}', which is not an argument of {schema.name}"
-                    )
-            formulas.append((names, str(formula)))
+                    raise CodegenError(key_loc, f"formula for '{n}', which is not an argument of {schema.name}")
+                if n in covered:
+                    raise CodegenError(key_loc, f"second formula for '{n}'")
+                covered.add(n)
+            if not isinstance(formula, str) or not formula.strip():
+                raise CodegenError(key_loc, f"formula for '{key}' must be a C++ expression string")
+            unknown = [] if formula.strip() == "non_differentiable" else formula_unknown_names(formula, schema)
+            if unknown:
+                raise CodegenError(
+                    key_loc,
+                    f"formula for '{key}' uses '{unknown[0]}', which is not an argument or return of "
+                    f"{schema.name} (nor grad, grads, result, grad_input_mask)",
+                )
+            formulas.append((names, formula))
         od = entry.get("output_differentiability")
         if od is not None:
             if not isinstance(od, list) or len(od) != len(schema.returns) or not all(isinstance(x, bool) for x in od):
-                raise CodegenError(loc, "output_differentiability must list one bool per return")
+                raise CodegenError(
+                    key_location(entry, "output_differentiability", loc),
+                    "output_differentiability must list one bool per return",
+                )
             od = tuple(od)
         out.append(DerivativeEntry(op, loc, tuple(formulas), od))
     return out

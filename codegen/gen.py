@@ -11,8 +11,8 @@ import jinja2
 from codegen import autograd, cpp_api, python_api
 from codegen.cpp_api import CppTypeError
 from codegen.model import FunctionSchema, SchemaKind, is_tensor_like
-from codegen.yaml_loader import CodegenError
 from codegen.native_functions import DEVICE_KEYS, NativeFunction
+from codegen.yaml_loader import CodegenError
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(__file__), "templates")
 NUM_SHARDS = 4  # python binding files, compiled in parallel
@@ -38,21 +38,19 @@ class OpView:
 
     def __init__(self, fn: NativeFunction, by_name: dict[str, NativeFunction]):
         s = fn.func
-        self.fn = fn
-        self.schema_str = str(s)
+        self.schema_literal = cpp_api.cpp_string(str(s))
         self.struct = s.name.unambiguous()
         self.ret = cpp_api.return_type(s)
         self.params = cpp_api.kernel_params(s)
         self.args = cpp_api.kernel_args(s)
         self.public_name = cpp_api.public_name(s)
         self.public_params = cpp_api.public_params(cpp_api.public_arguments(s), with_defaults=True)
-        self.public_params_nodefault = cpp_api.public_params(cpp_api.public_arguments(s), with_defaults=False)
         self.composite = fn.composite_kernel
         self.kernels = {k: fn.kernel(k) for k in DEVICE_KEYS if fn.kernel(k)}
         self.device_expr = _device_expr(s)
         self.device_check_args = _device_check_args(s) if fn.device_check else []
         # Written tensors get their version counter bumped after the kernel ran.
-        self.written = [a.name for a in s.arguments if a.is_write]
+        self.version_bumps = [cpp_api.version_bump(a) for a in s.arguments if a.is_write]
         self.delegate = None
         if fn.structured_delegate is not None:
             target = by_name[str(fn.structured_delegate)]
@@ -73,14 +71,15 @@ class OpView:
 
 
 def _device_expr(s: FunctionSchema) -> str:
-    """Which device an op runs on: its first tensor argument's, else its device= keyword."""
+    """Which device an op runs on: its tensor arguments' (see Note [Device check]: a 0-dim CPU
+    tensor defers to another tensor's device), else its device= keyword."""
+    plain = [a.name for a in s.non_out_arguments if str(a.type) == "Tensor"]
+    if len(plain) == 1:
+        return f"{plain[0]}.device()"
+    if len(plain) > 1:
+        return f"dispatch_device_of({', '.join(plain)})"
     for a in s.arguments:
-        t = a.type
-        if not is_tensor_like(t):
-            continue
-        if str(t) == "Tensor":
-            return f"{a.name}.device()"
-        if str(t) == "Tensor[]":
+        if str(a.type) == "Tensor[]":
             return f"device_of({a.name})"
     for a in s.arguments:
         if a.name == "device" and str(a.type) == "Device?":
@@ -118,7 +117,9 @@ def native_declarations(fns: list[NativeFunction]) -> list[str]:
     return list(decls)
 
 
-def generate(fns: list[NativeFunction], out_dir: str, derivatives: str | None = autograd.DEFAULT_DERIVATIVES) -> list[str]:
+def generate(
+    fns: list[NativeFunction], out_dir: str, derivatives: str | None = None
+) -> list[str]:
     """Writes all outputs under out_dir/generated; returns the paths written or kept."""
     env = _env()
     by_name = {str(f.name): f for f in fns}
@@ -166,9 +167,9 @@ def generate(fns: list[NativeFunction], out_dir: str, derivatives: str | None = 
     )
     files["_C.pyi"] = env.get_template("_C.pyi.j2").render(
         functions=[
-            (module, [python_api.pyi_signature(o) for o in ovs]) for (module, _), ovs in fn_groups.items()
+            (module, [python_api.pyi_signature(o, name) for o in ovs]) for (module, name), ovs in fn_groups.items()
         ],
-        methods=[[python_api.pyi_signature(o) for o in ovs] for ovs in method_groups.values()],
+        methods=[[python_api.pyi_signature(o, name) for o in ovs] for (_, name), ovs in method_groups.items()],
     )
     paths = []
     for name in sorted(files):

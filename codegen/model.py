@@ -26,6 +26,20 @@ BASE_TYPES = (
     "MemoryFormat",
 )
 
+# Defaults written as names, per type, and the C++ expression each stands for.
+NAMED_DEFAULTS: dict[str, dict[str, str]] = {
+    "ScalarType": {
+        "float": "ScalarType::Float",
+        "double": "ScalarType::Double",
+        "long": "ScalarType::Long",
+        "int": "ScalarType::Int",
+        "bool": "ScalarType::Bool",
+    },
+    "Layout": {"strided": "Layout::Strided"},
+    "MemoryFormat": {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"},
+    "int": {"Mean": "1", "Sum": "2"},  # `int reduction=Mean`: PyTorch's at::Reduction (None=0, Mean=1, Sum=2)
+}
+
 
 @dataclass(frozen=True)
 class BaseType:
@@ -68,13 +82,24 @@ def is_tensor_like(t: Type) -> bool:
 
 @dataclass(frozen=True)
 class Annotation:
-    """Alias annotation: `(a)` aliases set a; `(a!)` is written to."""
+    """Alias annotation: `(a)` aliases set a; `(a!)` is written to; `(a -> *)` enters the wildcard set
+    (the outputs of split/chunk/unbind alias their input, in ways the schema does not spell out)."""
 
     alias_set: str
     is_write: bool
+    to_wildcard: bool = False
 
     def __str__(self) -> str:
-        return f"({self.alias_set}{'!' if self.is_write else ''})"
+        return f"({self.alias_set}{'!' if self.is_write else ''}{' -> *' if self.to_wildcard else ''})"
+
+
+def annotated_type(t: Type, annotation: Annotation | None) -> str:
+    """The type as written: the annotation sits between the base type and any ?/[] suffix (Tensor(a!)[])."""
+    text = str(t)
+    if annotation is None:
+        return text
+    base = str(base_of(t))
+    return base + str(annotation) + text[len(base):]
 
 
 @dataclass(frozen=True)
@@ -90,12 +115,7 @@ class Argument:
         return self.annotation is not None and self.annotation.is_write
 
     def __str__(self) -> str:
-        t = str(self.type)
-        if self.annotation is not None:
-            # The annotation sits between the base type and any ?/[] suffix: Tensor(a!)[]
-            base = str(base_of(self.type))
-            t = base + str(self.annotation) + t[len(base):]
-        s = f"{t} {self.name}"
+        s = f"{annotated_type(self.type, self.annotation)} {self.name}"
         if self.default is not None:
             s += f"={self.default}"
         return s
@@ -112,10 +132,7 @@ class Return:
         return self.annotation is not None and self.annotation.is_write
 
     def __str__(self) -> str:
-        t = str(self.type)
-        if self.annotation is not None:
-            base = str(base_of(self.type))
-            t = base + str(self.annotation) + t[len(base):]
+        t = annotated_type(self.type, self.annotation)
         return f"{t} {self.name}" if self.name else t
 
 

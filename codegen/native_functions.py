@@ -2,27 +2,32 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from codegen.model import FunctionSchema, OperatorName, SchemaKind
 from codegen.schema_parser import SchemaError, parse_schema
-from codegen.yaml_loader import CodegenError, Location, key_location, load_entries
+from codegen.yaml_loader import CodegenError, Location, key_location, load_entries, user_items
 
 DEVICE_KEYS = ("CPU", "CUDA")
 COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd")
 DISPATCH_KEYS = DEVICE_KEYS + COMPOSITE_KEYS
 PYTHON_MODULES = ("nn", "linalg", "special")
-KNOWN_TAGS = ("pointwise", "reduction", "view", "factory", "nondeterministic_seeded", "core")
-ALLOWED_KEYS = {
-    "func",
-    "variants",
-    "dispatch",
-    "structured_delegate",
-    "python_module",
-    "device_check",
-    "tags",
-    "__key_lines__",
-}
+# Ours plus the PyTorch tags (aten/src/ATen/native/tags.yaml) that entries copied from PyTorch carry.
+KNOWN_TAGS = (
+    "pointwise",
+    "reduction",
+    "view",
+    "factory",
+    "nondeterministic_seeded",
+    "nondeterministic_bitwise",
+    "core",
+    "inplace_view",
+    "view_copy",
+    "dynamic_output_shape",
+    "data_dependent_output",
+    "generated",
+)
+ALLOWED_KEYS = ("func", "variants", "dispatch", "structured_delegate", "python_module", "device_check", "tags")
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class NativeFunction:
     python_module: str | None
     device_check: bool
     tags: tuple[str, ...]
+    # Line of each YAML key of the entry ("dispatch.CPU" for a kernel), for error messages.
+    key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
     @property
     def name(self) -> OperatorName:
@@ -59,22 +66,32 @@ class NativeFunction:
     def is_function(self) -> bool:
         return "function" in self.variants
 
+    def loc_of(self, key: str) -> Location:
+        """Where a key of this entry is written; the entry itself if the key is absent."""
+        line = dict(self.key_lines).get(key)
+        return Location(self.loc.file, line) if line else self.loc
 
-def _parse_dispatch(raw: object, loc: Location) -> dict[str, str]:
+
+def _parse_dispatch(raw: object, loc: Location, key_lines: dict[str, int]) -> dict[str, str]:
+    """{CPU: k, "CPU, CUDA": k2} -> {key: kernel}; records each key's line in key_lines."""
     if not isinstance(raw, dict):
         raise CodegenError(loc, "'dispatch' must be a mapping of dispatch keys to kernel names")
     out: dict[str, str] = {}
-    for keys, kernel in raw.items():
-        if keys in ("__line__", "__key_lines__"):
-            continue
+    for keys, kernel in user_items(raw):
+        line_loc = key_location(raw, keys, loc)
+        if kernel is None:
+            raise CodegenError(
+                line_loc, f"dispatch key '{keys}' names no kernel (write 'CPU, CUDA: kernel' in block style)"
+            )
         if not isinstance(kernel, str) or not kernel.isidentifier():
-            raise CodegenError(loc, f"kernel name {kernel!r} is not a C++ identifier")
+            raise CodegenError(line_loc, f"kernel name {kernel!r} is not a C++ identifier")
         for key in (k.strip() for k in str(keys).split(",")):
             if key not in DISPATCH_KEYS:
-                raise CodegenError(loc, f"unknown dispatch key '{key}' (known: {', '.join(DISPATCH_KEYS)})")
+                raise CodegenError(line_loc, f"unknown dispatch key '{key}' (known: {', '.join(DISPATCH_KEYS)})")
             if key in out:
-                raise CodegenError(loc, f"dispatch key '{key}' given twice")
+                raise CodegenError(line_loc, f"dispatch key '{key}' given twice")
             out[key] = kernel
+            key_lines[f"dispatch.{key}"] = line_loc.line
     composites = [k for k in out if k in COMPOSITE_KEYS]
     if len(composites) > 1:
         raise CodegenError(loc, "at most one composite dispatch key is allowed")
@@ -83,10 +100,33 @@ def _parse_dispatch(raw: object, loc: Location) -> dict[str, str]:
     return out
 
 
+def _parse_operator_name(text: object, loc: Location) -> OperatorName:
+    """`add.out` as written in structured_delegate."""
+    if not isinstance(text, str) or not text.strip():
+        raise CodegenError(loc, f"expected an operator name such as 'add.out', got {text!r}")
+    try:
+        return parse_schema(f"{text}() -> ()").name
+    except SchemaError as e:
+        raise CodegenError(loc, f"bad operator name {text!r}: {e.msg}") from None
+
+
+def _parse_list(raw: object) -> list[str]:
+    """`a, b` or [a, b] -> ["a", "b"]."""
+    if raw is None:
+        return []
+    items = raw if isinstance(raw, list) else str(raw).split(",")
+    return [str(x).strip() for x in items if str(x).strip()]
+
+
 def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
-    unknown = set(entry) - ALLOWED_KEYS
-    if unknown:
-        raise CodegenError(loc, f"unknown key(s): {', '.join(sorted(unknown))}")
+    key_lines: dict[str, int] = {str(k): v for k, v in entry.get("__key_lines__", {}).items()}
+
+    def at(key: object) -> Location:
+        return key_location(entry, key, loc)
+
+    for key, _ in user_items(entry):
+        if key not in ALLOWED_KEYS:
+            raise CodegenError(at(key), f"unknown key '{key}' (known: {', '.join(ALLOWED_KEYS)})")
     text = entry.get("func")
     if not isinstance(text, str):
         raise CodegenError(loc, "missing 'func:' schema string")
@@ -94,40 +134,46 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         func = parse_schema(text)
     except SchemaError as e:
         col = f" (column {e.col})" if e.col else ""
-        raise CodegenError(loc, f"{e.msg}{col} in schema: {text}") from None
+        raise CodegenError(at("func"), f"{e.msg}{col} in schema: {text}") from None
 
     variants_raw = entry.get("variants", "function")
-    variants = frozenset(v.strip() for v in str(variants_raw).split(","))
-    if not variants <= {"function", "method"} or not variants:
-        raise CodegenError(key_location(entry, "variants", loc), f"bad variants {variants_raw!r}")
-    if "method" in variants and func.self_argument() is None:
-        raise CodegenError(loc, "a method variant needs a 'self' argument")
-    if "method" in variants and func.kind() == SchemaKind.out:
-        raise CodegenError(loc, "out= operators must be function-only")
+    variants = frozenset(_parse_list(variants_raw))
+    if not variants or not variants <= {"function", "method"}:
+        raise CodegenError(at("variants"), f"bad variants {variants_raw!r} (use: function, method)")
+    if "method" in variants:
+        self_arg = func.self_argument()
+        if self_arg is None or str(self_arg.type) != "Tensor":
+            raise CodegenError(at("variants"), "a method variant needs a 'Tensor self' argument")
+        if func.kind() == SchemaKind.out:
+            raise CodegenError(at("variants"), "out= operators must be function-only")
 
     delegate = None
     if "structured_delegate" in entry:
-        d = parse_schema(f"{entry['structured_delegate']}() -> ()").name if entry["structured_delegate"] else None
-        delegate = d
+        delegate = _parse_operator_name(entry["structured_delegate"], at("structured_delegate"))
         if "dispatch" in entry:
-            raise CodegenError(loc, "an op with 'structured_delegate' must not list its own dispatch")
-    dispatch_loc = key_location(entry, "dispatch", loc)
-    dispatch = _parse_dispatch(entry["dispatch"], dispatch_loc) if "dispatch" in entry else {}
+            raise CodegenError(at("dispatch"), "an op with 'structured_delegate' must not list its own dispatch")
+        if func.kind() not in (SchemaKind.functional, SchemaKind.inplace):
+            raise CodegenError(
+                at("structured_delegate"),
+                f"only functional and in-place ops can have a structured_delegate, not a {func.kind().value} op",
+            )
+    dispatch = _parse_dispatch(entry["dispatch"], at("dispatch"), key_lines) if "dispatch" in entry else {}
     if not dispatch and delegate is None:
         dispatch = {"CompositeImplicitAutograd": func.name.name}
 
     module = entry.get("python_module")
     if module is not None and module not in PYTHON_MODULES:
-        raise CodegenError(loc, f"unknown python_module '{module}'")
+        known = ", ".join(PYTHON_MODULES)
+        raise CodegenError(at("python_module"), f"unknown python_module '{module}' (known: {known})")
     if module is not None and "method" in variants:
-        raise CodegenError(loc, "ops in a python_module cannot be methods")
-    tags = tuple(t.strip() for t in str(entry.get("tags", "")).split(",") if t.strip())
+        raise CodegenError(at("python_module"), "ops in a python_module cannot be methods")
+    tags = tuple(_parse_list(entry.get("tags", "")))
     for t in tags:
         if t not in KNOWN_TAGS:
-            raise CodegenError(loc, f"unknown tag '{t}'")
+            raise CodegenError(at("tags"), f"unknown tag '{t}'")
     device_check = entry.get("device_check", "ExactSame")
     if device_check not in ("ExactSame", "NoCheck"):
-        raise CodegenError(loc, f"device_check must be ExactSame or NoCheck, got {device_check!r}")
+        raise CodegenError(at("device_check"), f"device_check must be ExactSame or NoCheck, got {device_check!r}")
     return NativeFunction(
         func=func,
         loc=loc,
@@ -137,6 +183,7 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         python_module=module,
         device_check=device_check == "ExactSame",
         tags=tags,
+        key_lines=tuple(sorted(key_lines.items())),
     )
 
 
@@ -149,25 +196,32 @@ def load_native_functions(path: str, display_name: str = "native_functions.yaml"
 def validate_set(fns: list[NativeFunction]) -> None:
     """Checks across entries: unique overloads, delegates that exist and fit."""
     by_name: dict[str, NativeFunction] = {}
-    empty_overload: dict[str, NativeFunction] = {}
     for f in fns:
         key = str(f.name)
         if key in by_name:
             raise CodegenError(f.loc, f"duplicate operator '{key}' (first at line {by_name[key].loc.line})")
         by_name[key] = f
-        if not f.name.overload:
-            empty_overload[f.name.name] = f
     for f in fns:
         if f.structured_delegate is None:
             continue
+        loc = f.loc_of("structured_delegate")
         target = by_name.get(str(f.structured_delegate))
         if target is None:
-            raise CodegenError(f.loc, f"structured_delegate '{f.structured_delegate}' names no operator")
+            raise CodegenError(loc, f"structured_delegate '{f.structured_delegate}' names no operator")
         if target.func.kind() != SchemaKind.out:
-            raise CodegenError(f.loc, f"structured_delegate '{f.structured_delegate}' is not an out= operator")
+            raise CodegenError(loc, f"structured_delegate '{f.structured_delegate}' is not an out= operator")
         if target.func.signature_key() != f.func.signature_key():
             raise CodegenError(
-                f.loc, f"signature does not match its structured_delegate '{f.structured_delegate}'"
+                loc,
+                f"signature {f.func.signature_key()} does not match that of its structured_delegate "
+                f"'{f.structured_delegate}': {target.func.signature_key()}",
             )
-        if f.func.kind() == SchemaKind.functional and len(f.func.returns) != len(target.func.returns):
-            raise CodegenError(f.loc, "functional op and its out= delegate return different counts")
+        n_outs = len(target.func.out_arguments)
+        if not target.func.returns or any(str(a.type) != "Tensor" for a in target.func.out_arguments):
+            raise CodegenError(
+                loc, f"structured_delegate '{f.structured_delegate}' must take and return plain Tensor out arguments"
+            )
+        if f.func.kind() == SchemaKind.functional and len(f.func.returns) != n_outs:
+            raise CodegenError(loc, f"returns {len(f.func.returns)} value(s), its out= delegate fills {n_outs}")
+        if f.func.kind() == SchemaKind.inplace and n_outs != 1:
+            raise CodegenError(loc, f"an in-place op cannot delegate to an out= op with {n_outs} out arguments")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.cpp_api import argument_type, public_arguments, public_name
-from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, Type, base_of
+from codegen.cpp_api import argument_type, cpp_string, default_expr, public_arguments, public_name
+from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type, base_of
 from codegen.native_functions import NativeFunction
 
 
@@ -38,6 +38,7 @@ def binding_arg_expr(a: Argument) -> str:
 
 
 def python_default(a: Argument) -> str:
+    """The default as a pybind11 object: what a Python caller would have passed."""
     d = a.default
     assert d is not None
     if d == "None":
@@ -50,18 +51,19 @@ def python_default(a: Argument) -> str:
         if d.startswith("["):
             items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
             return "py::make_tuple(" + ", ".join(items) + ")"
+        if name == "float":  # float[2] x=1.5: no scalar-to-list conversion on the Python side
+            return "py::make_tuple(" + ", ".join([d] * (t.size or 1)) + ")"
         return f"py::int_({d})"
     if name == "str":
-        return f'py::str("{d[1:-1]}")'
+        return f"py::str({cpp_string(d[1:-1])})"
     if name == "ScalarType":
-        cpp = {"float": "Float", "double": "Double", "long": "Long", "int": "Int", "bool": "Bool"}[d]
-        return f"dtype_object(ScalarType::{cpp})"
-    if name == "MemoryFormat":
-        return "py::cast(MemoryFormat::" + ("Contiguous" if d == "contiguous_format" else "Preserve") + ")"
-    if name == "Layout":
-        return "py::cast(Layout::Strided)"
+        return f"dtype_object({default_expr(a)})"
+    if name in ("MemoryFormat", "Layout"):
+        return f"py::cast({default_expr(a)})"
+    if name == "int":
+        return f"py::int_({default_expr(a)})"
     if d in ("inf", "-inf"):
-        return f"py::float_({'-' if d[0] == '-' else ''}std::numeric_limits<double>::infinity())"
+        return f"py::float_({default_expr(a)})"
     if any(c in d for c in ".eE") or name == "float":
         return f"py::float_({d})"
     return f"py::int_({d})"
@@ -69,11 +71,16 @@ def python_default(a: Argument) -> str:
 
 @dataclass(frozen=True)
 class Overload:
-    """One pybind11 overload of a Python-visible name."""
+    """One pybind11 overload of a Python-visible name.
+
+    A functional op and its out= variant share one overload with `out=None`, as PyTorch's
+    bindings do: one signature to match instead of two, and `out=(a, b)` for several outputs.
+    """
 
     fn: NativeFunction
     is_method: bool
     varargs: bool  # the sole positional int list is taken as *args: zeros(2, 3), x.view(2, 3)
+    out_fn: NativeFunction | None = None  # the .out variant merged into this overload
 
     @property
     def schema(self) -> FunctionSchema:
@@ -91,6 +98,8 @@ class Overload:
                 params.append("const py::args& " + a.name + "_args")
             else:
                 params.append(f"{binding_type(a.type)} {a.name}")
+        if self.out_fn is not None:
+            params.append("py::handle out")
         return params
 
     def vararg(self) -> Argument | None:
@@ -112,27 +121,47 @@ class Overload:
             elif isinstance(a.type, OptionalType) and base_of(a.type).name == "Tensor":
                 s += ".none(true)"
             out.append(s)
+        if self.out_fn is not None:
+            if not kw_marked:
+                out.append("py::kw_only()")
+            out.append('py::arg("out") = py::none()')
         return out
 
-    def call_expr(self) -> str:
+    def call_expr(self, schema: FunctionSchema | None = None) -> str:
         """The C++ API call: tl::add(self, other, alpha) or tl::add_out(out, self, other, alpha)."""
+        schema = schema or self.schema
+        outs = schema.out_arguments
         args = []
-        for a in public_arguments(self.schema):
+        for a in public_arguments(schema):
             if self.is_method and a.name == "self":
                 continue
-            if self.varargs and a is self.vararg():
+            if self.varargs and a.name == self.python_args()[0].name:
                 args.append(f"int_list_from_args({a.name}_args)")
+            elif self.out_fn is not None and a in outs:
+                args.append(f"out_tensor(out, {outs.index(a)}, {len(outs)})")
             else:
                 args.append(binding_arg_expr(a))
-        callee = f"self.{public_name(self.schema)}" if self.is_method else f"tl::{public_name(self.schema)}"
+        callee = f"self.{public_name(schema)}" if self.is_method else f"tl::{public_name(schema)}"
         return f"{callee}({', '.join(args)})"
 
-    def wrap_result(self, call: str) -> str:
-        rets = self.schema.returns
+    def body(self) -> str:
+        """The lambda body: call the C++ API and convert its result for Python."""
+        functional = self._result(self.schema, self.call_expr())
+        if self.out_fn is None:
+            return functional
+        out_schema = self.out_fn.func
+        return f"if (out.is_none()) {{ {functional} }} {self._result(out_schema, self.call_expr(out_schema))}"
+
+    def _result(self, schema: FunctionSchema, call: str) -> str:
+        rets = schema.returns
+        if not rets:
+            return f"{call}; return py::object(py::none());"
         if len(rets) > 1 and all(r.name for r in rets):
             fields = ", ".join(f'"{r.name}"' for r in rets)
-            return f'named_tuple("{self.schema.name.base}", {{{fields}}}, {call})'
-        return f"wrap({call})"
+            return f'return py::object(named_tuple("{schema.name.base}", {{{fields}}}, {call}));'
+        if self.out_fn is None:
+            return f"return wrap({call});"
+        return f"return py::object(py::cast(wrap({call})));"
 
 
 # Python operator slots bound straight to an operator's method overloads (no Python frame
@@ -183,6 +212,18 @@ def _eligible_varargs(fn: NativeFunction, is_method: bool) -> bool:
     return len(pos) == 1 and isinstance(pos[0].type, ListType) and base_of(pos[0].type).name in ("int", "SymInt")
 
 
+def _merge_out_variants(fns: list[NativeFunction]) -> dict[NativeFunction, NativeFunction]:
+    """functional op -> its out= variant (same arguments), for ops that have both."""
+    functional = {f.func.signature_key(): f for f in fns if f.func.kind() == SchemaKind.functional}
+    merged = {}
+    for f in fns:
+        if f.func.kind() == SchemaKind.out:
+            partner = functional.get(f.func.signature_key())
+            if partner is not None and partner not in merged:
+                merged[partner] = f
+    return merged
+
+
 def group_overloads(fns: list[NativeFunction], methods: bool) -> dict[tuple[str | None, str], list[Overload]]:
     """(python_module, python name) -> overloads in binding order."""
     groups: dict[tuple[str | None, str], list[NativeFunction]] = {}
@@ -195,12 +236,15 @@ def group_overloads(fns: list[NativeFunction], methods: bool) -> dict[tuple[str 
     out: dict[tuple[str | None, str], list[Overload]] = {}
     for key in sorted(groups, key=lambda k: (k[0] or "", k[1])):
         ordered = sorted(groups[key], key=_sort_key)
+        merged = _merge_out_variants(ordered)
         ovs: list[Overload] = []
         for f in ordered:
-            ovs.append(Overload(f, methods, False))
+            if f in merged.values():
+                continue
+            ovs.append(Overload(f, methods, False, merged.get(f)))
         for f in ordered:
-            if _eligible_varargs(f, methods):
-                ovs.append(Overload(f, methods, True))
+            if f not in merged.values() and _eligible_varargs(f, methods):
+                ovs.append(Overload(f, methods, True, merged.get(f)))
         out[key] = ovs
     if methods:
         for dunder, name in DUNDER_METHODS.items():
@@ -248,7 +292,8 @@ def pyi_return(s: FunctionSchema) -> str:
     return "tuple[" + ", ".join(one(r.type) for r in s.returns) + "]"
 
 
-def pyi_signature(ov: Overload) -> str:
+def pyi_signature(ov: Overload, name: str) -> str:
+    """The stub of one overload, bound under `name` (the op's name, or a dunder such as __add__)."""
     params = ["self"] if ov.is_method else []
     star = False
     for a in ov.python_args():
@@ -263,4 +308,9 @@ def pyi_signature(ov: Overload) -> str:
         if a.default is not None:
             p += " = ..."
         params.append(p)
-    return f"def {ov.schema.name.name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."
+    if ov.out_fn is not None:
+        if not star:
+            params.append("*")
+        ret = pyi_return(ov.schema)
+        params.append(f"out: {ret if len(ov.schema.returns) == 1 else 'Sequence[Tensor]'} | None = None")
+    return f"def {name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."

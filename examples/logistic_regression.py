@@ -31,7 +31,7 @@ def train(x, y, steps: int, lr: float):
     w = tl.zeros(d)
     b = tl.zeros(1)
     losses = []
-    for step in range(steps):
+    for _ in range(steps):
         p = (x @ w + b).sigmoid()  # predicted probability of class 1
         eps = 1e-7
         loss = -(y * (p + eps).log() + (1 - y) * (1 - p + eps).log()).mean()
@@ -71,7 +71,7 @@ def main() -> None:
     print(f"train accuracy {accuracy:.3f}  ({args.steps} steps in {elapsed * 1000:.0f} ms, "
           f"{elapsed / args.steps * 1e6:.0f} us/step)")
 
-    w_ref, b_ref = numpy_reference(x.numpy(), y.numpy(), args.steps, args.lr)
+    w_ref, _ = numpy_reference(x.numpy(), y.numpy(), args.steps, args.lr)
     err = float(np.abs(w.numpy() - w_ref).max())
     print(f"max |w - w_numpy| = {err:.2e}")
     assert err < 1e-3, "torchlite and NumPy disagree"

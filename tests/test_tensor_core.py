@@ -5,9 +5,9 @@ import gc
 
 import numpy as np
 import pytest
+from helpers import ALL_DTYPES, NP_DTYPE, assert_close
 
 import torchlite as tl
-from helpers import ALL_DTYPES, NP_DTYPE, assert_close
 
 
 def test_dtype_objects():

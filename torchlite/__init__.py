@@ -4,7 +4,11 @@ Operators come from native_functions.yaml through the code generator into torchl
 this package re-exports them under PyTorch's names and adds the Python-level pieces.
 """
 
-from torchlite import _C
+from torchlite import (
+    _C,
+    _tensor,  # noqa: F401  (installs Python-level Tensor methods)
+    cuda,  # noqa: F401
+)
 from torchlite._C import (  # noqa: F401  (types and runtime services)
     Generator,
     Tensor,
@@ -21,16 +25,15 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     memory_format,
     preserve_format,
     promote_types,
+    result_type,
     set_default_dtype,
     set_num_threads,
     strided,
     tensor,
 )
-from torchlite._size import Size
-from torchlite import _tensor  # noqa: F401  (installs Python-level Tensor methods)
-from torchlite import cuda  # noqa: F401
-from torchlite import autograd  # noqa: F401
-from torchlite.autograd.grad_mode import (  # noqa: F401
+from torchlite._size import Size  # noqa: F401
+from torchlite import autograd  # noqa: F401, E402
+from torchlite.autograd.grad_mode import (  # noqa: F401, E402
     enable_grad,
     inference_mode,
     is_grad_enabled,
@@ -39,7 +42,7 @@ from torchlite.autograd.grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 
-bool = _C.bool  # noqa: A001  (shadows the builtin on purpose, as torch.bool does)
+bool = _C.bool
 uint8 = _C.uint8
 int8 = _C.int8
 int16 = _C.int16
@@ -51,10 +54,10 @@ float32 = _C.float32
 float64 = _C.float64
 # PyTorch's aliases
 half = float16
-float = float32  # noqa: A001
+float = float32
 double = float64
 short = int16
-int = int32  # noqa: A001
+int = int32
 long = int64
 
 
@@ -78,11 +81,6 @@ def is_tensor(obj) -> "bool":
 
 def numel(t: Tensor) -> "int":
     return t.numel()
-
-
-def result_type(a, b) -> dtype:
-    """Promoted dtype of two operands (tensors or Python numbers), as torch.result_type."""
-    return (a if isinstance(a, Tensor) else tensor(a)).add(b if isinstance(b, Tensor) else b).dtype
 
 
 def is_floating_point(t: Tensor) -> "bool":

@@ -16,8 +16,26 @@ def __radd__(self, other):
     return self.add(other)
 
 
+def _is_number(x):
+    return isinstance(x, (builtins.bool, builtins.int, builtins.float))
+
+
+def _number_as_tensor(self, number):
+    """A 0-dim tensor standing in for a Python number on the left of an operator.
+
+    Its dtype is result_type(self, number) (the number is a weak type), so using it as the
+    left operand gives the dtype `number op self` has in PyTorch.
+    """
+    d = self.dtype
+    if isinstance(number, builtins.float):
+        d = d if d.is_floating_point else _C.get_default_dtype()
+    elif not isinstance(number, builtins.bool) and d == _C.bool:
+        d = _C.int64
+    return _C.tensor(number, dtype=d, device=self.device)
+
+
 def __rsub__(self, other):
-    return self.neg().add(other)
+    return _C.rsub(self, other) if _is_number(other) else NotImplemented
 
 
 def __rmul__(self, other):
@@ -25,19 +43,19 @@ def __rmul__(self, other):
 
 
 def __rtruediv__(self, other):
-    return self.reciprocal().mul(other)
+    return _C.div(_number_as_tensor(self, other), self) if _is_number(other) else NotImplemented
 
 
 def __rfloordiv__(self, other):
-    return _C.full_like(self, other, dtype=_C.result_type(self, other)).floor_divide(self)
+    return _C.floor_divide(_number_as_tensor(self, other), self) if _is_number(other) else NotImplemented
 
 
 def __rmod__(self, other):
-    return _C.full_like(self, other, dtype=_C.result_type(self, other)).remainder(self)
+    return _C.remainder(other, self) if _is_number(other) else NotImplemented
 
 
 def __rpow__(self, other):
-    return _C.pow(other, self)
+    return _C.pow(other, self) if _is_number(other) else NotImplemented
 
 
 def __rmatmul__(self, other):
@@ -129,10 +147,6 @@ def cpu(self):
 def cuda(self, device=None, non_blocking=False):
     return self.to(_C.device("cuda") if device is None else _C.device("cuda", device) if isinstance(device, int)
                    else device, non_blocking=non_blocking)
-
-
-def type_as(self, other):
-    return self.to(other.dtype)
 
 
 def _float(self):
@@ -234,7 +248,6 @@ _METHODS = {
     "__contains__": __contains__,
     "cpu": cpu,
     "cuda": cuda,
-    "type_as": type_as,
     "float": _float,
     "double": _double,
     "half": _half,

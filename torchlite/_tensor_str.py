@@ -101,7 +101,7 @@ def tensor_repr(t) -> str:
             sample = flat
         if t.dtype == _C.bool:
             width = 5 if not np.all(sample) else 4
-            fmt = lambda v: _format_bool(v).rjust(width)  # noqa: E731
+            fmt = lambda v: _format_bool(v).rjust(width)
         else:
             fmt = _Formatter(sample.astype(np.float64) if floating else sample, floating)
         body = _body(values, fmt, len("tensor("), summarize)

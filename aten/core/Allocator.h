@@ -38,6 +38,8 @@ class Allocator {
  public:
   virtual ~Allocator() = default;
   virtual DataPtr allocate(size_t nbytes) = 0;
+  // On a given device (the CUDA allocator reads the index; -1: the current device).
+  virtual DataPtr allocate(size_t nbytes, Device device) { return allocate(nbytes); }
 };
 
 // Statistics of the CPU allocator's large-block pool (bytes); small blocks go straight to

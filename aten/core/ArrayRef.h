@@ -15,7 +15,7 @@ class ArrayRef {
   ArrayRef(const T& one) : data_(&one), size_(1) {}
   ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   ArrayRef(const std::vector<T>& v) : data_(v.data()), size_(v.size()) {}
-  ArrayRef(std::initializer_list<T> l) : data_(l.begin()), size_(l.size()) {}
+  ArrayRef(const std::initializer_list<T>& l) : data_(l.begin()), size_(l.size()) {}
 
   const T* begin() const { return data_; }
   const T* end() const { return data_ + size_; }

@@ -18,6 +18,23 @@ inline Device device_of(const std::optional<Tensor>& t) {
   return (t && t->defined()) ? t->device() : Device(DeviceType::CPU);
 }
 
+// The device of an op with several tensor arguments: the first one that is not a 0-dim CPU
+// tensor (those may join an op on any device), else the first one's.
+template <typename... Ts>
+Device dispatch_device_of(const Tensor& first, const Ts&... rest) {
+  Device found = first.device();
+  bool settled = !(found.is_cpu() && first.dim() == 0);
+  auto consider = [&](const Tensor& t) {
+    if (settled || !t.defined()) return;
+    if (!(t.is_cpu() && t.dim() == 0)) {
+      found = t.device();
+      settled = true;
+    }
+  };
+  (consider(rest), ...);
+  return found;
+}
+
 // Note [Device check]: all tensor arguments must live on the op's device, except 0-dim CPU
 // tensors, which kernels read as scalars (as PyTorch allows `cuda_tensor * cpu_scalar_tensor`).
 inline void check_one_device(const char* schema, Device device, const Tensor& t) {

@@ -18,7 +18,7 @@ struct StorageImpl {
   Device device() const { return data.device; }
 
   static std::shared_ptr<StorageImpl> allocate(size_t nbytes, Device device) {
-    return std::make_shared<StorageImpl>(allocator_for(device)->allocate(nbytes), nbytes);
+    return std::make_shared<StorageImpl>(allocator_for(device)->allocate(nbytes, device), nbytes);
   }
 };
 

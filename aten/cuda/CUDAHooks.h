@@ -1,10 +1,13 @@
 #pragma once
 // The CUDA runtime as the rest of torchlite sees it. CUDAHooks.cpp implements it with the
 // CUDA runtime when the build has CUDA; CUDAHooksStub.cpp otherwise (no devices, and every
-// call that needs a device raises a clear error).
+// call that needs a device raises a clear error). No CUDA types here: streams are passed as
+// integers (the cudaStream_t value; 0 is the legacy default stream), so pure C++ and the
+// Python bindings can include this header in every build. CUDA code uses CUDAContext.h.
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 
 namespace tl::cuda {
 
@@ -15,10 +18,30 @@ int current_device();
 void set_device(int device);
 void synchronize(int device);
 std::string device_name(int device);
+std::pair<int, int> device_capability(int device);  // (major, minor)
+std::pair<int64_t, int64_t> mem_get_info(int device);  // (free, total) bytes
 
 // Caching allocator statistics for one device (bytes), as torch.cuda.memory_stats() names them.
 std::map<std::string, int64_t> memory_stats(int device);
 void empty_cache();
 void reset_peak_memory_stats(int device);
+
+// Streams (Note [Current stream] in CUDAContext.h). -1 as device: the current device.
+int64_t stream_create(int device, int priority);
+void stream_destroy(int64_t stream);
+void stream_synchronize(int64_t stream);
+bool stream_query(int64_t stream);  // true when all work queued on it has finished
+int64_t current_stream(int device);
+void set_current_stream(int device, int64_t stream);
+
+// Test hooks: the caching allocator's pool logic (CUDACachingAllocator.cpp) driven with
+// host memory, so its rounding, best-fit reuse, splitting, merging, statistics and
+// out-of-memory path are tested on machines without a GPU. Pointers are returned as integers.
+void test_pool_reset(int64_t memory_limit);  // fresh pool; limit on reserved bytes (0: none)
+int64_t test_pool_malloc(int64_t nbytes, int64_t stream);
+void test_pool_free(int64_t ptr);
+void test_pool_empty_cache();
+void test_pool_reset_peak();
+std::map<std::string, int64_t> test_pool_stats();  // memory_stats keys + "raw_alloc_calls"
 
 }  // namespace tl::cuda

@@ -1,6 +1,8 @@
 // CUDAHooks for builds without CUDA.
 #include "aten/core/Exception.h"
+#include "aten/cuda/CUDACachingAllocator.h"
 #include "aten/cuda/CUDAHooks.h"
+#include "aten/cuda/CUDATestHooks.h"
 
 namespace tl::cuda {
 
@@ -15,11 +17,19 @@ int current_device() { not_built(); }
 void set_device(int) { not_built(); }
 void synchronize(int) { not_built(); }
 std::string device_name(int) { not_built(); }
-std::map<std::string, int64_t> memory_stats(int) {
-  return {{"allocated_bytes.all.current", 0}, {"allocated_bytes.all.peak", 0},
-          {"reserved_bytes.all.current", 0}, {"reserved_bytes.all.peak", 0}};
-}
+std::pair<int, int> device_capability(int) { not_built(); }
+std::pair<int64_t, int64_t> mem_get_info(int) { not_built(); }
+std::map<std::string, int64_t> memory_stats(int) { return CachingAllocatorCore::zero_stats(); }
 void empty_cache() {}
 void reset_peak_memory_stats(int) {}
+
+int64_t stream_create(int, int) { not_built(); }
+void stream_destroy(int64_t) { not_built(); }
+void stream_synchronize(int64_t) { not_built(); }
+bool stream_query(int64_t) { not_built(); }
+int64_t current_stream(int) { not_built(); }
+void set_current_stream(int, int64_t) { not_built(); }
+
+Tensor reduce_sum_inner_for_test(const Tensor&, int64_t) { not_built(); }
 
 }  // namespace tl::cuda

@@ -38,6 +38,8 @@ Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy,
   return to_impl(self, other.dtype(), other.device(), copy);
 }
 
+Tensor type_as(const Tensor& self, const Tensor& other) { return self.to(other.dtype()); }
+
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
   return to_impl(self, self.dtype(), self.device(), /*copy=*/true);
 }

@@ -2,12 +2,112 @@
 // Note [Shared functors]: the math of every elementwise op, written once as a functor over
 // its compute type and used by both the CPU loops (cpu/Loops.h) and the CUDA launcher
 // (cuda/Loops.cuh). Half types compute in float (opmath_t) and round on store.
+//
+// Functors are pure: they never throw (a CUDA thread cannot). Checks that depend on data,
+// such as integer division by zero, are done by the device code before the loop (see
+// check_no_zero_divisor in BinaryOps.h); the functors return 0 in that case.
+// Branches are written as selects where they can be, so the contiguous CPU loops vectorise.
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "aten/core/Macros.h"
 #include "aten/core/ScalarType.h"
 
 namespace tl::native {
+
+namespace ew {
+
+template <typename T>
+inline constexpr bool is_signed_int_v = std::is_integral_v<T> && std::is_signed_v<T>;
+template <typename T>
+inline constexpr bool is_unsigned_int_v = std::is_integral_v<T> && !std::is_signed_v<T> && !std::is_same_v<T, bool>;
+
+// -a with two's-complement wrap-around (no UB for the most negative value).
+template <typename T>
+TL_HOST_DEVICE inline T wrapping_neg(T a) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(0) - static_cast<U>(a));
+  } else {
+    return -a;
+  }
+}
+
+// Integer division helpers: b == 0 gives 0 (callers check first); b == -1 avoids the
+// INT_MIN / -1 trap.
+template <typename T>
+TL_HOST_DEVICE inline T int_div_trunc(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return wrapping_neg(a);
+  }
+  return static_cast<T>(a / b);
+}
+template <typename T>
+TL_HOST_DEVICE inline T int_div_floor(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return wrapping_neg(a);
+    T q = static_cast<T>(a / b);
+    T r = static_cast<T>(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  } else {
+    return static_cast<T>(a / b);
+  }
+}
+// Python-style remainder: the result has the sign of the divisor.
+template <typename T>
+TL_HOST_DEVICE inline T int_remainder(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return T(0);
+    T r = static_cast<T>(a % b);
+    return (r != 0 && ((r < 0) != (b < 0))) ? static_cast<T>(r + b) : r;
+  } else {
+    return static_cast<T>(a % b);
+  }
+}
+template <typename T>
+TL_HOST_DEVICE inline T float_remainder(T a, T b) {
+  T m = std::fmod(a, b);
+  return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
+}
+// Python's float floor division (what torch.div(rounding_mode='floor') computes).
+template <typename T>
+TL_HOST_DEVICE inline T float_div_floor(T a, T b) {
+  if (b == 0) return a / b;
+  T m = std::fmod(a, b);
+  T d = (a - m) / b;
+  if (m != 0 && ((b < 0) != (m < 0))) d -= T(1);
+  if (d == 0) return std::copysign(T(0), a / b);
+  T f = std::floor(d);
+  return (d - f > T(0.5)) ? f + T(1) : f;
+}
+// Integer power by squaring; negative exponents give 1, +-1 or 0 as torch does.
+template <typename T>
+TL_HOST_DEVICE inline T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) {
+      if (base == 1) return T(1);
+      if (base == -1) return (exp & 1) ? T(-1) : T(1);
+      return T(0);
+    }
+  }
+  using U = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+  U result = 1, b = static_cast<U>(base);
+  auto e = exp;
+  while (e) {
+    if (e & 1) result *= b;
+    b *= b;
+    e = static_cast<T>(e >> 1);
+  }
+  return static_cast<T>(result);
+}
+
+}  // namespace ew
+
+// ---- binary arithmetic (inputs and output of type T) ---------------------------------------
 
 template <typename T>
 struct AddFunctor {
@@ -18,5 +118,275 @@ struct AddFunctor {
     else return static_cast<T>(static_cast<op_t>(a) + alpha * static_cast<op_t>(b));
   }
 };
+
+template <typename T>
+struct SubFunctor {
+  using op_t = opmath_t<T>;
+  op_t alpha;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    return static_cast<T>(static_cast<op_t>(a) - alpha * static_cast<op_t>(b));
+  }
+};
+
+template <typename T>
+struct MulFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else return static_cast<T>(static_cast<op_t>(a) * static_cast<op_t>(b));
+  }
+};
+
+// True division; the iterator promotes integer inputs to float first.
+template <typename T>
+struct DivFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(static_cast<op_t>(a) / static_cast<op_t>(b)); }
+};
+
+template <typename T>
+struct DivTruncFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return ew::int_div_trunc(a, b);
+    else return static_cast<T>(std::trunc(static_cast<op_t>(a) / static_cast<op_t>(b)));
+  }
+};
+
+// Also floor_divide.
+template <typename T>
+struct DivFloorFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return ew::int_div_floor(a, b);
+    else return static_cast<T>(ew::float_div_floor(static_cast<op_t>(a), static_cast<op_t>(b)));
+  }
+};
+
+template <typename T>
+struct RemainderFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return ew::int_remainder(a, b);
+    else return static_cast<T>(ew::float_remainder(static_cast<op_t>(a), static_cast<op_t>(b)));
+  }
+};
+
+template <typename T>
+struct PowFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return ew::int_pow(a, b);
+    else return static_cast<T>(std::pow(static_cast<op_t>(a), static_cast<op_t>(b)));
+  }
+};
+
+// a ** exponent for a fixed exponent (pow.Tensor_Scalar); common exponents get cheap forms.
+template <typename T>
+struct PowScalarFunctor {
+  using op_t = opmath_t<T>;
+  op_t exponent;
+  TL_HOST_DEVICE T operator()(T a) const {
+    if constexpr (std::is_integral_v<T>) return ew::int_pow(a, static_cast<T>(exponent));
+    else return static_cast<T>(std::pow(static_cast<op_t>(a), exponent));
+  }
+};
+template <typename T>
+struct SquareFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const { return static_cast<T>(static_cast<op_t>(a) * static_cast<op_t>(a)); }
+};
+
+// maximum/minimum propagate NaN.
+template <typename T>
+struct MaximumFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a || b;
+    else if constexpr (std::is_integral_v<T>) return a > b ? a : b;
+    else {
+      op_t x = static_cast<op_t>(a), y = static_cast<op_t>(b);
+      return static_cast<T>(x != x ? x : (y != y ? y : (x > y ? x : y)));
+    }
+  }
+};
+template <typename T>
+struct MinimumFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a && b;
+    else if constexpr (std::is_integral_v<T>) return a < b ? a : b;
+    else {
+      op_t x = static_cast<op_t>(a), y = static_cast<op_t>(b);
+      return static_cast<T>(x != x ? x : (y != y ? y : (x < y ? x : y)));
+    }
+  }
+};
+
+// ---- comparisons and logical ops (inputs T, output bool) -----------------------------------
+
+#define TL_COMPARISON_FUNCTOR(Name, op)                                                      \
+  template <typename T>                                                                      \
+  struct Name {                                                                              \
+    using op_t = opmath_t<T>;                                                                \
+    TL_HOST_DEVICE bool operator()(T a, T b) const {                                         \
+      return static_cast<op_t>(a) op static_cast<op_t>(b);                                   \
+    }                                                                                        \
+  };
+TL_COMPARISON_FUNCTOR(EqFunctor, ==)
+TL_COMPARISON_FUNCTOR(NeFunctor, !=)
+TL_COMPARISON_FUNCTOR(LtFunctor, <)
+TL_COMPARISON_FUNCTOR(LeFunctor, <=)
+TL_COMPARISON_FUNCTOR(GtFunctor, >)
+TL_COMPARISON_FUNCTOR(GeFunctor, >=)
+#undef TL_COMPARISON_FUNCTOR
+
+#define TL_LOGICAL_FUNCTOR(Name, op)                                                         \
+  template <typename T>                                                                      \
+  struct Name {                                                                              \
+    using op_t = opmath_t<T>;                                                                \
+    TL_HOST_DEVICE bool operator()(T a, T b) const {                                         \
+      return (static_cast<op_t>(a) != op_t(0)) op (static_cast<op_t>(b) != op_t(0));         \
+    }                                                                                        \
+  };
+TL_LOGICAL_FUNCTOR(LogicalAndFunctor, &&)
+TL_LOGICAL_FUNCTOR(LogicalOrFunctor, ||)
+TL_LOGICAL_FUNCTOR(LogicalXorFunctor, !=)
+#undef TL_LOGICAL_FUNCTOR
+
+template <typename T>
+struct LogicalNotFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE bool operator()(T a) const { return static_cast<op_t>(a) == op_t(0); }
+};
+
+// ---- bitwise ops (integral and bool) -------------------------------------------------------
+
+#define TL_BITWISE_FUNCTOR(Name, op)                                                         \
+  template <typename T>                                                                      \
+  struct Name {                                                                              \
+    TL_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(a op b); }           \
+  };
+TL_BITWISE_FUNCTOR(BitwiseAndFunctor, &)
+TL_BITWISE_FUNCTOR(BitwiseOrFunctor, |)
+TL_BITWISE_FUNCTOR(BitwiseXorFunctor, ^)
+#undef TL_BITWISE_FUNCTOR
+
+template <typename T>
+struct BitwiseNotFunctor {
+  TL_HOST_DEVICE T operator()(T a) const {
+    if constexpr (std::is_same_v<T, bool>) return !a;
+    else return static_cast<T>(~a);
+  }
+};
+
+// ---- ternary -------------------------------------------------------------------------------
+
+// where(condition, self, other); the condition arrives converted to T (0 or 1).
+template <typename T>
+struct WhereFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T c, T a, T b) const { return static_cast<op_t>(c) != op_t(0) ? a : b; }
+};
+
+// clamp(a, lo, hi) = min(max(a, lo), hi); NaN inputs stay NaN. Absent bounds are +-inf
+// (or the integer type's limits).
+template <typename T>
+struct ClampFunctor {
+  using op_t = opmath_t<T>;
+  op_t lo, hi;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    op_t y = x < lo ? lo : x;
+    y = y > hi ? hi : y;
+    if constexpr (std::is_integral_v<T>) return static_cast<T>(y);
+    else return static_cast<T>(x != x ? x : y);
+  }
+};
+
+// ---- unary ---------------------------------------------------------------------------------
+
+template <typename T>
+struct NegFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    if constexpr (std::is_integral_v<T>) return ew::wrapping_neg(a);
+    else return static_cast<T>(-static_cast<op_t>(a));
+  }
+};
+
+template <typename T>
+struct AbsFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    if constexpr (ew::is_unsigned_int_v<T> || std::is_same_v<T, bool>) return a;
+    else if constexpr (std::is_integral_v<T>) return a < 0 ? ew::wrapping_neg(a) : a;
+    else return static_cast<T>(std::fabs(static_cast<op_t>(a)));
+  }
+};
+
+// sign(nan) = 0 as in torch.
+template <typename T>
+struct SignFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    if constexpr (std::is_same_v<T, bool>) return a;
+    else if constexpr (ew::is_unsigned_int_v<T>) return static_cast<T>(a > 0);
+    else {
+      op_t x = static_cast<op_t>(a);
+      return static_cast<T>(static_cast<op_t>((op_t(0) < x) - (x < op_t(0))));
+    }
+  }
+};
+
+template <typename T>
+struct ReluFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    if constexpr (std::is_integral_v<T>) return x > 0 ? a : T(0);
+    else return static_cast<T>((x > op_t(0) || x != x) ? x : op_t(0));
+  }
+};
+
+// Rounding ops: identity on integers.
+#define TL_ROUNDING_FUNCTOR(Name, fn)                                                        \
+  template <typename T>                                                                      \
+  struct Name {                                                                              \
+    using op_t = opmath_t<T>;                                                                \
+    TL_HOST_DEVICE T operator()(T a) const {                                                 \
+      if constexpr (std::is_integral_v<T>) return a;                                         \
+      else return static_cast<T>(fn(static_cast<op_t>(a)));                                  \
+    }                                                                                        \
+  };
+TL_ROUNDING_FUNCTOR(FloorFunctor, std::floor)
+TL_ROUNDING_FUNCTOR(CeilFunctor, std::ceil)
+TL_ROUNDING_FUNCTOR(TruncFunctor, std::trunc)
+TL_ROUNDING_FUNCTOR(RoundFunctor, std::nearbyint)  // half to even (default rounding mode)
+#undef TL_ROUNDING_FUNCTOR
+
+// Floating-point math; the iterator promotes integer inputs to the default float dtype.
+#define TL_FLOAT_UNARY_FUNCTOR(Name, expr)                                                   \
+  template <typename T>                                                                      \
+  struct Name {                                                                              \
+    using op_t = opmath_t<T>;                                                                \
+    TL_HOST_DEVICE T operator()(T a) const {                                                 \
+      op_t x = static_cast<op_t>(a);                                                         \
+      return static_cast<T>(expr);                                                           \
+    }                                                                                        \
+  };
+TL_FLOAT_UNARY_FUNCTOR(ExpFunctor, std::exp(x))
+TL_FLOAT_UNARY_FUNCTOR(LogFunctor, std::log(x))
+TL_FLOAT_UNARY_FUNCTOR(Log1pFunctor, std::log1p(x))
+TL_FLOAT_UNARY_FUNCTOR(Expm1Functor, std::expm1(x))
+TL_FLOAT_UNARY_FUNCTOR(SqrtFunctor, std::sqrt(x))
+TL_FLOAT_UNARY_FUNCTOR(RsqrtFunctor, op_t(1) / std::sqrt(x))
+TL_FLOAT_UNARY_FUNCTOR(SinFunctor, std::sin(x))
+TL_FLOAT_UNARY_FUNCTOR(CosFunctor, std::cos(x))
+TL_FLOAT_UNARY_FUNCTOR(TanFunctor, std::tan(x))
+TL_FLOAT_UNARY_FUNCTOR(TanhFunctor, std::tanh(x))
+TL_FLOAT_UNARY_FUNCTOR(SigmoidFunctor, op_t(1) / (op_t(1) + std::exp(-x)))
+TL_FLOAT_UNARY_FUNCTOR(ReciprocalFunctor, op_t(1) / x)
+#undef TL_FLOAT_UNARY_FUNCTOR
 
 }  // namespace tl::native

@@ -66,6 +66,9 @@ inline int64_t wrap(int64_t v) { return v; }
 inline double wrap(double v) { return v; }
 inline ScalarType wrap(ScalarType t) { return t; }
 
+// Output `i` of `n` from an out= argument: a Tensor when n == 1, else a sequence of n tensors.
+Tensor out_tensor(py::handle out, size_t i, size_t n);
+
 // torchlite.return_types.<name>(values, indices) for ops with named returns.
 py::object named_tuple_type(const char* name, std::initializer_list<const char*> fields);
 template <typename Tuple>

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include "aten/cuda/CUDAHooks.h"
+#include "aten/cuda/CUDATestHooks.h"
 
 namespace tl_python {
 
@@ -51,9 +52,24 @@ void init_runtime(py::module_& m) {
   c.def("set_device", &cuda::set_device, py::arg("device"));
   c.def("synchronize", &cuda::synchronize, py::arg("device"));
   c.def("get_device_name", &cuda::device_name, py::arg("device"));
+  c.def("get_device_capability", &cuda::device_capability, py::arg("device"));
+  c.def("mem_get_info", &cuda::mem_get_info, py::arg("device"));
   c.def("memory_stats", &cuda::memory_stats, py::arg("device"));
   c.def("empty_cache", &cuda::empty_cache);
   c.def("reset_peak_memory_stats", &cuda::reset_peak_memory_stats, py::arg("device"));
+  c.def("_stream_create", &cuda::stream_create, py::arg("device"), py::arg("priority") = 0);
+  c.def("_stream_destroy", &cuda::stream_destroy, py::arg("stream"));
+  c.def("_stream_synchronize", &cuda::stream_synchronize, py::arg("stream"));
+  c.def("_stream_query", &cuda::stream_query, py::arg("stream"));
+  c.def("_current_stream", &cuda::current_stream, py::arg("device"));
+  c.def("_set_current_stream", &cuda::set_current_stream, py::arg("device"), py::arg("stream"));
+  c.def("_test_pool_reset", &cuda::test_pool_reset, py::arg("memory_limit") = 0);
+  c.def("_test_pool_malloc", &cuda::test_pool_malloc, py::arg("nbytes"), py::arg("stream") = 0);
+  c.def("_test_pool_free", &cuda::test_pool_free, py::arg("ptr"));
+  c.def("_test_pool_empty_cache", &cuda::test_pool_empty_cache);
+  c.def("_test_pool_reset_peak", &cuda::test_pool_reset_peak);
+  c.def("_test_pool_stats", &cuda::test_pool_stats);
+  c.def("_reduce_sum_inner", &cuda::reduce_sum_inner_for_test, py::arg("self"), py::arg("ndims"));
 }
 
 }  // namespace tl_python

@@ -2,6 +2,7 @@
 // Python arguments (numbers, dtype objects, "cuda:0" strings, int sequences) into C++ values.
 #include <array>
 
+#include "aten/native/TensorIterator.h"
 #include "torchlite/csrc/python_binding_utils.h"
 #include "torchlite/csrc/python_types.h"
 
@@ -36,6 +37,20 @@ std::vector<int64_t> int_list_from_args(const py::args& args) {
     out.push_back(py::cast<int64_t>(h));
   }
   return out;
+}
+
+Tensor out_tensor(py::handle out, size_t i, size_t n) {
+  if (n == 1) {
+    if (!py::isinstance<TensorImpl>(out))
+      throw py::type_error(std::string("argument 'out' must be Tensor, not ") + Py_TYPE(out.ptr())->tp_name);
+    return out.cast<Tensor>();
+  }
+  if (!py::isinstance<py::sequence>(out) || py::len(out) != n)
+    throw py::type_error("argument 'out' must be a tuple of " + std::to_string(n) + " Tensors");
+  py::object item = out[py::int_(i)];
+  if (!py::isinstance<TensorImpl>(item))
+    throw py::type_error("argument 'out' must be a tuple of " + std::to_string(n) + " Tensors");
+  return item.cast<Tensor>();
 }
 
 py::object named_tuple_type(const char* name, std::initializer_list<const char*> fields) {
@@ -109,6 +124,13 @@ void init_types(py::module_& m) {
   m.def("get_default_dtype", []() { return default_dtype(); });
   m.def("set_default_dtype", [](ScalarType t) { set_default_dtype(t); }, py::arg("d"));
   m.def("promote_types", &promote_types, py::arg("type1"), py::arg("type2"));
+  // torch.result_type: tensors or Python numbers (which are weak, see Note [Wrapped numbers]).
+  m.def("result_type", [](py::handle a, py::handle b) {
+    auto operand = [](py::handle h) {
+      return py::isinstance<TensorImpl>(h) ? h.cast<Tensor>() : wrapped_scalar_tensor(h.cast<Scalar>());
+    };
+    return result_type({operand(a), operand(b)});
+  }, py::arg("tensor1"), py::arg("tensor2"));
 }
 
 }  // namespace tl_python

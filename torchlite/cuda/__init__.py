@@ -1,7 +1,14 @@
-"""torchlite.cuda: device queries and the caching allocator's statistics.
+"""torchlite.cuda: device queries, the current device and stream, and the caching
+allocator's statistics (as torch.cuda names them).
 
 With no GPU (or a build without CUDA) is_available() is False and device_count() is 0;
-creating a CUDA tensor then raises a RuntimeError that says why.
+creating a CUDA tensor then raises a RuntimeError that says why, and the memory statistics
+are all zero.
+
+Streams: every device has a current stream per thread, initially the default stream.
+Kernels and copies are queued on it; `with torchlite.cuda.stream(s):` changes it for a
+block. The caching allocator keeps a pool per stream; using a tensor on a stream other
+than the one it was allocated on needs a synchronize() first (record_stream is not there).
 """
 
 from torchlite import _C
@@ -47,6 +54,19 @@ def get_device_name(device=None) -> str:
     return _cuda.get_device_name(_index(device))
 
 
+def get_device_capability(device=None) -> tuple:
+    return tuple(_cuda.get_device_capability(_index(device)))
+
+
+def is_bf16_supported() -> bool:
+    return is_available() and get_device_capability()[0] >= 8
+
+
+def mem_get_info(device=None) -> tuple:
+    """(free, total) bytes of device memory, as cudaMemGetInfo reports them."""
+    return tuple(_cuda.mem_get_info(_index(device)))
+
+
 def memory_stats(device=None) -> dict:
     return dict(_cuda.memory_stats(_index(device)))
 
@@ -73,3 +93,149 @@ def empty_cache() -> None:
 
 def reset_peak_memory_stats(device=None) -> None:
     _cuda.reset_peak_memory_stats(_index(device))
+
+
+def manual_seed(seed) -> None:
+    """Seeds the CUDA generators. No CUDA random ops exist yet, so this only checks the seed
+    (it is safe to call without a GPU, as in PyTorch)."""
+    int(seed)
+
+
+def manual_seed_all(seed) -> None:
+    manual_seed(seed)
+
+
+# ---- current device ---------------------------------------------------------------------
+
+
+class device:
+    """Context manager that makes `device` the current CUDA device (torch.cuda.device).
+
+    None or a negative index is a no-op, as in PyTorch.
+    """
+
+    def __init__(self, device):
+        self.idx = -1 if device is None else _index(device)
+        self.prev_idx = -1
+
+    def __enter__(self):
+        if self.idx < 0:
+            return self
+        self.prev_idx = _cuda.current_device()
+        if self.prev_idx != self.idx:
+            _cuda.set_device(self.idx)
+        return self
+
+    def __exit__(self, *exc):
+        if self.idx >= 0 and self.prev_idx != self.idx:
+            _cuda.set_device(self.prev_idx)
+        return False
+
+
+# ---- streams ------------------------------------------------------------------------------
+
+
+class Stream:
+    """A CUDA stream (torch.cuda.Stream). `Stream()` creates a new stream on the current device;
+    streams returned by current_stream()/default_stream() wrap existing ones."""
+
+    def __init__(self, device=None, priority=0, *, _handle=None):
+        if _handle is not None:
+            self.device_index = _index(device)
+            self.cuda_stream = _handle
+            self._owned = False
+            return
+        self.device_index = _index(device) if device is not None else _cuda.current_device()
+        self.cuda_stream = _cuda._stream_create(self.device_index, priority)
+        self._owned = True
+
+    @property
+    def device(self):
+        return _C.device(f"cuda:{self.device_index}")
+
+    def synchronize(self) -> None:
+        _cuda._stream_synchronize(self.cuda_stream)
+
+    def query(self) -> bool:
+        return _cuda._stream_query(self.cuda_stream)
+
+    def __eq__(self, other):
+        return isinstance(other, Stream) and (self.cuda_stream, self.device_index) == (
+            other.cuda_stream,
+            other.device_index,
+        )
+
+    def __hash__(self):
+        return hash((self.cuda_stream, self.device_index))
+
+    def __repr__(self):
+        return f"<torchlite.cuda.Stream device=cuda:{self.device_index} cuda_stream={self.cuda_stream:#x}>"
+
+    def __del__(self):
+        if getattr(self, "_owned", False) and self.cuda_stream:
+            _cuda._stream_destroy(self.cuda_stream)  # never raises
+
+
+def current_stream(device=None) -> Stream:
+    idx = _index(device) if device is not None else _cuda.current_device()
+    return Stream(idx, _handle=_cuda._current_stream(idx))
+
+
+def default_stream(device=None) -> Stream:
+    idx = _index(device) if device is not None else _cuda.current_device()
+    _cuda._current_stream(idx)  # validates the device
+    return Stream(idx, _handle=0)
+
+
+def set_stream(stream: Stream) -> None:
+    if stream is None:
+        return
+    _cuda._set_current_stream(stream.device_index, stream.cuda_stream)
+
+
+class StreamContext:
+    """Makes `stream` current on its device for a block (torch.cuda.StreamContext)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.prev = None
+
+    def __enter__(self):
+        if self.stream is not None:
+            self.prev = current_stream(self.stream.device_index)
+            set_stream(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc):
+        if self.stream is not None:
+            set_stream(self.prev)
+        return False
+
+
+def stream(stream) -> StreamContext:
+    return StreamContext(stream)
+
+
+# ---- test hooks ----------------------------------------------------------------------------
+
+
+class _HostPool:
+    """The caching allocator's pool logic on host memory (tests; works without a GPU)."""
+
+    def __init__(self, memory_limit=0):
+        _cuda._test_pool_reset(memory_limit)
+
+    def malloc(self, nbytes, stream=0) -> int:
+        return _cuda._test_pool_malloc(nbytes, stream)
+
+    def free(self, ptr) -> None:
+        _cuda._test_pool_free(ptr)
+
+    def empty_cache(self) -> None:
+        _cuda._test_pool_empty_cache()
+
+    def reset_peak(self) -> None:
+        _cuda._test_pool_reset_peak()
+
+    def stats(self) -> dict:
+        return dict(_cuda._test_pool_stats())

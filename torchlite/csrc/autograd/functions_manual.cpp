@@ -81,8 +81,7 @@ Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
 Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
   bool is_one = s.is_bool() ? s.to<bool>() : s.to_double() == 1.0;
   if (is_one) return t;
-  // t * s as 0 + s * t: add is the multiply-capable op this branch has.
-  return tl::add(zeros_like_grad(t), t, s);
+  return t.mul(s);
 }
 
 Tensor zeros_like_grad(const Tensor& t) {
@@ -148,6 +147,51 @@ Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArray
   storage.fill_(0);
   storage.as_strided(size, stride, out_offset - base).copy_(grad);
   return storage.as_strided(input_sizes, input_strides, input_storage_offset - base).clone();
+}
+
+Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode,
+                              IntArrayRef self_sizes) {
+  if (rounding_mode.has_value()) return zeros_like_grad(sum_to(grad, self_sizes));
+  return sum_to(grad.div(other), self_sizes);
+}
+
+Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                               const std::optional<std::string>& rounding_mode, IntArrayRef other_sizes) {
+  if (rounding_mode.has_value()) return zeros_like_grad(sum_to(grad, other_sizes));
+  return sum_to(grad.neg().mul(self).div(other.mul(other)), other_sizes);
+}
+
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent) {
+  double e = exponent.to_double();
+  if (e == 0.0) return zeros_like_grad(grad);
+  return grad.mul(self.pow(Scalar(e - 1.0)).mul(exponent));
+}
+
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent) {
+  // exponent * self^(exponent - 1), with 0 where the exponent is 0 (as PyTorch).
+  Tensor g = grad.mul(exponent.mul(self.pow(exponent.sub(1))));
+  return tl::where(exponent.eq(0), Scalar(0.0), g);
+}
+
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result) {
+  // result * log(self); 0 where self == 0 and exponent >= 0.
+  Tensor g = grad.mul(result.mul(self.log()));
+  return tl::where(self.eq(0).logical_and(exponent.ge(0)), Scalar(0.0), g);
+}
+
+Tensor max_min_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max) {
+  // The larger (smaller) input gets the gradient; ties split it evenly.
+  Tensor wins = is_max ? a.gt(b) : a.lt(b);
+  Tensor g = tl::where(wins, grad, Scalar(0.0));
+  return tl::where(a.eq(b), grad.div(2), g);
+}
+
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max) {
+  Tensor g = grad;
+  if (min) g = tl::where(self.ge(*min), g, Scalar(0.0));
+  if (max) g = tl::where(self.le(*max), g, Scalar(0.0));
+  return g;
 }
 
 Tensor not_implemented(const char* what) { TL_NOT_IMPLEMENTED("the derivative for '", what, "' is not implemented."); }

@@ -3,6 +3,7 @@
 // Every helper is built from differentiable operators, so a backward formula that uses it can
 // itself be differentiated (create_graph=True), unless its comment says otherwise.
 #include <optional>
+#include <string>
 
 #include "aten/ATen.h"
 
@@ -26,6 +27,17 @@ Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef input_sizes, int64
 Tensor as_strided_backward(const Tensor& grad, IntArrayRef input_sizes, IntArrayRef input_strides,
                            int64_t input_storage_offset, IntArrayRef size, IntArrayRef stride,
                            std::optional<int64_t> storage_offset);
+// Elementwise backward helpers (derivatives.yaml: div, pow, maximum/minimum, clamp).
+Tensor div_mode_self_backward(const Tensor& grad, const Tensor& other, const std::optional<std::string>& rounding_mode,
+                              IntArrayRef self_sizes);
+Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Tensor& other,
+                               const std::optional<std::string>& rounding_mode, IntArrayRef other_sizes);
+Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
+Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
+Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
+Tensor max_min_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max);
+Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
+                      const std::optional<Scalar>& max);
 // Raised by formulas that are not implemented.
 [[noreturn]] Tensor not_implemented(const char* what);
 

@@ -1,0 +1,173 @@
+#pragma once
+// Note [CUDA elementwise loops]: gpu_kernel(iter, f) runs the same scalar functor as
+// cpu_kernel (aten/native/ElementwiseFunctors.h, TL_HOST_DEVICE) over a built
+// TensorIterator on a CUDA device: one output, N inputs, operand types read off the functor
+// (they must equal the iterator's operand dtypes, which is checked).
+// - The iterator's (reordered, coalesced) shape and byte strides, at most kMaxDims dims, are
+//   passed by value in an OffsetCalculator; each thread turns its linear index into one
+//   byte offset per operand (dim 0 moves fastest).
+// - 32-bit index math when the element count and every operand's byte extent fit, else 64-bit.
+// - When the iterator is contiguous (one dim, every operand dense) a kernel indexes the
+//   typed arrays directly.
+// - Work goes on the current stream of the iterator's device (Note [Current stream]) and
+//   is asynchronous; launch errors are reported at once as RuntimeError.
+// Functors are called by value: keep their state small (scalars), as on the CPU.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <utility>
+
+#include "aten/cuda/CUDAContext.h"
+#include "aten/native/FunctionTraits.h"
+#include "aten/native/TensorIterator.h"
+
+namespace tl::native {
+
+namespace cuda_detail {
+
+constexpr int kMaxDims = 16;
+constexpr int kThreads = 256;
+constexpr int kItemsPerThread = 4;
+constexpr int64_t kBlockWork = int64_t(kThreads) * kItemsPerThread;
+
+template <typename T, int N>
+struct Array {
+  T v[N];
+  TL_HOST_DEVICE T& operator[](int i) { return v[i]; }
+  TL_HOST_DEVICE const T& operator[](int i) const { return v[i]; }
+};
+
+template <int NARGS, typename index_t>
+struct OffsetCalculator {
+  int ndim = 0;
+  index_t sizes[kMaxDims];
+  index_t strides[kMaxDims][NARGS];  // bytes
+
+  __device__ Array<index_t, NARGS> get(index_t linear) const {
+    Array<index_t, NARGS> off;
+#pragma unroll
+    for (int a = 0; a < NARGS; ++a) off[a] = 0;
+#pragma unroll
+    for (int d = 0; d < kMaxDims; ++d) {
+      if (d == ndim) break;
+      const index_t i = linear % sizes[d];
+      linear /= sizes[d];
+#pragma unroll
+      for (int a = 0; a < NARGS; ++a) off[a] += i * strides[d][a];
+    }
+    return off;
+  }
+};
+
+template <typename F, typename Off, size_t... I>
+__device__ __forceinline__ void apply_strided(const F& f, const Array<char*, sizeof...(I) + 1>& data, const Off& off,
+                                              std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  using R = typename traits::result_type;
+  *reinterpret_cast<R*>(data[0] + off[0]) =
+      f(*reinterpret_cast<const typename traits::template arg<I>*>(data[I + 1] + off[I + 1])...);
+}
+
+template <typename F, typename index_t, size_t... I>
+__device__ __forceinline__ void apply_contiguous(const F& f, const Array<char*, sizeof...(I) + 1>& data, index_t idx,
+                                                 std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  using R = typename traits::result_type;
+  reinterpret_cast<R*>(data[0])[idx] = f(reinterpret_cast<const typename traits::template arg<I>*>(data[I + 1])[idx]...);
+}
+
+template <int NARGS, typename index_t, typename F>
+__global__ void __launch_bounds__(kThreads)
+    strided_elementwise_kernel(index_t n, OffsetCalculator<NARGS, index_t> calc, Array<char*, NARGS> data, F f) {
+  index_t idx = static_cast<index_t>(blockIdx.x) * static_cast<index_t>(kBlockWork) + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k, idx += kThreads) {
+    if (idx < n) apply_strided(f, data, calc.get(idx), std::make_index_sequence<NARGS - 1>{});
+  }
+}
+
+template <int NARGS, typename index_t, typename F>
+__global__ void __launch_bounds__(kThreads) contiguous_elementwise_kernel(index_t n, Array<char*, NARGS> data, F f) {
+  index_t idx = static_cast<index_t>(blockIdx.x) * static_cast<index_t>(kBlockWork) + threadIdx.x;
+#pragma unroll
+  for (int k = 0; k < kItemsPerThread; ++k, idx += kThreads) {
+    if (idx < n) apply_contiguous(f, data, idx, std::make_index_sequence<NARGS - 1>{});
+  }
+}
+
+// True when 32-bit indices address every element and byte offset of the iteration.
+inline bool can_use_32bit_indexing(const TensorIterator& iter) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  if (iter.numel() > kMax) return false;
+  for (int a = 0; a < iter.ntensors(); ++a) {
+    int64_t extent = 0;
+    for (int d = 0; d < iter.ndim(); ++d) {
+      const int64_t s = iter.strides(a)[d];
+      if (s < 0) return false;
+      extent += (iter.shape()[d] - 1) * s;
+    }
+    if (extent > kMax) return false;
+  }
+  return true;
+}
+
+template <int NARGS, typename index_t, typename F>
+void launch(const TensorIterator& iter, const Array<char*, NARGS>& data, const F& f, cudaStream_t stream) {
+  const index_t n = static_cast<index_t>(iter.numel());
+  const unsigned blocks = static_cast<unsigned>((iter.numel() + kBlockWork - 1) / kBlockWork);
+  if (iter.is_contiguous()) {
+    contiguous_elementwise_kernel<NARGS, index_t><<<blocks, kThreads, 0, stream>>>(n, data, f);
+  } else {
+    OffsetCalculator<NARGS, index_t> calc;
+    calc.ndim = iter.ndim();
+    for (int d = 0; d < iter.ndim(); ++d) {
+      calc.sizes[d] = static_cast<index_t>(iter.shape()[d]);
+      for (int a = 0; a < NARGS; ++a) calc.strides[d][a] = static_cast<index_t>(iter.strides(a)[d]);
+    }
+    strided_elementwise_kernel<NARGS, index_t><<<blocks, kThreads, 0, stream>>>(n, calc, data, f);
+  }
+  TL_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+template <typename F, size_t... I>
+std::array<ScalarType, sizeof...(I) + 1> arg_scalar_types(std::index_sequence<I...>) {
+  using traits = function_traits<F>;
+  return {CppToScalarType<typename traits::template arg<I>>::value..., ScalarType::Bool};  // + padding for N == 0
+}
+
+}  // namespace cuda_detail
+
+template <typename F>
+void gpu_kernel(TensorIterator& iter, const F& f) {
+  using traits = function_traits<F>;
+  constexpr int N = static_cast<int>(traits::arity);
+  constexpr int NARGS = N + 1;
+  TL_CHECK(iter.noutputs() == 1 && iter.ninputs() == N, "gpu_kernel: functor arity ", N,
+           " does not match the iterator's ", iter.ninputs(), " inputs");
+  TL_CHECK(iter.device().is_cuda(), "gpu_kernel: expected CUDA tensors, got ", iter.device());
+  TL_CHECK(CppToScalarType<typename traits::result_type>::value == iter.dtype(0), "gpu_kernel: functor result type ",
+           CppToScalarType<typename traits::result_type>::value, " does not match the output dtype ", iter.dtype(0));
+  const auto arg_types = cuda_detail::arg_scalar_types<F>(std::make_index_sequence<N>{});
+  for (int i = 0; i < N; ++i) {
+    TL_CHECK(arg_types[i] == iter.dtype(i + 1), "gpu_kernel: functor argument ", i, " has type ", arg_types[i],
+             " but the input dtype is ", iter.dtype(i + 1));
+  }
+  if (iter.numel() == 0) return;
+  TL_CHECK(iter.ndim() <= cuda_detail::kMaxDims, "gpu_kernel: ", iter.ndim(),
+           " dims after coalescing; at most ", cuda_detail::kMaxDims, " are supported");
+
+  const int device = iter.device().index;
+  cuda::CUDAGuard guard(device);
+  cudaStream_t stream = cuda::current_cuda_stream(device);
+  cuda_detail::Array<char*, NARGS> data;
+  for (int a = 0; a < NARGS; ++a) data[a] = static_cast<char*>(iter.data_ptr(a));
+  if (cuda_detail::can_use_32bit_indexing(iter)) {
+    cuda_detail::launch<NARGS, uint32_t>(iter, data, f, stream);
+  } else {
+    cuda_detail::launch<NARGS, int64_t>(iter, data, f, stream);
+  }
+}
+
+}  // namespace tl::native

@@ -1,0 +1,521 @@
+"""torchlite.cuda and the CUDA kernels.
+
+Without a GPU: the module reports no devices, CUDA tensors raise clear errors, memory stats
+are zero, and the caching allocator's pool logic is tested on host memory. With a GPU: every
+CUDA kernel is compared with the CPU result (and CuPy when importable).
+"""
+
+import numpy as np
+import pytest
+from helpers import ALL_DTYPES, FLOAT_DTYPES, LAYOUTS, NP_DTYPE, assert_close, random_array, to_numpy
+
+import torchlite as tl
+import torchlite.cuda as tcuda
+
+HAS_GPU = tcuda.is_available()
+requires_gpu = pytest.mark.skipif(not HAS_GPU, reason="no CUDA device")
+requires_no_gpu = pytest.mark.skipif(HAS_GPU, reason="a CUDA device is present")
+
+KiB = 1024
+MiB = 1024 * 1024
+
+
+# ---- without a GPU ------------------------------------------------------------------------
+
+
+def test_is_built_is_bool():
+    assert isinstance(tcuda.is_built(), bool)
+
+
+@requires_no_gpu
+def test_no_devices():
+    assert tcuda.is_available() is False
+    assert tcuda.device_count() == 0
+
+
+@requires_no_gpu
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tl.empty(2, device="cuda"),
+        lambda: tl.empty(0, 3, device="cuda:0"),
+        lambda: tl.empty_strided((2, 2), (2, 1), device="cuda"),
+        lambda: tl.tensor([1.0, 2.0]).to("cuda"),
+        lambda: tl.tensor([1.0, 2.0]).cuda(),
+    ],
+    ids=["empty", "empty_zero_size", "empty_strided", "to", "cuda"],
+)
+def test_cuda_tensor_without_gpu_raises(make):
+    # RuntimeError (NotImplementedError, its subclass, in a build without CUDA).
+    with pytest.raises(RuntimeError, match="(?i)cuda"):
+        make()
+
+
+@requires_no_gpu
+def test_cuda_tensor_error_says_no_device():
+    if not tcuda.is_built():
+        pytest.skip("build without CUDA")
+    with pytest.raises(RuntimeError, match="no CUDA-capable device is detected"):
+        tl.empty(2, device="cuda")
+    # the failure leaves no sticky state behind
+    assert tl.empty(2).shape == (2,)
+    assert tcuda.device_count() == 0
+
+
+@requires_no_gpu
+def test_device_queries_without_gpu_raise():
+    for f in (
+        tcuda.current_device,
+        tcuda.synchronize,
+        tcuda.get_device_name,
+        tcuda.get_device_capability,
+        tcuda.mem_get_info,
+        tcuda.current_stream,
+        tcuda.Stream,
+    ):
+        with pytest.raises(RuntimeError):
+            f()
+    with pytest.raises(RuntimeError):
+        tcuda.set_device(0)
+    with pytest.raises(RuntimeError), tcuda.device(0):
+        pass
+    with tcuda.device(None):  # no-op, as in PyTorch
+        pass
+
+
+@requires_no_gpu
+def test_memory_stats_without_gpu_are_zero():
+    stats = tcuda.memory_stats()
+    for key in (
+        "allocated_bytes.all.current",
+        "allocated_bytes.all.peak",
+        "reserved_bytes.all.current",
+        "reserved_bytes.all.peak",
+    ):
+        assert stats[key] == 0
+    assert all(v == 0 for v in stats.values())
+    assert tcuda.memory_allocated() == 0
+    assert tcuda.max_memory_allocated() == 0
+    assert tcuda.memory_reserved() == 0
+    assert tcuda.max_memory_reserved() == 0
+    assert tcuda.is_bf16_supported() is False
+    tcuda.manual_seed_all(0)
+    tcuda.empty_cache()
+    tcuda.reset_peak_memory_stats()
+    assert tcuda.memory_allocated(0) == 0
+
+
+# ---- caching allocator pool logic on host memory (no GPU needed) ----------------------------
+
+
+@pytest.fixture
+def pool():
+    p = tcuda._HostPool()
+    yield p
+    tcuda._HostPool()  # release everything
+
+
+def test_pool_rounds_to_512(pool):
+    for n, rounded in [(1, 512), (0, 512), (512, 512), (513, 1024), (1000, 1024), (MiB, MiB)]:
+        p = pool.malloc(n)
+        assert p % 512 == 0
+        s = pool.stats()
+        assert s["allocated_bytes.all.current"] == rounded, n
+        assert s["requested_bytes.all.current"] == n
+        pool.free(p)
+    assert pool.stats()["allocated_bytes.all.current"] == 0
+
+
+def test_pool_small_requests_share_a_2mib_segment_and_split(pool):
+    a = pool.malloc(1000)
+    b = pool.malloc(3000)
+    c = pool.malloc(512)
+    assert b == a + 1024  # carved from the same segment, right after a
+    assert c == b + 3072
+    s = pool.stats()
+    assert s["reserved_bytes.all.current"] == 2 * MiB
+    assert s["reserved_bytes.small_pool.current"] == 2 * MiB
+    assert s["segment.all.current"] == 1
+    assert s["allocation.all.current"] == 3
+    assert s["allocated_bytes.all.current"] == 1024 + 3072 + 512
+    assert s["inactive_split_bytes.all.current"] == 2 * MiB - (1024 + 3072 + 512)
+    assert s["raw_alloc_calls"] == 1
+    for p in (a, b, c):
+        pool.free(p)
+
+
+def test_pool_reuses_freed_blocks_without_new_segments(pool):
+    a = pool.malloc(4096)
+    pool.free(a)
+    for _ in range(10):
+        b = pool.malloc(4000)
+        assert b == a
+        pool.free(b)
+    s = pool.stats()
+    assert s["raw_alloc_calls"] == 1
+    assert s["allocated_bytes.all.current"] == 0
+    assert s["reserved_bytes.all.current"] == 2 * MiB  # cached, not released
+    assert s["allocation.all.allocated"] == 11
+    assert s["allocated_bytes.all.freed"] == 11 * 4096
+
+
+def test_pool_best_fit(pool):
+    # Three free holes of 8K, 2K and 4K separated by live blocks; a 3K request takes the 4K hole.
+    blocks = [pool.malloc(n) for n in (8 * KiB, 512, 2 * KiB, 512, 4 * KiB, 512)]
+    for i in (0, 2, 4):
+        pool.free(blocks[i])
+    assert pool.malloc(3 * KiB) == blocks[4]
+    assert pool.malloc(2 * KiB) == blocks[2]
+    assert pool.malloc(5 * KiB) == blocks[0]
+
+
+def test_pool_coalesces_so_segments_can_be_released(pool):
+    ptrs = [pool.malloc(100 * KiB) for _ in range(8)]
+    for p in ptrs[::2] + ptrs[1::2]:  # free out of order
+        pool.free(p)
+    s = pool.stats()
+    assert s["inactive_split.all.current"] == 0  # merged back to one block
+    assert s["reserved_bytes.all.current"] == 2 * MiB
+    big = pool.malloc(MiB)  # the merged block serves a request larger than any piece
+    assert big == ptrs[0]
+    pool.free(big)
+    pool.empty_cache()
+    s = pool.stats()
+    assert s["reserved_bytes.all.current"] == 0
+    assert s["segment.all.current"] == 0
+    assert s["reserved_bytes.all.peak"] == 2 * MiB
+
+
+def test_pool_empty_cache_keeps_segments_in_use(pool):
+    a = pool.malloc(1000)
+    b = pool.malloc(5 * MiB)
+    pool.free(b)
+    pool.empty_cache()
+    s = pool.stats()
+    assert s["reserved_bytes.all.current"] == 2 * MiB
+    assert s["reserved_bytes.large_pool.current"] == 0
+    pool.free(a)
+
+
+def test_pool_large_requests(pool):
+    a = pool.malloc(5 * MiB)  # < 10 MiB: from a 20 MiB segment
+    s = pool.stats()
+    assert s["reserved_bytes.large_pool.current"] == 20 * MiB
+    assert s["allocated_bytes.large_pool.current"] == 5 * MiB
+    b = pool.malloc(3 * MiB + 1)  # split from the same segment
+    assert b == a + 5 * MiB
+    assert pool.stats()["segment.large_pool.current"] == 1
+    c = pool.malloc(13 * MiB)  # >= 10 MiB: its own segment, rounded up to 2 MiB
+    s = pool.stats()
+    assert s["reserved_bytes.large_pool.current"] == 20 * MiB + 14 * MiB
+    # the 1 MiB tail of c's segment is too small to split off in the large pool
+    assert s["allocated_bytes.all.current"] == 5 * MiB + 3 * MiB + 512 + 14 * MiB
+    for p in (a, b, c):
+        pool.free(p)
+    # A remainder of <= 1 MiB in the large pool is not split off.
+    d = pool.malloc(19 * MiB + 600 * KiB)
+    assert pool.stats()["allocated_bytes.all.current"] == 20 * MiB
+    pool.free(d)
+
+
+def test_pool_per_stream(pool):
+    a = pool.malloc(1000, stream=0)
+    pool.free(a)
+    b = pool.malloc(1000, stream=7)  # a cached block of another stream is not reused
+    assert b != a
+    assert pool.stats()["segment.all.current"] == 2
+    pool.free(b)
+    assert pool.malloc(1000, stream=7) == b
+    assert pool.malloc(1000, stream=0) == a
+
+
+def test_pool_peak_and_reset(pool):
+    a = pool.malloc(MiB)
+    b = pool.malloc(MiB)
+    pool.free(a)
+    pool.free(b)
+    s = pool.stats()
+    assert s["allocated_bytes.all.peak"] == 2 * MiB
+    assert s["allocated_bytes.all.current"] == 0
+    assert s["reserved_bytes.all.peak"] == 2 * MiB
+    pool.reset_peak()  # peaks drop to the current values
+    s = pool.stats()
+    assert s["allocated_bytes.all.peak"] == 0
+    assert s["reserved_bytes.all.peak"] == 2 * MiB
+
+
+def test_pool_out_of_memory_retries_after_freeing_cache():
+    pool = tcuda._HostPool(memory_limit=21 * MiB)
+    a = pool.malloc(1000)
+    pool.free(a)  # 2 MiB cached in the small pool
+    b = pool.malloc(5 * MiB)  # needs 20 MiB: fits only after the cached segment is released
+    s = pool.stats()
+    assert s["num_alloc_retries"] == 1
+    assert s["num_ooms"] == 0
+    assert s["reserved_bytes.all.current"] == 20 * MiB
+    with pytest.raises(RuntimeError, match="CUDA out of memory. Tried to allocate 16.00 MiB"):
+        pool.malloc(16 * MiB)  # 15 MiB are free in b's segment: not enough, and 20 + 16 > 21
+    s = pool.stats()
+    assert s["num_ooms"] == 1
+    assert s["reserved_bytes.all.current"] == 20 * MiB  # the live segment survives
+    pool.free(b)
+    tcuda._HostPool()
+
+
+def test_pool_free_of_unknown_pointer_raises(pool):
+    with pytest.raises(RuntimeError, match="not allocated by this pool"):
+        pool.free(12345)
+
+
+# ---- with a GPU -----------------------------------------------------------------------------
+
+
+def host(array, dtype=None):
+    """A CPU tensor of `dtype` (bfloat16 arrays come as float32 from random_array)."""
+    t = tl.tensor(np.asarray(array))
+    return t if dtype is None or t.dtype == dtype else t.to(dtype)
+
+
+def cuda_layout(array, layout, dtype=None):
+    """The array as a CUDA tensor in the given memory layout (views made on the device)."""
+    a = np.asarray(array)
+    if layout == "contiguous" or a.ndim == 0:
+        return host(a, dtype).to("cuda")
+    if layout == "transposed":
+        return host(np.ascontiguousarray(a.T), dtype).to("cuda").permute(*reversed(range(a.ndim)))
+    if layout == "sliced":
+        return host(np.repeat(a, 2, axis=-1), dtype).to("cuda")[..., ::2]
+    if layout == "expanded":
+        if a.shape[0] > 1 and np.all(a == a[:1]):
+            return host(a[:1], dtype).to("cuda").expand(*a.shape)
+        return host(a, dtype).to("cuda")
+    raise ValueError(layout)
+
+
+def np_of(dtype):
+    return NP_DTYPE.get(dtype, np.float32)
+
+
+@requires_gpu
+def test_device_queries():
+    assert tcuda.device_count() >= 1
+    assert 0 <= tcuda.current_device() < tcuda.device_count()
+    assert isinstance(tcuda.get_device_name(), str) and tcuda.get_device_name()
+    tcuda.synchronize()
+    with tcuda.device(0):
+        assert tcuda.current_device() == 0
+    major, minor = tcuda.get_device_capability()
+    assert major >= 1 and minor >= 0
+    free, total = tcuda.mem_get_info()
+    assert 0 < free <= total
+
+
+@requires_gpu
+def test_cuda_tensor_has_cuda_device():
+    t = tl.empty(3, device="cuda")
+    assert t.is_cuda and t.device.type == "cuda" and t.device.index == 0
+    assert tl.empty(0, device="cuda").numel() == 0
+    bad = tcuda.device_count()
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        tl.empty(2, device=f"cuda:{bad}")
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_roundtrip_host_device(dtype, layout):
+    a = random_array((5, 6), dtype)
+    if layout == "expanded":
+        a = np.broadcast_to(a[:1], a.shape).copy()
+    x = cuda_layout(a, layout, dtype)
+    assert x.is_cuda and x.dtype == dtype
+    ref = to_numpy(host(a, dtype))
+    assert_close(x.to("cpu"), ref)
+    assert_close(x.clone().cpu(), ref)
+
+
+@requires_gpu
+@pytest.mark.parametrize("src_dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("dst_dtype", [tl.bool, tl.int32, tl.float16, tl.bfloat16, tl.float64], ids=str)
+def test_copy_converts_dtypes_every_direction(src_dtype, dst_dtype):
+    # non-negative and in range: float -> int of out-of-range values differs between devices
+    a = random_array((4, 7), src_dtype, low=0, high=5)
+    cpu = host(a, src_dtype)
+    expected = cpu.to(dst_dtype)  # the CPU kernel is the reference
+    ref = to_numpy(expected)
+    # host -> device with conversion
+    assert_close(cpu.to("cuda", dst_dtype).cpu(), ref)
+    # device -> device with conversion
+    assert_close(cpu.cuda().to(dst_dtype).cpu(), ref)
+    # device -> host with conversion
+    out = tl.empty(4, 7, dtype=dst_dtype)
+    out.copy_(cpu.cuda())
+    assert_close(out, ref)
+
+
+@requires_gpu
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_copy_strided_destinations_and_broadcast(layout):
+    a = random_array((6, 5), tl.float32)
+    # non-contiguous CUDA destination, CPU and CUDA sources, broadcast source
+    dst = tl.empty(5, 6, device="cuda").permute(1, 0)
+    dst.copy_(tl.tensor(a))
+    assert_close(dst.cpu(), a)
+    dst.copy_(cuda_layout(a, layout))
+    assert_close(dst.cpu(), a)
+    row = random_array((5,), tl.int64)
+    dst.copy_(tl.tensor(row))
+    assert_close(dst.cpu(), np.broadcast_to(row.astype(np.float32), (6, 5)))
+    # non-contiguous CPU destination from a non-contiguous CUDA source
+    host = tl.empty(5, 6).permute(1, 0)
+    host.copy_(cuda_layout(a, layout))
+    assert_close(host, a)
+    with pytest.raises(RuntimeError, match="broadcast"):
+        dst.copy_(tl.tensor(random_array((4,), tl.float32)))
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_fill(dtype):
+    t = tl.empty(4, 6, dtype=dtype, device="cuda")
+    t.fill_(3)
+    assert_close(t.cpu(), np.full((4, 6), 3, dtype=np_of(dtype)))
+    view = t[:, ::2]
+    view.fill_(True if dtype == tl.bool else 1)
+    expected = np.full((4, 6), 3, dtype=np_of(dtype))
+    expected[:, ::2] = 1
+    assert_close(t.cpu(), expected)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_add_matches_cpu(dtype, layout):
+    a = random_array((5, 6), dtype, rng=np.random.default_rng(1))
+    b = random_array((5, 6), dtype, rng=np.random.default_rng(2))
+    if layout == "expanded":
+        a = np.broadcast_to(a[:1], a.shape).copy()
+    alpha = True if dtype == tl.bool else 2
+    expected = tl.add(host(a, dtype), host(b, dtype), alpha=alpha)
+    got = tl.add(cuda_layout(a, layout, dtype), cuda_layout(b, layout, dtype), alpha=alpha)
+    assert got.is_cuda and got.dtype == expected.dtype
+    assert_close(got.cpu(), to_numpy(expected))
+
+
+@requires_gpu
+def test_add_broadcast_promotion_scalars_out_inplace():
+    a = random_array((3, 1, 4), tl.int32)
+    b = random_array((5, 1), tl.float32)
+    x, y = tl.tensor(a), tl.tensor(b)
+    assert_close((x.cuda() + y.cuda()).cpu(), to_numpy(x + y))
+    assert_close((x.cuda() + 2.5).cpu(), to_numpy(x + 2.5))
+    assert_close((y.cuda() + tl.tensor(3)).cpu(), to_numpy(y + tl.tensor(3)))  # 0-dim CPU operand
+    out = tl.empty(3, 5, 4, device="cuda")
+    tl.add(x.cuda(), y.cuda(), alpha=-1, out=out)
+    assert_close(out.cpu(), to_numpy(tl.add(x, y, alpha=-1)))
+    z = y.cuda().expand(5, 4).clone()
+    z.add_(y.cuda())
+    assert_close(z.cpu(), to_numpy(y.expand(5, 4) + y))
+    with pytest.raises(RuntimeError, match="same device"):
+        x.cuda() + tl.tensor(b)
+
+
+@requires_gpu
+def test_add_large_and_many_dims():
+    a = np.random.default_rng(0).random((3, 2, 2, 2, 2, 2, 2, 2, 2, 3)).astype(np.float32)
+    x = tl.tensor(a).cuda().permute(*reversed(range(a.ndim)))
+    assert_close((x + x).cpu(), (a + a).transpose(*reversed(range(a.ndim))))
+    n = 3 * 1024 * 1024 + 7
+    big = tl.tensor(np.arange(n, dtype=np.float32)).cuda()
+    assert_close((big + big).cpu(), 2 * np.arange(n, dtype=np.float32))
+
+
+@requires_gpu
+def test_memory_stats_track_allocations():
+    tcuda.synchronize()
+    tcuda.empty_cache()
+    base = tcuda.memory_allocated()
+    t = tl.empty(1000, dtype=tl.uint8, device="cuda")
+    assert tcuda.memory_allocated() == base + 1024
+    assert tcuda.memory_reserved() >= 2 * MiB
+    assert tcuda.max_memory_allocated() >= base + 1024
+    stats = tcuda.memory_stats()
+    assert stats["allocated_bytes.all.current"] == tcuda.memory_allocated()
+    del t
+    assert tcuda.memory_allocated() == base
+    tcuda.reset_peak_memory_stats()
+    assert tcuda.max_memory_allocated() == base
+    tcuda.empty_cache()
+    assert tcuda.memory_reserved() <= tcuda.max_memory_reserved()
+
+
+@requires_gpu
+def test_out_of_memory_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="CUDA out of memory"):
+        tl.empty(1 << 50, dtype=tl.uint8, device="cuda")
+    assert (tl.tensor([1.0]).cuda() + 1).cpu().item() == 2.0
+
+
+@requires_gpu
+def test_streams():
+    s = tcuda.Stream()
+    assert tcuda.current_stream() == tcuda.default_stream()
+    x = tl.tensor(np.arange(10, dtype=np.float32)).cuda()
+    tcuda.synchronize()
+    with tcuda.stream(s):
+        assert tcuda.current_stream() == s
+        y = x + x
+    assert tcuda.current_stream() == tcuda.default_stream()
+    s.synchronize()
+    assert s.query()
+    assert_close(y.cpu(), 2 * np.arange(10, dtype=np.float32))
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES, ids=str)
+def test_against_cupy(dtype):
+    cp = pytest.importorskip("cupy")
+    a = random_array((7, 9), dtype)
+    b = random_array((9,), dtype)
+    got = (tl.tensor(a).cuda() + tl.tensor(b).cuda()).cpu()
+    assert_close(got, cp.asnumpy(cp.asarray(a) + cp.asarray(b)))
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize(
+    "shape,ndims",
+    [
+        ((1000,), 1),
+        ((3, 5), 1),
+        ((3, 5), 2),
+        ((4, 0), 1),
+        ((0, 4), 1),
+        ((2, 3, 4), 2),
+        ((7, 100003), 1),
+        ((3000, 17), 1),
+        ((2, 5), 0),
+    ],
+)
+def test_reduce_sum_inner_launcher(dtype, shape, ndims):
+    a = random_array(shape, dtype, low=-3, high=3)
+    x = host(a, dtype).cuda()
+    a = to_numpy(host(a, dtype))  # the values actually summed (bfloat16-rounded)
+    got = tl._C._cuda._reduce_sum_inner(x, ndims).cpu()
+    axes = tuple(range(len(shape) - ndims, len(shape)))
+    if dtype in (tl.float16, tl.bfloat16, tl.float32, tl.float64):
+        expected = a.astype(np.float64).sum(axis=axes)
+        assert got.dtype == dtype
+        tol = {tl.float16: 2e-2, tl.bfloat16: 5e-2, tl.float32: 1e-4}.get(dtype, 1e-10)
+        np.testing.assert_allclose(to_numpy(got).astype(np.float64), expected, rtol=tol, atol=tol * 10)
+    else:
+        expected = a.astype(np.int64).sum(axis=axes)
+        assert got.dtype == tl.int64
+        np.testing.assert_array_equal(to_numpy(got), expected)
+
+
+@requires_gpu
+def test_reduce_sum_inner_launcher_non_contiguous():
+    a = random_array((6, 9), tl.float32)
+    x = tl.tensor(np.ascontiguousarray(a.T)).cuda().permute(1, 0)
+    assert_close(tl._C._cuda._reduce_sum_inner(x, 1).cpu(), a.sum(axis=1), rtol=1e-5, atol=1e-5)
