@@ -1,0 +1,11 @@
+#pragma once
+// Argument checks of matrix products, shared by every device's mm/bmm kernels.
+#include "aten/ATen.h"
+
+namespace tl::native {
+
+// RuntimeError naming both shapes/dtypes, as PyTorch's.
+void check_mm_args(const Tensor& self, const Tensor& mat2, const Tensor& out);
+void check_bmm_args(const Tensor& self, const Tensor& mat2, const Tensor& out);
+
+}  // namespace tl::native

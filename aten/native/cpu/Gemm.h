@@ -1,0 +1,22 @@
+#pragma once
+// CPU matrix multiply used by mm/bmm/matmul. Note [CPU GEMM]:
+// C (m x n, row-major, leading dim n, overwritten) = A (m x k) @ B (k x n), where A and B are
+// given by a pointer and element strides (any layout: transposed, sliced...).
+// - n == 1 or m == 1: a matrix-vector loop (dot products with several accumulators when the
+//   reduced axis is contiguous, axpy over rows otherwise).
+// - otherwise: blocked GEMM in the BLIS style. For each (NC columns, KC depth) block, B is
+//   packed into NR-wide column panels and A into MR-tall row panels (zero padded), then an
+//   MR x NR register-tile micro-kernel with a contiguous, fixed-length inner loop (which gcc
+//   vectorises) accumulates into C. OpenMP splits (MC rows x NR-panel groups) tiles of C.
+// Supported dtypes: all but bool; Half/BFloat16 are computed in float by the caller.
+#include <cstdint>
+
+#include "aten/ATen.h"
+
+namespace tl::native {
+
+// `parallel`: allow OpenMP inside (false when the caller already parallelises, e.g. bmm).
+void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, int64_t sa0, int64_t sa1,
+              const void* B, int64_t sb0, int64_t sb1, void* C, bool parallel);
+
+}  // namespace tl::native

@@ -1,0 +1,264 @@
+// CPU GEMM (Note [CPU GEMM] in Gemm.h) and the mm/bmm CPU kernels built on it.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "aten/native/LinearAlgebra.h"
+#include "aten/native/cpu/Gemm.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+namespace {
+
+template <typename T>
+struct GemmCfg {
+  static constexpr int MR = 6;
+  static constexpr int NR = sizeof(T) >= 8 ? 16 : 32;
+  // The KC x NC packed B block (512 KiB) stays in L2; MR x KC A panels stream from L2/L3.
+  static constexpr int64_t KC = 256;
+  static constexpr int64_t MC = 96;  // rows per parallel tile (multiple of MR)
+  static constexpr int64_t NC = sizeof(T) >= 8 ? 256 : 512;  // columns per packed B block
+  static constexpr int64_t NG = 4;     // NR panels per parallel tile
+};
+
+// y[i] = sum_p M[i*si + p*sp] * x[p*sx], i < rows, p < len.
+template <typename T>
+void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T* x, int64_t sx, T* y, bool parallel) {
+  const bool par = parallel && rows * len >= 65536 && omp_get_max_threads() > 1;
+  if (sp == 1 && sx == 1) {
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t i = 0; i < rows; ++i) {
+      const T* __restrict r = M + i * si;
+      constexpr int V = 16;
+      T a[V] = {};
+      int64_t p = 0;
+      for (; p + V <= len; p += V)
+        for (int j = 0; j < V; ++j) a[j] += r[p + j] * x[p + j];
+      T s = T(0);
+      for (int j = 0; j < V; ++j) s += a[j];
+      for (; p < len; ++p) s += r[p] * x[p];
+      y[i] = s;
+    }
+    return;
+  }
+  if (si == 1) {  // column-major M: y += M[:, p] * x[p], contiguous in i
+    const int64_t blk = 4096;
+    const int64_t nb = (rows + blk - 1) / blk;
+#pragma omp parallel for schedule(static) if (par && nb > 1)
+    for (int64_t b = 0; b < nb; ++b) {
+      const int64_t i0 = b * blk, n = std::min(blk, rows - i0);
+      T* __restrict yy = y + i0;
+      for (int64_t i = 0; i < n; ++i) yy[i] = T(0);
+      for (int64_t p = 0; p < len; ++p) {
+        const T xp = x[p * sx];
+        const T* __restrict c = M + p * sp + i0;
+        for (int64_t i = 0; i < n; ++i) yy[i] += c[i] * xp;
+      }
+    }
+    return;
+  }
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t i = 0; i < rows; ++i) {
+    T s = T(0);
+    for (int64_t p = 0; p < len; ++p) s += M[i * si + p * sp] * x[p * sx];
+    y[i] = s;
+  }
+}
+
+template <typename T>
+inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
+                         int mr, int nr) {
+  constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR;
+  T acc[MR][NR];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
+  for (int64_t p = 0; p < kc; ++p) {
+    const T* __restrict b = Bp + p * NR;
+    const T* __restrict a = Ap + p * MR;
+    for (int i = 0; i < MR; ++i) {
+      const T ai = a[i];
+      for (int j = 0; j < NR; ++j) acc[i][j] += ai * b[j];
+    }
+  }
+  if (mr == MR && nr == NR) {
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j) C[i * ldc + j] += acc[i][j];
+  } else {
+    for (int i = 0; i < mr; ++i)
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] += acc[i][j];
+  }
+}
+
+template <typename T>
+void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
+                  int64_t sb1, T* C, bool parallel) {
+  using Cfg = GemmCfg<T>;
+  constexpr int MR = Cfg::MR, NR = Cfg::NR;
+  std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
+  if (k == 0) return;
+  const bool par = parallel && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
+  const int64_t m_panels = (m + MR - 1) / MR;
+  // Packing buffers are reused across calls (bmm calls this once per matrix), per thread.
+  thread_local std::vector<T> Apack, Bpack;
+  const size_t a_need = static_cast<size_t>(m_panels * MR * std::min(k, Cfg::KC));
+  const size_t b_need = static_cast<size_t>(((std::min(n, Cfg::NC) + NR - 1) / NR) * NR * std::min(k, Cfg::KC));
+  if (Apack.size() < a_need) Apack.resize(a_need);
+  if (Bpack.size() < b_need) Bpack.resize(b_need);
+  for (int64_t jc = 0; jc < n; jc += Cfg::NC) {
+    const int64_t nc = std::min(Cfg::NC, n - jc);
+    const int64_t n_panels = (nc + NR - 1) / NR;
+    for (int64_t pc = 0; pc < k; pc += Cfg::KC) {
+      const int64_t kc = std::min(Cfg::KC, k - pc);
+      T* Bp = Bpack.data();
+      T* Ap = Apack.data();
+      const int64_t row_tiles = (m + Cfg::MC - 1) / Cfg::MC;
+      const int64_t col_tiles = (n_panels + Cfg::NG - 1) / Cfg::NG;
+#pragma omp parallel if (par)
+      {
+#pragma omp for schedule(static)
+        for (int64_t jp = 0; jp < n_panels; ++jp) {  // pack B: panel jp holds columns jc+jp*NR ..
+          T* dst = Bp + jp * NR * kc;
+          const int64_t j0 = jc + jp * NR, w = std::min<int64_t>(NR, n - j0);
+          for (int64_t p = 0; p < kc; ++p) {
+            const T* src = B + (pc + p) * sb0 + j0 * sb1;
+            T* d = dst + p * NR;
+            if (sb1 == 1 && w == NR) {
+              for (int j = 0; j < NR; ++j) d[j] = src[j];
+            } else {
+              int j = 0;
+              for (; j < w; ++j) d[j] = src[j * sb1];
+              for (; j < NR; ++j) d[j] = T(0);
+            }
+          }
+        }
+#pragma omp for schedule(static)
+        for (int64_t ip = 0; ip < m_panels; ++ip) {  // pack A: panel ip holds rows ip*MR ..
+          T* dst = Ap + ip * MR * kc;
+          const int64_t i0 = ip * MR, h = std::min<int64_t>(MR, m - i0);
+          for (int64_t p = 0; p < kc; ++p) {
+            T* d = dst + p * MR;
+            const T* src = A + i0 * sa0 + (pc + p) * sa1;
+            int i = 0;
+            for (; i < h; ++i) d[i] = src[i * sa0];
+            for (; i < MR; ++i) d[i] = T(0);
+          }
+        }
+#pragma omp for schedule(static) collapse(2)
+        for (int64_t rt = 0; rt < row_tiles; ++rt) {
+          for (int64_t ct = 0; ct < col_tiles; ++ct) {
+            const int64_t ip0 = rt * (Cfg::MC / MR), ip1 = std::min(m_panels, ip0 + Cfg::MC / MR);
+            const int64_t jp0 = ct * Cfg::NG, jp1 = std::min(n_panels, jp0 + Cfg::NG);
+            for (int64_t jp = jp0; jp < jp1; ++jp) {
+              const int64_t j0 = jp * NR;
+              const int nr = static_cast<int>(std::min<int64_t>(NR, nc - j0));
+              for (int64_t ip = ip0; ip < ip1; ++ip) {
+                const int64_t i0 = ip * MR;
+                const int mr = static_cast<int>(std::min<int64_t>(MR, m - i0));
+                micro_kernel<T>(kc, Ap + ip * MR * kc, Bp + jp * NR * kc, C + i0 * n + jc + j0, n, mr, nr);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, int64_t sa0, int64_t sa1,
+              const void* B, int64_t sb0, int64_t sb1, void* C, bool parallel) {
+  if (m == 0 || n == 0) return;
+  TL_CHECK(dtype != ScalarType::Bool && dtype != ScalarType::Half && dtype != ScalarType::BFloat16,
+           "gemm_cpu: unsupported dtype ", dtype);
+  dispatch_all_types(dtype, "mm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      return;
+    } else {
+      const T* a = static_cast<const T*>(A);
+      const T* b = static_cast<const T*>(B);
+      T* c = static_cast<T*>(C);
+      if (n == 1) {
+        gemv<T>(m, k, a, sa0, sa1, b, sb0, c, parallel);
+      } else if (m == 1) {
+        gemv<T>(n, k, b, sb1, sb0, a, sa1, c, parallel);
+      } else {
+        gemm_blocked<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c, parallel);
+      }
+    }
+  });
+}
+
+// ---- kernels -------------------------------------------------------------------------------
+
+namespace {
+
+// Computes self (m x k) @ mat2 (k x n) into the contiguous `res` (m x n).
+void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& res, bool parallel) {
+  const int64_t m = self.sizes()[0], k = self.sizes()[1], n = mat2.sizes()[1];
+  gemm_cpu(self.dtype(), m, n, k, self.data_ptr(), self.strides()[0], self.strides()[1], mat2.data_ptr(),
+           mat2.strides()[0], mat2.strides()[1], res.data_ptr(), parallel);
+}
+
+bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+// Result for out=: computes into out directly when it is contiguous, of the right shape and
+// not one of the inputs; otherwise into a temporary copied back by finish_matmul_out.
+Tensor result_buffer(const Tensor& out, IntArrayRef shape, ScalarType dt, const Tensor& a, const Tensor& b) {
+  if (out.defined() && out.sizes().equals(shape) && out.is_contiguous() && out.dtype() == dt &&
+      out.data_ptr() != a.data_ptr() && out.data_ptr() != b.data_ptr())
+    return out;
+  return empty_tensor(shape, TensorOptions(dt, a.device()));
+}
+
+Tensor finish_out(const Tensor& res, const Tensor& out) {
+  if (!out.defined() || res.is_same(out)) return res.is_same(out) ? out : res;
+  if (!out.sizes().equals(res.sizes())) out.impl()->set_sizes_contiguous(res.sizes());
+  out.copy_(res);
+  return out;
+}
+
+}  // namespace
+
+Tensor mm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  check_mm_args(self, mat2, out);
+  std::vector<int64_t> shape{self.sizes()[0], mat2.sizes()[1]};
+  if (low_precision(self.dtype())) {
+    Tensor r = mm_out_cpu(self.to(ScalarType::Float), mat2.to(ScalarType::Float), Tensor());
+    return finish_out(r.to(self.dtype()), out);
+  }
+  Tensor res = result_buffer(out, shape, self.dtype(), self, mat2);
+  mm_into(self, mat2, res, true);
+  return finish_out(res, out);
+}
+
+Tensor bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  check_bmm_args(self, mat2, out);
+  const int64_t bs = self.sizes()[0], m = self.sizes()[1], k = self.sizes()[2], n = mat2.sizes()[2];
+  std::vector<int64_t> shape{bs, m, n};
+  if (low_precision(self.dtype())) {
+    Tensor r = bmm_out_cpu(self.to(ScalarType::Float), mat2.to(ScalarType::Float), Tensor());
+    return finish_out(r.to(self.dtype()), out);
+  }
+  Tensor res = result_buffer(out, shape, self.dtype(), self, mat2);
+  if (bs == 0 || m == 0 || n == 0) return finish_out(res, out);
+  const int64_t isz = static_cast<int64_t>(self.element_size());
+  const char* a = static_cast<const char*>(self.data_ptr());
+  const char* b = static_cast<const char*>(mat2.data_ptr());
+  char* c = static_cast<char*>(res.data_ptr());
+  const int64_t sa = self.strides()[0] * isz, sb = mat2.strides()[0] * isz, sc = m * n * isz;
+  // Small matrices: one per thread; large ones: parallel inside each product.
+  const bool per_batch = m * n * k < 128 * 128 * 128 && bs > 1 && bs * m * n * k >= 64 * 64 * 64;
+#pragma omp parallel for schedule(static) if (per_batch)
+  for (int64_t i = 0; i < bs; ++i) {
+    gemm_cpu(self.dtype(), m, n, k, a + i * sa, self.strides()[1], self.strides()[2], b + i * sb, mat2.strides()[1],
+             mat2.strides()[2], c + i * sc, !per_batch);
+  }
+  return finish_out(res, out);
+}
+
+}  // namespace tl::native

@@ -1,0 +1,249 @@
+// CPU kernels of reductions: argument/dtype logic from ReduceOps.h, the value engine from
+// ReduceEngine.h (Note [Reduction engine]), and a row-wise engine for index-tracking
+// reductions (max.dim, min.dim, argmax, argmin).
+#include <omp.h>
+
+#include <memory>
+
+#include "aten/native/ReduceOps.h"
+#include "aten/native/cpu/ReduceEngine.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+using namespace cpu_reduce;
+
+namespace {
+
+Tensor cast_to(const Tensor& t, ScalarType dt) { return t.dtype() == dt ? t : t.to(dt); }
+
+template <template <typename> class OpT>
+Tensor sum_like(const char* name, const Tensor& self, const std::vector<bool>& mask, ScalarType rt, double scale) {
+  Tensor x = cast_to(self, rt);
+  Tensor res = empty_reduce_result(self, mask, rt);
+  dispatch_all_types(rt, name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    OpT<T> op;
+    if constexpr (std::is_same_v<OpT<T>, SumOp<T>>) op.scale = static_cast<typename OpT<T>::acc_t>(scale);
+    run_reduce<T, T>(x, res, mask, op);
+  });
+  return res;
+}
+
+template <bool IsMax>
+Tensor minmax_values(const char* name, const Tensor& self, const std::vector<bool>& mask) {
+  Tensor res = empty_reduce_result(self, mask, self.dtype());
+  dispatch_all_types(self.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_reduce<T, T>(self, res, mask, MinMaxOp<T, IsMax>{});
+  });
+  return res;
+}
+
+template <bool IsAll>
+Tensor all_any(const char* name, const Tensor& self, std::vector<bool> mask, bool keepdim, const Tensor& out) {
+  ScalarType rt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
+  TL_CHECK(!out.defined() || out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::Byte, name,
+           " only supports bool tensor for result, got: ", dtype_name(out.dtype()));
+  Tensor res = empty_reduce_result(self, mask, ScalarType::Bool);
+  dispatch_all_types(self.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    run_reduce<T, bool>(self, res, mask, AllAnyOp<T, IsAll>{});
+  });
+  if (!out.defined() && rt != ScalarType::Bool) res = res.to(rt);
+  return finish_reduce(res, mask, keepdim, out);
+}
+
+// Index-tracking reduction over one dim of a contiguous tensor viewed as [outer, R, inner].
+// Ties keep the first index; NaN wins (first NaN), as in PyTorch.
+template <typename T, bool IsMax>
+void index_reduce(const Tensor& x, int64_t dim, T* vals, int64_t* idxs) {
+  using acc_t = opmath_t<T>;
+  const T* src = static_cast<const T*>(x.data_ptr());
+  int64_t outer = 1, inner = 1, R = x.dim() > 0 ? x.sizes()[dim] : 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= x.sizes()[d];
+  for (int64_t d = dim + 1; d < x.dim(); ++d) inner *= x.sizes()[d];
+  const bool parallel = outer * R * inner >= kGrain && omp_get_max_threads() > 1;
+  if (inner == 1) {
+    // Two vectorised passes per row: the (NaN-propagating) extreme value, then the first
+    // index holding it.
+    MinMaxOp<T, IsMax> op;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t o = 0; o < outer; ++o) {
+      const T* row = src + o * R;
+      acc_t best = reduce_run(op, row, R, op.identity());
+      // First index holding `best`. Full blocks of 64 are tested with a fixed-length,
+      // branch-free loop (vectorised) and only the first block that matches is scanned.
+      int64_t bi = 0;
+      if (best != best) {
+        while (bi < R && !(static_cast<acc_t>(row[bi]) != static_cast<acc_t>(row[bi]))) ++bi;
+      } else {
+        int64_t b0 = 0;
+        for (; b0 + 64 <= R; b0 += 64) {
+          int hit = 0;
+          for (int j = 0; j < 64; ++j) hit |= static_cast<int>(static_cast<acc_t>(row[b0 + j]) == best);
+          if (hit) break;
+        }
+        bi = b0;
+        while (bi < R && static_cast<acc_t>(row[bi]) != best) ++bi;
+      }
+      if (bi >= R) bi = 0;  // unreachable; keeps the index valid
+      if (vals) vals[o] = static_cast<T>(best);
+      idxs[o] = bi;
+    }
+    return;
+  }
+  int64_t blk = std::min<int64_t>(inner, 1024);
+  const int nth = parallel ? omp_get_max_threads() : 1;
+  if (outer * ((inner + blk - 1) / blk) < nth) blk = std::max<int64_t>(64, (inner + nth - 1) / nth);
+  const int64_t nblk = (inner + blk - 1) / blk;
+#pragma omp parallel if (parallel)
+  {
+    std::unique_ptr<acc_t[]> bestbuf(new acc_t[static_cast<size_t>(blk)]);
+    std::unique_ptr<int64_t[]> bibuf(new int64_t[static_cast<size_t>(blk)]);
+#pragma omp for schedule(static)
+    for (int64_t t = 0; t < outer * nblk; ++t) {
+      const int64_t o = t / nblk, j0 = (t % nblk) * blk, len = std::min(blk, inner - j0);
+      const T* base = src + o * R * inner + j0;
+      acc_t* __restrict best = bestbuf.get();
+      int64_t* __restrict bi = bibuf.get();
+      for (int64_t j = 0; j < len; ++j) { best[j] = static_cast<acc_t>(base[j]); bi[j] = 0; }
+      for (int64_t r = 1; r < R; ++r) {
+        const T* __restrict row = base + r * inner;
+        for (int64_t j = 0; j < len; ++j) {
+          acc_t v = static_cast<acc_t>(row[j]);
+          acc_t bj = best[j];
+          bool b = (IsMax ? (v > bj) : (v < bj)) | ((v != v) & (bj == bj));
+          best[j] = b ? v : bj;
+          bi[j] = b ? r : bi[j];
+        }
+      }
+      for (int64_t j = 0; j < len; ++j) {
+        if (vals) vals[o * inner + j0 + j] = static_cast<T>(best[j]);
+        idxs[o * inner + j0 + j] = bi[j];
+      }
+    }
+  }
+}
+
+template <bool IsMax>
+std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& self, int64_t dim, bool keepdim,
+                                      const Tensor& values, const Tensor& indices) {
+  int64_t d = wrap_dim(dim, self.dim());
+  std::vector<bool> mask = make_dim_mask(d, self.dim());
+  check_nonempty_reduction(self, mask, true, name);
+  TL_CHECK(!values.defined() || values.dtype() == self.dtype(), name, "(): Expected out tensor to have dtype ",
+           self.dtype(), ", but got ", values.dtype(), " instead");
+  TL_CHECK(!indices.defined() || indices.dtype() == ScalarType::Long, name,
+           "(): Expected out tensor to have dtype torchlite.int64, but got ", indices.dtype(), " instead");
+  Tensor x = self.contiguous();
+  Tensor v = empty_reduce_result(self, mask, self.dtype());
+  Tensor i = empty_reduce_result(self, mask, ScalarType::Long);
+  if (self.numel() > 0) {
+    dispatch_all_types(self.dtype(), name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      index_reduce<T, IsMax>(x, self.dim() > 0 ? d : 0, v.data_ptr<T>(), i.data_ptr<int64_t>());
+    });
+  }
+  return {finish_reduce(v, mask, keepdim, values), finish_reduce(i, mask, keepdim, indices)};
+}
+
+template <bool IsMax>
+Tensor arg_minmax(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  check_out_dtype(out, ScalarType::Long, name);
+  Tensor x = self.contiguous();
+  std::vector<bool> mask;
+  int64_t d = 0;
+  if (!dim.has_value()) {
+    TL_CHECK_INDEX(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
+    mask = make_dim_mask(std::optional<IntArrayRef>(), self.dim());
+    x = x.view({self.numel()});
+  } else {
+    d = wrap_dim(*dim, self.dim());
+    mask = make_dim_mask(d, self.dim());
+    check_nonempty_reduction(self, mask, true, name);
+    if (self.dim() == 0) x = x.view({1});
+  }
+  Tensor i = empty_reduce_result(self, mask, ScalarType::Long);
+  if (self.numel() > 0) {
+    dispatch_all_types(self.dtype(), name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      index_reduce<T, IsMax>(x, d, static_cast<T*>(nullptr), i.data_ptr<int64_t>());
+    });
+  }
+  return finish_reduce(i, mask, keepdim, out);
+}
+
+}  // namespace
+
+Tensor sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                   const Tensor& out) {
+  ScalarType rt = sum_result_dtype(self, dtype, out);
+  check_out_dtype(out, rt, "sum");
+  std::vector<bool> mask = make_dim_mask(dim, self.dim());
+  return finish_reduce(sum_like<SumOp>("sum", self, mask, rt, 1.0), mask, keepdim, out);
+}
+
+Tensor mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                    const Tensor& out) {
+  ScalarType rt = dtype ? *dtype : (out.defined() ? out.dtype() : self.dtype());
+  TL_CHECK(is_floating_point(rt),
+           "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
+           " dtype must be either a floating point or complex dtype. Got: ", dtype_name(rt));
+  check_out_dtype(out, rt, "mean");
+  std::vector<bool> mask = make_dim_mask(dim, self.dim());
+  int64_t n = 1;
+  for (size_t d = 0; d < mask.size(); ++d)
+    if (mask[d]) n *= self.sizes()[d];
+  double scale = n == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / static_cast<double>(n);
+  return finish_reduce(sum_like<SumOp>("mean", self, mask, rt, scale), mask, keepdim, out);
+}
+
+Tensor prod_out_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
+  ScalarType rt = sum_result_dtype(self, dtype, out);
+  check_out_dtype(out, rt, "prod");
+  std::vector<bool> mask = make_dim_mask(dim, self.dim());
+  return finish_reduce(sum_like<ProdOp>("prod", self, mask, rt, 1.0), mask, keepdim, out);
+}
+
+Tensor amax_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  std::vector<bool> mask = make_dim_mask(std::optional<IntArrayRef>(dim), self.dim());
+  check_nonempty_reduction(self, mask, !dim.empty(), "amax");
+  TL_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
+           dtype_name(self.dtype()), " for input's dtype and ", dtype_name(out.dtype()), " for out's dtype.");
+  return finish_reduce(minmax_values<true>("amax", self, mask), mask, keepdim, out);
+}
+
+Tensor amin_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  std::vector<bool> mask = make_dim_mask(std::optional<IntArrayRef>(dim), self.dim());
+  check_nonempty_reduction(self, mask, !dim.empty(), "amin");
+  TL_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
+           dtype_name(self.dtype()), " for input's dtype and ", dtype_name(out.dtype()), " for out's dtype.");
+  return finish_reduce(minmax_values<false>("amin", self, mask), mask, keepdim, out);
+}
+
+std::tuple<Tensor, Tensor> max_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                                       const Tensor& indices) {
+  return minmax_dim<true>("max", self, dim, keepdim, values, indices);
+}
+
+std::tuple<Tensor, Tensor> min_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                                       const Tensor& indices) {
+  return minmax_dim<false>("min", self, dim, keepdim, values, indices);
+}
+
+Tensor argmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  return arg_minmax<true>("argmax", self, dim, keepdim, out);
+}
+
+Tensor argmin_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
+  return arg_minmax<false>("argmin", self, dim, keepdim, out);
+}
+
+Tensor all_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  return all_any<true>("all", self, make_dim_mask(dim, self.dim()), keepdim, out);
+}
+Tensor any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
+  return all_any<false>("any", self, make_dim_mask(dim, self.dim()), keepdim, out);
+}
+}  // namespace tl::native

@@ -1,0 +1,190 @@
+"""mm / bmm / matmul vs NumPy (and PyTorch when installed): layouts, dtypes, broadcasting,
+out= and error messages."""
+
+import numpy as np
+import pytest
+
+import torchlite as tl
+from helpers import NP_DTYPE, assert_close, random_array
+from test_reductions import LAYOUTS, TORCH_DTYPE, make, to_torch, torch
+
+DTYPES = [tl.float32, tl.float64, tl.int32, tl.int64, tl.float16]
+
+
+def ref_matmul(a, b):
+    if a.dtype == np.float16:
+        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    if np.issubdtype(a.dtype, np.floating):
+        return (a.astype(np.float64) @ b.astype(np.float64)).astype(a.dtype)
+    return a @ b
+
+
+def tol(dtype, k):
+    if dtype == tl.float16:
+        return dict(rtol=1e-2, atol=1e-1)
+    if dtype == tl.float32:
+        return dict(rtol=1e-4, atol=1e-4 * max(k, 1))
+    return {}
+
+
+MM_SHAPES = [(3, 4, 5), (1, 7, 3), (6, 5, 1), (1, 9, 1), (70, 130, 90), (0, 3, 4), (3, 0, 4), (3, 4, 0)]
+
+
+@pytest.mark.parametrize("layout_b", LAYOUTS)
+@pytest.mark.parametrize("layout_a", LAYOUTS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mm(dtype, layout_a, layout_b):
+    for m, k, n in MM_SHAPES:
+        if (m == 0 or k == 0 or n == 0) and (layout_a != "contiguous" or layout_b != "contiguous"):
+            continue
+        a = random_array((m, k), dtype, low=-3, high=3)
+        b = random_array((k, n), dtype, low=-3, high=3)
+        got = tl.mm(make(a, layout_a), make(b, layout_b))
+        assert_close(got, ref_matmul(a, b), **tol(dtype, k))
+        if torch is not None and dtype != tl.float16:
+            assert TORCH_DTYPE[got.dtype] == torch.mm(to_torch(a), to_torch(b)).dtype
+
+
+def test_mm_large_blocks():
+    # Crosses the KC and NC block edges and several MR/NR edge tiles.
+    a = random_array((37, 300), tl.float32)
+    b = random_array((300, 2100), tl.float32)
+    assert_close(make(a) @ make(b), ref_matmul(a, b), rtol=1e-4, atol=1e-3)
+    a = random_array((300, 260), tl.float64)
+    b = random_array((260, 301), tl.float64)
+    assert_close(tl.mm(make(a, "transposed"), make(b, "sliced")), a @ b)
+
+
+def test_mm_method_and_operator():
+    a = random_array((4, 3), tl.float64)
+    b = random_array((3, 2), tl.float64)
+    assert_close(make(a).mm(make(b)), a @ b)
+    assert_close(make(a) @ make(b), a @ b)
+    assert_close(make(a).matmul(make(b)), a @ b)
+
+
+MATMUL_SHAPES = [
+    ((3,), (3,)),             # dot -> 0-dim
+    ((2, 3), (3,)),           # matrix-vector
+    ((3,), (3, 4)),           # vector-matrix
+    ((2, 3), (3, 4)),
+    ((5, 2, 3), (3, 4)),      # batch folded into rows
+    ((5, 2, 3), (3,)),
+    ((3,), (5, 3, 4)),
+    ((2, 3), (5, 3, 4)),
+    ((5, 2, 3), (5, 3, 4)),
+    ((2, 1, 2, 3), (4, 3, 2)),  # broadcast batch dims
+    ((1, 2, 3), (6, 3, 1)),
+    ((0, 2, 3), (3, 4)),
+    ((2, 0), (0, 3)),
+]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64, tl.int64])
+def test_matmul(dtype, layout):
+    for sa, sb in MATMUL_SHAPES:
+        lay = layout if 0 not in sa + sb else "contiguous"
+        a = random_array(sa, dtype, low=-3, high=3)
+        b = random_array(sb, dtype, low=-3, high=3)
+        got = tl.matmul(make(a, lay), make(b, lay))
+        exp = np.asarray(ref_matmul(a, b))
+        assert_close(got, exp, **tol(dtype, sa[-1]))
+        if torch is not None:
+            texp = torch.matmul(to_torch(a), to_torch(b))
+            assert tuple(got.shape) == tuple(texp.shape)
+            assert TORCH_DTYPE[got.dtype] == texp.dtype
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64, tl.int32, tl.float16])
+def test_bmm(dtype, layout):
+    for bs, m, k, n in [(4, 3, 5, 2), (2, 1, 4, 6), (3, 6, 4, 1), (64, 16, 8, 16), (2, 70, 40, 50), (0, 2, 3, 4)]:
+        lay = layout if bs else "contiguous"
+        a = random_array((bs, m, k), dtype, low=-3, high=3)
+        b = random_array((bs, k, n), dtype, low=-3, high=3)
+        got = tl.bmm(make(a, lay), make(b, lay))
+        assert_close(got, ref_matmul(a, b), **tol(dtype, k))
+
+
+def test_large_matvec_paths():
+    A = random_array((300, 400), tl.float32)
+    v = random_array((400,), tl.float32)
+    w = random_array((300,), tl.float32)
+    assert_close(make(A) @ make(v), ref_matmul(A, v), rtol=1e-4, atol=1e-3)
+    assert_close(make(A, "transposed") @ make(v), ref_matmul(A, v), rtol=1e-4, atol=1e-3)
+    assert_close(make(w) @ make(A), ref_matmul(w, A), rtol=1e-4, atol=1e-3)
+    assert_close(make(w) @ make(A, "transposed"), ref_matmul(w, A), rtol=1e-4, atol=1e-3)
+    assert_close(make(v) @ make(v, "sliced"), ref_matmul(v, v), rtol=1e-4, atol=1e-3)
+
+
+def test_out_variants():
+    a = random_array((4, 3), tl.float32)
+    b = random_array((3, 5), tl.float32)
+    o = tl.empty(1)
+    r = tl.mm(make(a), make(b), out=o)
+    assert r is o and tuple(o.shape) == (4, 5)
+    assert_close(o, ref_matmul(a, b), rtol=1e-5)
+    o = tl.empty((4, 5))
+    tl.matmul(make(a), make(b), out=o)
+    assert_close(o, ref_matmul(a, b), rtol=1e-5)
+    o = tl.empty(0)
+    tl.matmul(make(a), make(b[:, 0].copy()), out=o)
+    assert_close(o, ref_matmul(a, b[:, 0]), rtol=1e-5)
+    ba = random_array((2, 4, 3), tl.float64)
+    bb = random_array((2, 3, 5), tl.float64)
+    o = tl.empty((2, 4, 5), dtype=tl.float64)
+    r = tl.bmm(make(ba), make(bb), out=o)
+    assert r is o
+    assert_close(o, ba @ bb)
+    # out= as a non-contiguous (transposed) view
+    base = make(np.zeros((5, 4), np.float32))
+    ot = base.as_strided((4, 5), (1, 4))
+    tl.mm(make(a), make(b), out=ot)
+    assert_close(base, ref_matmul(a, b).T, rtol=1e-5)
+
+
+def test_errors():
+    f32 = lambda *s: make(np.zeros(s, np.float32))  # noqa: E731
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+        tl.mm(f32(2, 3), f32(4, 5))
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 4x5\)"):
+        f32(2, 3) @ f32(4, 5)
+    with pytest.raises(RuntimeError, match="expected m1 and m2 to have the same dtype"):
+        tl.mm(f32(2, 3), make(np.zeros((3, 4))))
+    with pytest.raises(RuntimeError, match="self must be a matrix"):
+        tl.mm(f32(2, 3, 4), f32(3, 4))
+    with pytest.raises(RuntimeError, match="mat2 must be a matrix"):
+        tl.mm(f32(2, 3), f32(3))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+        tl.mm(f32(2, 3), f32(3, 4), out=tl.empty((2, 4), dtype=tl.float64))
+    with pytest.raises(NotImplementedError, match="not implemented for 'Bool'"):
+        tl.mm(make(np.zeros((2, 3), bool)), make(np.zeros((3, 2), bool)))
+    with pytest.raises(RuntimeError, match="batch1 must be a 3D tensor"):
+        tl.bmm(f32(3, 4), f32(3, 4, 5))
+    with pytest.raises(RuntimeError, match=r"Expected size for first two dimensions of batch2 tensor to be: \[2, 4\]"):
+        tl.bmm(f32(2, 3, 4), f32(2, 5, 5))
+    with pytest.raises(RuntimeError, match="expected scalar type"):
+        tl.bmm(f32(2, 3, 4), make(np.zeros((2, 4, 5))))
+    with pytest.raises(RuntimeError, match="inconsistent tensor size"):
+        tl.matmul(f32(3), f32(4))
+    with pytest.raises(RuntimeError, match=r"size mismatch, got input \(2\), mat \(2x3\), vec \(4\)"):
+        tl.matmul(f32(2, 3), f32(4))
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(1x3 and 4x5\)"):
+        tl.matmul(f32(3), f32(4, 5))
+    with pytest.raises(RuntimeError, match="must match the size of tensor"):
+        tl.matmul(f32(2, 2, 3), f32(3, 3, 4))
+    with pytest.raises(RuntimeError, match="both arguments to matmul need to be at least 1D"):
+        tl.matmul(make(np.float32(1)), f32(3))
+    with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
+        tl.matmul(f32(2, 3), f32(3, 4), out=tl.empty((2, 4), dtype=tl.float64))
+
+
+def test_dtype_matches_torch():
+    if torch is None:
+        pytest.skip("torch not installed")
+    for dtype in [tl.float32, tl.float64, tl.int64, tl.int32]:
+        a = random_array((2, 3), dtype)
+        got = make(a) @ make(a.T.copy())
+        assert TORCH_DTYPE[got.dtype] == (to_torch(a) @ to_torch(a.T.copy())).dtype
+        assert_close(got, (to_torch(a) @ to_torch(a.T.copy())).numpy(), rtol=1e-5)
