@@ -1,5 +1,5 @@
 #pragma once
-// Shape arithmetic shared by view and reshape ops.
+// Shape arithmetic shared by view, reshape, factory and random ops.
 #include <optional>
 #include <vector>
 
@@ -17,5 +17,22 @@ std::optional<std::vector<int64_t>> compute_view_strides(IntArrayRef sizes, IntA
 
 // A view of `self` with the given geometry (shares storage and version counter).
 Tensor make_view(const Tensor& self, std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset);
+
+// True when the elements of a tensor with these sizes/strides tile a block of memory with
+// no gaps and no element reached twice (any dim order), as PyTorch's
+// is_non_overlapping_and_dense.
+bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides);
+
+// Dense strides that keep the dim order (by stride) of `strides`, as PyTorch's
+// infer_dense_strides: what *_like factories give under preserve_format.
+std::vector<int64_t> infer_dense_strides(IntArrayRef sizes, IntArrayRef strides);
+
+// Resizes an out= tensor to `sizes` (keeping it when it already has them).
+void resize_out(const Tensor& out, IntArrayRef sizes);
+
+// PyTorch's C++ type names in messages: "Long", "Float", ...
+const char* scalar_type_cpp_name(ScalarType t);
+// PyTorch's legacy type strings in messages: "torch.FloatTensor", "torch.cuda.LongTensor".
+std::string legacy_type_name(const Tensor& t);
 
 }  // namespace tl::native

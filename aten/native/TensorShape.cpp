@@ -1,5 +1,10 @@
-// View ops: each returns a tensor over the same storage with new sizes/strides/offset.
+// View ops: each returns a tensor over the same storage with new sizes/strides/offset (made
+// by make_view, so views share the storage and with it the version counter). Also the ops
+// that may copy (reshape) and those that assemble tensors (cat, stack).
+#include <algorithm>
+
 #include "aten/native/ShapeUtils.h"
+#include "aten/native/TensorIterator.h"
 #include "generated/NativeFunctions.h"
 
 namespace tl::native {
@@ -120,8 +125,10 @@ Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std:
   if (e < s) e = s;
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   int64_t offset = self.storage_offset() + s * strides[d];
-  sizes[d] = (e - s + step - 1) / step;
-  strides[d] *= step;
+  sizes[d] = e > s ? (e - s - 1) / step + 1 : 0;  // no overflow for steps near INT64_MAX
+  int64_t stepped;
+  // A huge step leaves at most one element, whose stride does not matter: keep it finite.
+  strides[d] = __builtin_mul_overflow(strides[d], step, &stepped) ? strides[d] : stepped;
   return make_view(self, std::move(sizes), std::move(strides), offset);
 }
 
@@ -140,6 +147,409 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   TL_CHECK(strides.has_value(), "view size is not compatible with input tensor's size and stride (at least one "
            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
   return make_view(self, std::move(shape), std::move(*strides), self.storage_offset());
+}
+
+
+// ---- dim permutations --------------------------------------------------------------------
+
+Tensor permute(const Tensor& self, IntArrayRef dims) {
+  const int64_t n = self.dim();
+  TL_CHECK(static_cast<int64_t>(dims.size()) == n,
+           "permute(): number of dimensions in the tensor input does not match the length of the desired ordering "
+           "of dimensions i.e. input.dim() = ", n, " is not equal to len(dims) = ", dims.size());
+  std::vector<int64_t> sizes(n), strides(n);
+  std::vector<bool> seen(n, false);
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t d = wrap_dim(dims[i], n);
+    TL_CHECK(!seen[d], "permute(): duplicate dims are not allowed.");
+    seen[d] = true;
+    sizes[i] = self.sizes()[d];
+    strides[i] = self.strides()[d];
+  }
+  return make_view(self, std::move(sizes), std::move(strides), self.storage_offset());
+}
+
+Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const int64_t n = self.dim();
+  int64_t a = wrap_dim(dim0, n), b = wrap_dim(dim1, n);
+  std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
+  if (n > 0) {
+    std::swap(sizes[a], sizes[b]);
+    std::swap(strides[a], strides[b]);
+  }
+  return make_view(self, std::move(sizes), std::move(strides), self.storage_offset());
+}
+
+Tensor t(const Tensor& self) {
+  TL_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", self.dim(), "D");
+  return self.transpose(0, self.dim() < 2 ? 0 : 1);
+}
+
+Tensor swapaxes(const Tensor& self, int64_t axis0, int64_t axis1) { return self.transpose(axis0, axis1); }
+
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  const int64_t n = self.dim();
+  TL_CHECK(source.size() == destination.size(), "movedim: Invalid source or destination dims: source (", source,
+           " dims) should contain the same number of dims as destination (", destination, " dims)");
+  std::vector<int64_t> order(n, -1);  // order[destination] = source
+  std::vector<bool> src_used(n, false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    int64_t s = wrap_dim(source[i], n), d = wrap_dim(destination[i], n);
+    TL_CHECK(!src_used[s], "movedim: repeated dim in `source` (", source, ")");
+    TL_CHECK(order[d] == -1, "movedim: repeated dim in `destination` (", destination, ")");
+    src_used[s] = true;
+    order[d] = s;
+  }
+  // The remaining dims keep their relative order in the free slots.
+  int64_t next = 0;
+  for (int64_t d = 0; d < n; ++d) {
+    if (order[d] != -1) continue;
+    while (src_used[next]) ++next;
+    order[d] = next++;
+  }
+  return self.permute(order);
+}
+
+Tensor swapdims(const Tensor& self, int64_t dim0, int64_t dim1) { return self.transpose(dim0, dim1); }
+
+Tensor moveaxis(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  return self.movedim(source, destination);
+}
+
+Tensor moveaxis(const Tensor& self, int64_t source, int64_t destination) {
+  return self.movedim(source, destination);
+}
+
+Tensor movedim(const Tensor& self, int64_t source, int64_t destination) {
+  return tl::movedim(self, IntArrayRef(&source, 1), IntArrayRef(&destination, 1));
+}
+
+// ---- expand / squeeze / flatten --------------------------------------------------------------
+
+Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
+  const int64_t ndim = static_cast<int64_t>(size.size()), tdim = self.dim();
+  TL_CHECK(ndim >= tdim, "expand(", legacy_type_name(self), "{", self.sizes(), "}, size=", size,
+           "): the number of sizes provided (", ndim, ") must be greater or equal to the number of dimensions in "
+           "the tensor (", tdim, ")");
+  std::vector<int64_t> sizes(ndim), strides(ndim);
+  for (int64_t i = ndim - 1; i >= 0; --i) {
+    const int64_t d = i - (ndim - tdim);  // the matching dim of self, or < 0 for a new leading dim
+    int64_t cur = d >= 0 ? self.sizes()[d] : 1;
+    int64_t stride = d >= 0 ? self.strides()[d] : (i == ndim - 1 ? 1 : sizes[i + 1] * strides[i + 1]);
+    int64_t target = size[i];
+    if (target == -1) {
+      TL_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing dimension ", i);
+      target = cur;
+    }
+    if (cur != target) {
+      TL_CHECK(cur == 1 && target >= 0, "The expanded size of the tensor (", target,
+               ") must match the existing size (", cur, ") at non-singleton dimension ", i, ".  Target sizes: ",
+               size, ".  Tensor sizes: ", self.sizes());
+      cur = target;
+      stride = 0;
+    }
+    sizes[i] = cur;
+    strides[i] = stride;
+  }
+  return make_view(self, std::move(sizes), std::move(strides), self.storage_offset());
+}
+
+Tensor expand_as(const Tensor& self, const Tensor& other) { return self.expand(other.sizes()); }
+
+namespace {
+Tensor squeeze_dims_mask(const Tensor& self, const std::vector<bool>& drop) {
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (drop[d] && self.sizes()[d] == 1) continue;
+    sizes.push_back(self.sizes()[d]);
+    strides.push_back(self.strides()[d]);
+  }
+  return make_view(self, std::move(sizes), std::move(strides), self.storage_offset());
+}
+}  // namespace
+
+Tensor squeeze(const Tensor& self) { return squeeze_dims_mask(self, std::vector<bool>(self.dim(), true)); }
+
+Tensor squeeze(const Tensor& self, int64_t dim) {
+  int64_t d = wrap_dim(dim, self.dim());
+  std::vector<bool> drop(self.dim(), false);
+  if (self.dim() > 0) drop[d] = true;
+  return squeeze_dims_mask(self, drop);
+}
+
+Tensor squeeze(const Tensor& self, IntArrayRef dim) {
+  std::vector<bool> drop(std::max<int64_t>(self.dim(), 1), false);
+  for (int64_t x : dim) {
+    int64_t d = wrap_dim(x, self.dim());
+    TL_CHECK(!drop[d], "dim ", d, " appears multiple times in the list of dims");
+    drop[d] = true;
+  }
+  drop.resize(self.dim());
+  return squeeze_dims_mask(self, drop);
+}
+
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  const int64_t n = self.dim();
+  int64_t s = wrap_dim(start_dim, n), e = wrap_dim(end_dim, n);
+  TL_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  if (n == 0) return self.reshape(std::vector<int64_t>{1});
+  if (s == e) return self;
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().begin() + s);
+  int64_t prod = 1;
+  for (int64_t d = s; d <= e; ++d) prod *= self.sizes()[d];
+  shape.push_back(prod);
+  shape.insert(shape.end(), self.sizes().begin() + e + 1, self.sizes().end());
+  return self.reshape(shape);
+}
+
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty");
+  const int64_t cur = self.dim() == 0 ? 1 : self.sizes()[d];
+  int64_t known = 1, infer = -1;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (sizes[i] == -1) {
+      TL_CHECK(infer < 0, "unflatten: only one dimension can be inferred, got sizes ", sizes);
+      infer = static_cast<int64_t>(i);
+    } else {
+      TL_CHECK(sizes[i] >= 0, "unflatten: invalid size ", sizes[i], " in ", sizes);
+      known *= sizes[i];
+    }
+  }
+  std::vector<int64_t> inner = sizes.vec();
+  if (infer >= 0) {
+    TL_CHECK(known != 0 && cur % known == 0, "unflatten: Provided sizes ", sizes,
+             " don't multiply up to the size of dim ", dim, " (", cur, ") in the input tensor");
+    inner[infer] = cur / known;
+  } else {
+    TL_CHECK(known == cur, "unflatten: Provided sizes ", sizes, " don't multiply up to the size of dim ", dim, " (",
+             cur, ") in the input tensor");
+  }
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().begin() + std::min<int64_t>(d, self.dim()));
+  shape.insert(shape.end(), inner.begin(), inner.end());
+  if (self.dim() > 0) shape.insert(shape.end(), self.sizes().begin() + d + 1, self.sizes().end());
+  return self.view(shape);
+}
+
+Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
+  TL_CHECK(self.dim() > 0, "narrow() cannot be applied to a 0-dim tensor.");
+  TL_CHECK(length >= 0, "narrow(): length must be non-negative.");
+  int64_t d = wrap_dim(dim, self.dim());
+  const int64_t cur = self.sizes()[d];
+  TL_CHECK_INDEX(start >= -cur && start <= cur, "start out of range (expected to be in range of [", -cur, ", ", cur,
+                 "], but got ", start, ")");
+  if (start < 0) start += cur;
+  TL_CHECK(start <= cur - length, "start (", start, ") + length (", length, ") exceeds dimension size (", cur, ").");
+  return self.slice(d, start, start + length, 1);
+}
+
+// ---- split / chunk / unbind (views) --------------------------------------------------------------
+
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  TL_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t dim_size = self.sizes()[d];
+  TL_CHECK(split_size > 0 || dim_size == 0,
+           "split_size can only be 0 if dimension size is 0, but got dimension size of ", dim_size);
+  // One (possibly empty) piece when the dim is empty; the last piece holds the remainder.
+  const int64_t pieces = split_size == 0 ? 1 : std::max<int64_t>((dim_size + split_size - 1) / split_size, 1);
+  std::vector<Tensor> out;
+  out.reserve(pieces);
+  for (int64_t i = 0; i < pieces; ++i) {
+    const int64_t start = i * split_size;
+    out.push_back(self.narrow(d, start, std::min(split_size, dim_size - start)));
+  }
+  return out;
+}
+
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes, int64_t dim) {
+  TL_CHECK(self.dim() != 0, "split expects at least a 1-dimensional tensor");
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t dim_size = self.sizes()[d];
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    TL_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+             split_sizes);
+    total += s;
+  }
+  TL_CHECK(total == dim_size, "split_with_sizes expects split_sizes to sum exactly to ", dim_size,
+           " (input tensor's size at dimension ", d, "), but got split_sizes=", split_sizes);
+  std::vector<Tensor> out;
+  out.reserve(split_sizes.size());
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    out.push_back(self.narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& self, IntArrayRef split_size, int64_t dim) {
+  return self.split_with_sizes(split_size, dim);
+}
+
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  TL_CHECK(self.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  TL_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t dim_size = self.sizes()[d];
+  const int64_t split_size = (dim_size + chunks - 1) / chunks;
+  if (split_size == 0 && dim_size == 0) {
+    // An empty dim still gives `chunks` pieces (split would give one).
+    return self.split_with_sizes(std::vector<int64_t>(chunks, 0), d);
+  }
+  return self.split(split_size, d);
+}
+
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  TL_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = wrap_dim(dim, self.dim());
+  std::vector<Tensor> out;
+  out.reserve(self.sizes()[d]);
+  for (int64_t i = 0; i < self.sizes()[d]; ++i) out.push_back(self.select(d, i));
+  return out;
+}
+
+// ---- reshape -----------------------------------------------------------------------------------
+
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  std::vector<int64_t> sizes = infer_size(shape, self.numel());
+  if (compute_view_strides(self.sizes(), self.strides(), sizes)) return self.view(sizes);
+  return self.contiguous().view(sizes);  // the layout cannot be viewed: copy once
+}
+
+Tensor view_as(const Tensor& self, const Tensor& other) { return self.view(other.sizes()); }
+
+// ---- cat / stack --------------------------------------------------------------------------------
+
+namespace {
+
+// Byte range [lo, hi) of storage a tensor can touch; empty tensors touch nothing.
+std::pair<int64_t, int64_t> memory_extent(const Tensor& t) {
+  if (t.numel() == 0) return {0, 0};
+  int64_t lo = t.storage_offset(), hi = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) hi += (t.sizes()[d] - 1) * t.strides()[d];
+  const int64_t item = static_cast<int64_t>(t.element_size());
+  return {lo * item, (hi + 1) * item};
+}
+
+void check_no_overlap(const Tensor& out, const Tensor& in) {
+  if (out.impl()->storage() != in.impl()->storage()) return;
+  auto a = memory_extent(out), b = memory_extent(in);
+  TL_CHECK(a.first >= b.second || b.first >= a.second,
+           "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+           "memory location. Please clone() the tensor before performing the operation.");
+}
+
+// Note [Legacy cat]: as in PyTorch, 1-D tensors with zero elements are skipped in the shape
+// checks (they may be concatenated with tensors of any shape); they still join the dtype
+// promotion. Returns the result shape and the wrapped dim; `ref` is the first tensor that
+// is not skipped, or -1 when all are.
+struct CatPlan {
+  std::vector<int64_t> shape;
+  int64_t dim = 0;
+  ScalarType dtype = ScalarType::Float;
+  Device device;
+};
+
+bool cat_skipped(const Tensor& t) { return t.dim() == 1 && t.numel() == 0; }
+
+CatPlan plan_cat(TensorList tensors, int64_t dim) {
+  TL_CHECK_VALUE(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  CatPlan p;
+  p.dtype = tensors[0].dtype();
+  p.device = tensors[0].device();
+  int64_t ref = -1;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    TL_CHECK(t.dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
+    TL_CHECK(t.device() == p.device, "Expected all tensors to be on the same device, but found at least two devices, ",
+             p.device, " and ", t.device(), "! (when checking argument for argument tensors in method cat)");
+    p.dtype = promote_types(p.dtype, t.dtype());
+    if (ref < 0 && !cat_skipped(t)) ref = static_cast<int64_t>(i);
+  }
+  if (ref < 0) {  // only 1-D empty tensors
+    wrap_dim(dim, 1);
+    p.shape = {0};
+    p.dim = 0;
+    return p;
+  }
+  const Tensor& r = tensors[ref];
+  p.dim = wrap_dim(dim, r.dim());
+  p.shape = r.sizes().vec();
+  p.shape[p.dim] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (cat_skipped(t)) continue;
+    TL_CHECK(t.dim() == r.dim(), "Tensors must have same number of dimensions: got ", r.dim(), " and ", t.dim());
+    for (int64_t d = 0; d < r.dim(); ++d) {
+      if (d == p.dim) continue;
+      TL_CHECK(t.sizes()[d] == r.sizes()[d], "Sizes of tensors must match except in dimension ", p.dim,
+               ". Expected size ", r.sizes()[d], " but got size ", t.sizes()[d], " for tensor number ", i,
+               " in the list.");
+    }
+    p.shape[p.dim] += t.sizes()[p.dim];
+  }
+  return p;
+}
+
+// Copies every input into its slice of `out` (already of the right shape). copy_ converts
+// dtypes and runs on any device.
+void cat_copy(TensorList tensors, const CatPlan& p, const Tensor& out) {
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (cat_skipped(t)) continue;
+    const int64_t n = t.sizes()[p.dim];
+    if (n > 0 && out.numel() > 0) out.slice(p.dim, offset, offset + n, 1).copy_(t);
+    offset += n;
+  }
+}
+
+}  // namespace
+
+Tensor cat(TensorList tensors, int64_t dim) {
+  CatPlan p = plan_cat(tensors, dim);
+  Tensor out = tl::empty(p.shape, p.dtype, std::nullopt, p.device);
+  cat_copy(tensors, p, out);
+  return out;
+}
+
+Tensor cat_out(TensorList tensors, int64_t dim, const Tensor& out) {
+  CatPlan p = plan_cat(tensors, dim);
+  TL_CHECK_TYPE(can_cast(p.dtype, out.dtype()), "torch.cat(): input types can't be cast to the desired output type ",
+                scalar_type_cpp_name(out.dtype()));
+  TL_CHECK(out.device() == p.device, "torch.cat(): all input tensors and out must be on the same device, but inputs "
+           "are on ", p.device, " and out is on ", out.device());
+  for (const Tensor& t : tensors) check_no_overlap(out, t);
+  resize_out(out, p.shape);
+  cat_copy(tensors, p, out);
+  return out;
+}
+
+namespace {
+std::vector<Tensor> stack_inputs(TensorList tensors, int64_t dim) {
+  TL_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  const int64_t d = wrap_dim(dim, tensors[0].dim() + 1);
+  std::vector<Tensor> parts;
+  parts.reserve(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    TL_CHECK(tensors[i].sizes().equals(tensors[0].sizes()), "stack expects each tensor to be equal size, but got ",
+             tensors[0].sizes(), " at entry 0 and ", tensors[i].sizes(), " at entry ", i);
+    parts.push_back(tensors[i].unsqueeze(d));
+  }
+  return parts;
+}
+}  // namespace
+
+Tensor stack(TensorList tensors, int64_t dim) {
+  std::vector<Tensor> parts = stack_inputs(tensors, dim);
+  return tl::cat(parts, wrap_dim(dim, tensors[0].dim() + 1));
+}
+
+Tensor stack_out(TensorList tensors, int64_t dim, const Tensor& out) {
+  std::vector<Tensor> parts = stack_inputs(tensors, dim);
+  return tl::cat_out(out, parts, wrap_dim(dim, tensors[0].dim() + 1));
 }
 
 }  // namespace tl::native

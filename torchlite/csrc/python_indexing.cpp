@@ -1,82 +1,144 @@
-// Tensor.__getitem__ / __setitem__ for basic indexing: ints, slices, None, Ellipsis and
+// Tensor.__getitem__ / __setitem__ for basic indexing: ints, slices, None, Ellipsis, bools and
 // tuples of them. Every step is a view op from the YAML (select, slice, unsqueeze), so the
-// result shares storage with the indexed tensor, and setitem writes through copy_/fill_.
+// result shares storage (and the version counter) with the indexed tensor, and setitem
+// writes through copy_/fill_.
+//
+// Differences from PyTorch: tensor and list indices (advanced indexing) raise IndexError
+// (a 0-dim integer tensor is read as an int); a second Ellipsis raises IndexError, as in
+// NumPy (PyTorch ignores it).
 #include "torchlite/csrc/python_indexing.h"
+
+#include "aten/native/ShapeUtils.h"
 
 namespace tl_python {
 
 namespace {
 
-bool is_int(PyObject* o) { return PyLong_Check(o) && !PyBool_Check(o); }
+enum class Kind { Int, Slice, None, Ellipsis, Bool };
 
-int64_t count_consumed_dims(PyObject* index) {
-  // Entries that consume a dimension: ints and slices (None and Ellipsis do not).
-  int64_t n = 0;
-  Py_ssize_t len = PyTuple_GET_SIZE(index);
-  for (Py_ssize_t i = 0; i < len; ++i) {
-    PyObject* it = PyTuple_GET_ITEM(index, i);
-    if (is_int(it) || PySlice_Check(it) || (PyIndex_Check(it) && !PyBool_Check(it) && it != Py_None)) ++n;
-  }
-  return n;
+struct Item {
+  Kind kind;
+  int64_t value = 0;   // Int: the index; Bool: 0/1
+  PyObject* obj = nullptr;  // Slice: the slice object
+};
+
+int64_t int_from_pylong(PyObject* o) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow != 0) throw py::value_error("Overflow when unpacking long long");
+  if (v == -1 && PyErr_Occurred()) throw py::error_already_set();
+  return static_cast<int64_t>(v);
 }
 
-Tensor apply_one(const Tensor& t, PyObject* it, int64_t& dim) {
-  if (is_int(it) || (PyIndex_Check(it) && !PyBool_Check(it) && !py::isinstance<TensorImpl>(it))) {
-    int64_t i = py::cast<int64_t>(py::handle(it));
-    TL_CHECK_INDEX(t.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
-                                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-    TL_CHECK_INDEX(dim < t.dim(), "too many indices for tensor of dimension ", t.dim());
-    return t.select(dim, i);  // select checks the bounds
+[[noreturn]] void bad_index(PyObject* it) {
+  TL_CHECK_INDEX(false, "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                        "indices (got ", Py_TYPE(it)->tp_name, ")");
+}
+
+Item classify(PyObject* it) {
+  if (it == Py_None) return {Kind::None};
+  if (it == Py_Ellipsis) return {Kind::Ellipsis};
+  if (PyBool_Check(it)) return {Kind::Bool, it == Py_True ? 1 : 0};
+  if (PyLong_Check(it)) return {Kind::Int, int_from_pylong(it)};
+  if (PySlice_Check(it)) return {Kind::Slice, 0, it};
+  py::handle h(it);
+  if (py::isinstance<TensorImpl>(h)) {
+    Tensor t = h.cast<Tensor>();
+    TL_CHECK_INDEX(t.dim() == 0 && is_integral(t.dtype(), /*include_bool=*/true),
+                   "tensors used as indices are not supported yet (only 0-dim integer tensors are), got a tensor "
+                   "of shape ", t.sizes(), " and dtype ", t.dtype());
+    if (t.dtype() == ScalarType::Bool) return {Kind::Bool, t.item().to<bool>() ? 1 : 0};
+    return {Kind::Int, t.item().to_long()};
   }
-  if (PySlice_Check(it)) {
-    TL_CHECK_INDEX(dim < t.dim(), "too many indices for tensor of dimension ", t.dim());
-    auto* s = reinterpret_cast<PySliceObject*>(it);
-    auto opt = [](PyObject* o) -> std::optional<int64_t> {
-      if (o == Py_None) return std::nullopt;
-      return py::cast<int64_t>(py::handle(o));
-    };
-    int64_t step = s->step == Py_None ? 1 : py::cast<int64_t>(py::handle(s->step));
-    TL_CHECK_VALUE(step > 0, "step must be greater than zero");
-    Tensor r = t.slice(dim, opt(s->start), opt(s->stop), step);
-    ++dim;
-    return r;
+  if (PyIndex_Check(it) && !PySequence_Check(it)) {  // NumPy integers and other __index__ objects
+    py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(it));
+    if (!i) throw py::error_already_set();
+    return {Kind::Int, int_from_pylong(i.ptr())};
   }
-  if (it == Py_None) {
-    Tensor r = t.unsqueeze(dim);
-    ++dim;
-    return r;
+  bad_index(it);
+}
+
+Tensor apply_index(const Tensor& self, const std::vector<Item>& items) {
+  int64_t consumed = 0, ellipses = 0;
+  bool has_int = false, has_slice = false;
+  for (const Item& it : items) {
+    if (it.kind == Kind::Int || it.kind == Kind::Slice) ++consumed;
+    if (it.kind == Kind::Int) has_int = true;
+    if (it.kind == Kind::Slice) has_slice = true;
+    if (it.kind == Kind::Ellipsis) ++ellipses;
   }
-  TL_CHECK_INDEX(false, "only integers, slices (`:`), ellipsis (`...`) and None are valid indices (got ",
-                 Py_TYPE(it)->tp_name, "); tensor and list indices are not supported yet");
+  TL_CHECK_INDEX(!(has_int && self.dim() == 0), "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                                "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+  TL_CHECK_INDEX(!(has_slice && self.dim() == 0), "slice() cannot be applied to a 0-dim tensor.");
+  TL_CHECK_INDEX(consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim());
+  TL_CHECK_INDEX(ellipses <= 1, "an index can only have a single ellipsis ('...')");
+
+  Tensor t = self;
+  int64_t dim = 0;       // the dim of `t` the next item applies to
+  int64_t self_dim = 0;  // the same dim counted in `self`, for messages (as PyTorch reports it)
+  for (const Item& it : items) {
+    switch (it.kind) {
+      case Kind::Int: {
+        const int64_t size = t.sizes()[dim];
+        TL_CHECK_INDEX(it.value >= -size && it.value < size, "index ", it.value, " is out of bounds for dimension ",
+                       self_dim, " with size ", size);
+        t = t.select(dim, it.value);  // removes `dim`
+        ++self_dim;
+        break;
+      }
+      case Kind::Slice: {
+        Py_ssize_t start, stop, step;
+        auto* s = reinterpret_cast<PySliceObject*>(it.obj);
+        if (s->step != Py_None) {
+          // Checked before PySlice_Unpack, whose clamping would hide negative steps.
+          Py_ssize_t raw = PyNumber_AsSsize_t(s->step, nullptr);  // clamps huge steps
+          if (raw == -1 && PyErr_Occurred()) throw py::error_already_set();
+          if (raw == 0) throw py::value_error("slice step cannot be zero");
+          TL_CHECK_VALUE(raw > 0, "step must be greater than zero");
+        }
+        if (PySlice_Unpack(it.obj, &start, &stop, &step) < 0) throw py::error_already_set();
+        t = t.slice(dim, start, stop, step);  // clamps start/stop to the size like Python
+        ++dim;
+        ++self_dim;
+        break;
+      }
+      case Kind::None:
+        t = t.unsqueeze(dim);
+        ++dim;
+        break;
+      case Kind::Bool:
+        // x[True] adds a dim of size 1, x[False] one of size 0 (as a boolean mask would).
+        t = t.unsqueeze(dim);
+        if (!it.value) t = t.slice(dim, 0, 0, 1);
+        ++dim;
+        break;
+      case Kind::Ellipsis:
+        dim += self.dim() - consumed;  // the dims the rest of the index does not name
+        self_dim += self.dim() - consumed;
+        break;
+    }
+  }
+  // Indexing always returns a new tensor object (x[...] is not x), viewing the same memory.
+  if (t.is_same(self)) t = self.view(self.sizes());
+  return t;
 }
 
 Tensor index_view(const Tensor& self, py::handle index) {
   PyObject* o = index.ptr();
-  if (is_int(o)) {  // fast path: a[i]
-    TL_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` to convert a 0-dim "
-                                   "tensor to a number");
-    return self.select(0, PyLong_AsLongLong(o));
+  if (PyLong_CheckExact(o)) {  // fast path: a[i]
+    TL_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                                   "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
+    return self.select(0, int_from_pylong(o));
   }
-  py::tuple tup = PyTuple_Check(o) ? py::reinterpret_borrow<py::tuple>(index) : py::make_tuple(index);
-  Tensor t = self;
-  int64_t dim = 0;
-  int64_t consumed = count_consumed_dims(tup.ptr());
-  bool seen_ellipsis = false;
-  for (py::handle h : tup) {
-    PyObject* it = h.ptr();
-    if (it == Py_Ellipsis) {
-      TL_CHECK_INDEX(!seen_ellipsis, "an index can only have a single ellipsis ('...')");
-      seen_ellipsis = true;
-      dim += self.dim() - consumed;  // skip the dims the rest of the index does not name
-      continue;
-    }
-    if (is_int(it)) {
-      t = apply_one(t, it, dim);  // select removes `dim`; the next index applies to the same position
-      continue;
-    }
-    t = apply_one(t, it, dim);
+  std::vector<Item> items;
+  if (PyTuple_Check(o)) {
+    Py_ssize_t n = PyTuple_GET_SIZE(o);
+    items.reserve(static_cast<size_t>(n));
+    for (Py_ssize_t i = 0; i < n; ++i) items.push_back(classify(PyTuple_GET_ITEM(o, i)));
+  } else {
+    items.push_back(classify(o));
   }
-  return t;
+  return apply_index(self, items);
 }
 
 }  // namespace
@@ -84,12 +146,24 @@ Tensor index_view(const Tensor& self, py::handle index) {
 void init_indexing(PyTensorClass& cls) {
   cls.def("__getitem__", [](const Tensor& self, py::handle index) { return index_view(self, index); });
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
-    Tensor view = index_view(self, index);
-    if (py::isinstance<TensorImpl>(value)) {
-      view.copy_(value.cast<Tensor>());
-    } else {
-      view.fill_(value.cast<Scalar>());
+    PyObject* v = value.ptr();
+    const bool is_tensor = py::isinstance<TensorImpl>(value);
+    const bool is_number = !is_tensor && (PyBool_Check(v) || PyLong_Check(v) || PyFloat_Check(v) ||
+                                          (PyNumber_Check(v) && !PySequence_Check(v)));
+    if (!is_tensor && !is_number) {
+      throw py::type_error(std::string("can't assign a ") + Py_TYPE(v)->tp_name + " to a " +
+                           tl::native::legacy_type_name(self));
     }
+    Tensor view = index_view(self, index);
+    if (is_number) {
+      view.fill_(value.cast<Scalar>());
+      return;
+    }
+    // Like PyTorch: drop the value's leading size-1 dims, then broadcast it to the view.
+    Tensor src = value.cast<Tensor>();
+    while (src.dim() > view.dim() && src.sizes()[0] == 1) src = src.select(0, 0);
+    if (!src.sizes().equals(view.sizes())) src = src.expand(view.sizes());
+    view.copy_(src);
   });
 }
 
