@@ -432,6 +432,32 @@ OPS.update({
     "floor": (lambda a: a.floor().add(a), [(2, 3)]),
     "mul_relu_chain": (lambda x, w: x.mul(w).relu().add(x.sigmoid()), [(2, 3), (3,)]),
     "inplace_mul": (lambda a, b: a.clone().mul_(b), [(2, 3), (2, 3)]),
+    # reductions and matmul
+    "sum": (lambda a: a.sum(), [(2, 3)]),
+    "sum_dim": (lambda a: a.sum((0, 2)), [(2, 3, 2)]),
+    "sum_keepdim": (lambda a: a.sum(1, keepdim=True), [(2, 3)]),
+    "mean": (lambda a: a.mean(), [(2, 3)]),
+    "mean_dim": (lambda a: a.mean(-1), [(2, 3)]),
+    "max_all": (lambda a: a.max(), [(2, 3)]),
+    "min_dim": (lambda a: a.min(1)[0], [(2, 3)]),
+    "max_dim_keepdim": (lambda a: a.max(0, keepdim=True)[0], [(2, 3)]),
+    "amax": (lambda a: a.amax(1), [(2, 3)]),
+    "mm": (lambda a, b: a.mm(b), [(2, 3), (3, 4)]),
+    "bmm": (lambda a, b: a.bmm(b), [(2, 2, 3), (2, 3, 2)]),
+    "matmul": (lambda a, b: tl.matmul(a, b), [(2, 3), (3,)]),
+    # shape
+    "permute": (lambda a: a.permute(2, 0, 1), [(2, 3, 2)]),
+    "transpose": (lambda a: a.transpose(0, 1), [(2, 3)]),
+    "t": (lambda a: a.t(), [(2, 3)]),
+    "expand": (lambda a: a.expand(2, 3, 3), [(3, 1)]),
+    "squeeze": (lambda a: a.squeeze(1), [(2, 1, 3)]),
+    "reshape": (lambda a: a.transpose(0, 1).reshape(6), [(2, 3)]),
+    "flatten": (lambda a: a.flatten(), [(2, 3)]),
+    "narrow": (lambda a: a.narrow(1, 1, 2), [(2, 3)]),
+    "cat": (lambda a, b: tl.cat([a, b], 1), [(2, 3), (2, 2)]),
+    "stack": (lambda a, b: tl.stack([a, b], 0), [(2, 3), (2, 3)]),
+    "split": (lambda a: a.split(2, 1), [(2, 5)]),
+    "unbind": (lambda a: a.unbind(1), [(2, 3)]),
 })
 
 
@@ -443,6 +469,20 @@ def test_gradcheck(name):
     assert gradcheck(fn, inputs, atol=atol, rtol=1e-3)
     if name != "to":
         assert gradgradcheck(fn, inputs)
+
+
+def test_mul_relu_sum_backward_matches_torch():
+    rng = np.random.default_rng(3)
+    xa, wa = rng.standard_normal((4, 3)), rng.standard_normal((3,))
+    x, w = tl.tensor(xa, requires_grad=True), tl.tensor(wa, requires_grad=True)
+    y = (x * w).relu().sum()
+    y.backward()
+    assert y.grad_fn.name() == "SumBackward0"
+    if torch is not None:
+        xt, wt = torch.tensor(xa, requires_grad=True), torch.tensor(wa, requires_grad=True)
+        (xt * wt).relu().sum().backward()
+        np.testing.assert_allclose(np_of(x.grad), xt.grad.numpy())
+        np.testing.assert_allclose(np_of(w.grad), wt.grad.numpy())
 
 
 def test_gradcheck_as_strided():

@@ -17,20 +17,9 @@ bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
 }
 
 namespace {
-// Sum over one dim with differentiable ops. TODO(after merge): use the sum op.
+// Sum over one dim (differentiable: used under create_graph).
 Tensor sum_dim(const Tensor& t, int64_t d, bool keepdim) {
-  int64_t n = t.size(d);
-  Tensor acc;
-  if (n == 0) {
-    std::vector<int64_t> sizes = t.sizes().vec();
-    sizes.erase(sizes.begin() + d);
-    acc = empty_tensor(sizes, t.options());
-    acc.fill_(0);
-  } else {
-    acc = t.select(d, 0);
-    for (int64_t i = 1; i < n; ++i) acc = tl::add(acc, t.select(d, i));
-  }
-  return keepdim ? acc.unsqueeze(d) : acc;
+  return t.sum(IntArrayRef(d), keepdim);
 }
 // One pass over a CPU gradient, accumulating into the reduced shape (not differentiable).
 Tensor sum_to_cpu(const Tensor& grad, IntArrayRef shape) {
@@ -192,6 +181,69 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
   if (min) g = tl::where(self.ge(*min), g, Scalar(0.0));
   if (max) g = tl::where(self.le(*max), g, Scalar(0.0));
   return g;
+}
+
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dim, bool keepdim) {
+  int64_t ndim = static_cast<int64_t>(sizes.size());
+  Tensor g = grad;
+  if (!keepdim && ndim > 0) {
+    std::vector<bool> reduced(ndim, !dim.has_value() || dim->empty());
+    if (dim) for (int64_t d : *dim) reduced[wrap_dim(d, ndim)] = true;
+    for (int64_t d = 0; d < ndim; ++d)
+      if (reduced[d]) g = g.unsqueeze(d);
+  }
+  return g.expand(sizes);
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result) {
+  Tensor mask = self.eq(result);
+  return tl::where(mask, grad.div(mask.sum()), Scalar(0.0));
+}
+
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim) {
+  int64_t ndim = static_cast<int64_t>(sizes.size());
+  if (ndim == 0) return grad;
+  int64_t d = wrap_dim(dim, ndim);
+  Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  Tensor idx = keepdim ? indices : indices.unsqueeze(d);
+  // One-hot mask along d: positions equal to the selected index.
+  std::vector<int64_t> shape(ndim, 1);
+  shape[d] = sizes[d];
+  Tensor positions = tl::arange(Scalar(sizes[d]), ScalarType::Long, std::nullopt, grad.device()).view(shape);
+  return tl::where(positions.eq(idx), g.expand(sizes), Scalar(0.0));
+}
+
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  std::optional<IntArrayRef> dims = dim.empty() ? std::nullopt : std::optional<IntArrayRef>(dim);
+  Tensor r = sum_backward(result, self.sizes(), dims, keepdim);
+  Tensor g = sum_backward(grad, self.sizes(), dims, keepdim);
+  Tensor mask = self.eq(r);
+  Tensor count = sum_backward(mask.sum(dims, keepdim), self.sizes(), dims, keepdim);
+  return tl::where(mask, g.div(count), Scalar(0.0));
+}
+
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
+  int64_t n = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inverse(n);
+  for (int64_t i = 0; i < n; ++i) inverse[wrap_dim(dims[i], n)] = i;
+  return grad.permute(inverse);
+}
+
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim) {
+  std::vector<Tensor> out;
+  int64_t d = wrap_dim(dim, grad.dim());
+  int64_t offset = 0;
+  for (const Tensor& t : tensors) {
+    if (t.dim() == 1 && t.size(0) == 0) {  // legacy empty tensors take no part in cat
+      out.push_back(Tensor());
+      continue;
+    }
+    int64_t n = t.size(d);
+    out.push_back(grad.narrow(d, offset, n));
+    offset += n;
+  }
+  return out;
 }
 
 Tensor not_implemented(const char* what) { TL_NOT_IMPLEMENTED("the derivative for '", what, "' is not implemented."); }

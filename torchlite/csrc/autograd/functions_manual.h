@@ -4,6 +4,7 @@
 // itself be differentiated (create_graph=True), unless its comment says otherwise.
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "aten/ATen.h"
 
@@ -38,6 +39,14 @@ Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tenso
 Tensor max_min_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,
                       const std::optional<Scalar>& max);
+// Reduction and shape backward helpers.
+Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, std::optional<IntArrayRef> dim, bool keepdim);
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const Tensor& result);
+Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
+                                          bool keepdim);
+Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim);
 // Raised by formulas that are not implemented.
 [[noreturn]] Tensor not_implemented(const char* what);
 
