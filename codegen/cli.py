@@ -90,11 +90,11 @@ def main(argv: list[str] | None = None) -> int:
         fns = load_all(args.root, args.native_functions, args.derivatives)
         if args.command == "check":
             with tempfile.TemporaryDirectory() as tmp:  # every op must also render
-                generate(fns, tmp)
+                generate(fns, tmp, args.derivatives)
             check_kernels_exist(fns, args.root)
             print(f"ok: {len(fns)} operators")
             return 0
-        paths = generate(fns, args.out)
+        paths = generate(fns, args.out, args.derivatives)
         print(f"generated {len(paths)} files in {os.path.join(args.out, 'generated')}")
         return 0
     except CodegenError as e:

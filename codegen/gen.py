@@ -8,7 +8,7 @@ import zlib
 
 import jinja2
 
-from codegen import cpp_api, python_api
+from codegen import autograd, cpp_api, python_api
 from codegen.cpp_api import CppTypeError
 from codegen.model import FunctionSchema, SchemaKind, is_tensor_like
 from codegen.native_functions import DEVICE_KEYS, NativeFunction
@@ -67,6 +67,7 @@ class OpView:
         self.method_params_nodefault = cpp_api.public_params(method_args, with_defaults=False)
         self.method_call_args = ["*this" if a == "self" else a for a in self.args]
         self.is_function = fn.is_function
+        self.autograd = None  # autograd.WrapperInfo when the op records history
 
 
 def _device_expr(s: FunctionSchema) -> str:
@@ -116,7 +117,9 @@ def native_declarations(fns: list[NativeFunction]) -> list[str]:
     return list(decls)
 
 
-def generate(fns: list[NativeFunction], out_dir: str) -> list[str]:
+def generate(
+    fns: list[NativeFunction], out_dir: str, derivatives: str | None = None
+) -> list[str]:
     """Writes all outputs under out_dir/generated; returns the paths written or kept."""
     env = _env()
     by_name = {str(f.name): f for f in fns}
@@ -129,6 +132,10 @@ def generate(fns: list[NativeFunction], out_dir: str) -> list[str]:
     gen_dir = os.path.join(out_dir, "generated")
     files: dict[str, str] = {}
 
+    autograd_files, wrappers = autograd.render(env, HEADER, fns, derivatives)
+    files.update(autograd_files)
+    for o in ops:
+        o.autograd = wrappers.get(o.struct)
     ctx = {"header": HEADER, "ops": ops}
     files["Operators.h"] = env.get_template("Operators.h.j2").render(**ctx)
     files["Operators.cpp"] = env.get_template("Operators.cpp.j2").render(**ctx)

@@ -867,13 +867,21 @@ def _bindings(files: dict[str, str]) -> list[str]:
 def test_generated_operators(tmp_path):
     files = _generate(tmp_path, GOOD_NF)
     ops = files["Operators.cpp"]
-    # Functional and in-place forms call the out= op: a fresh (undefined) out, or self.
+    # `call` enters the autograd wrapper only when an input requires grad and grad mode is on;
+    # otherwise (and inside the wrapper) `redispatch` runs the kernel.
     assert "Tensor add_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {\n" \
-           "  return add_out::call(self, other, alpha, Tensor());\n}" in ops
-    assert "Tensor add__Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {\n" \
-           "  return add_out::call(self, other, alpha, self);\n}" in ops
+           "  // Note [Autograd fast path]\n" \
+           "  if (TL_UNLIKELY(autograd::any_requires_grad(self, other) && autograd::GradMode::is_enabled())) {\n" \
+           "    return autograd::VariableType::add_Tensor(self, other, alpha);\n" \
+           "  }\n" \
+           "  return redispatch(self, other, alpha);\n}" in ops
+    # Functional and in-place forms call the out= op: a fresh (undefined) out, or self.
+    assert "Tensor add_Tensor::redispatch(const Tensor& self, const Tensor& other, const Scalar& alpha) {\n" \
+           "  return add_out::redispatch(self, other, alpha, Tensor());\n}" in ops
+    assert "Tensor add__Tensor::redispatch(const Tensor& self, const Tensor& other, const Scalar& alpha) {\n" \
+           "  return add_out::redispatch(self, other, alpha, self);\n}" in ops
     # The out= op dispatches on its device, checks all tensors agree, and bumps the out version.
-    body = ops[ops.index("Tensor add_out::call("):]
+    body = ops[ops.index("Tensor add_out::redispatch("):]
     body = body[: body.index("\n}\n")]
     assert _lines(body)[1:] == [
         "const Device dispatch_device = dispatch_device_of(self, other);",
@@ -884,7 +892,7 @@ def test_generated_operators(tmp_path):
         "if (out.defined()) out.bump_version();",
         "return result;",
     ]
-    assert "Tensor add_Scalar::call(const Tensor& self, const Scalar& other, const Scalar& alpha) {\n" \
+    assert "Tensor add_Scalar::redispatch(const Tensor& self, const Scalar& other, const Scalar& alpha) {\n" \
            "  return native::add_scalar_kernel(self, other, alpha);\n}" in ops
     assert "return native::view(self, size);" in ops
     # Factory: the device comes from the device= keyword.

@@ -32,6 +32,15 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     tensor,
 )
 from torchlite._size import Size  # noqa: F401
+from torchlite import autograd  # noqa: F401, E402
+from torchlite.autograd.grad_mode import (  # noqa: F401, E402
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 bool = _C.bool
 uint8 = _C.uint8

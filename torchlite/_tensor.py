@@ -121,7 +121,13 @@ def __hash__(self):
 
 
 def __repr__(self, *, tensor_contents=None):
-    return tensor_repr(self)
+    r = tensor_repr(self)
+    fn = self.grad_fn
+    if fn is not None:
+        return f"{r[:-1]}, grad_fn=<{fn.name()}>)"
+    if self.requires_grad:
+        return f"{r[:-1]}, requires_grad=True)"
+    return r
 
 
 def __format__(self, spec):
@@ -167,6 +173,47 @@ def _bool(self):
     return self.to(_C.bool)
 
 
+class RemovableHandle:
+    """Returned by register_hook: `handle.remove()` unregisters the hook."""
+
+    def __init__(self, owner, hook_id):
+        self._owner = owner
+        self.id = hook_id
+
+    def remove(self):
+        if self._owner is not None:
+            self._owner._remove_hook(self.id)
+            self._owner = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+    """Accumulates the gradient of this tensor w.r.t. the graph leaves into their .grad."""
+    from torchlite import autograd
+
+    autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+def register_hook(self, hook):
+    """hook(grad) -> Tensor or None runs when this tensor's gradient is computed."""
+    if not self.requires_grad:
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    return RemovableHandle(self, self._register_hook(hook))
+
+
+def _node_register_hook(self, hook):
+    return RemovableHandle(self, self._register_hook(hook))
+
+
+def _node_register_prehook(self, hook):
+    return RemovableHandle(self, self._register_prehook(hook))
+
+
 def _T(self):
     return self.permute(*reversed(range(self.dim())))
 
@@ -207,9 +254,13 @@ _METHODS = {
     "long": _long,
     "int": _int,
     "bool": _bool,
+    "backward": backward,
+    "register_hook": register_hook,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
 Tensor.__array_priority__ = 1000  # NumPy defers `ndarray op tensor` to the tensor
+_C._autograd.Node.register_hook = _node_register_hook
+_C._autograd.Node.register_prehook = _node_register_prehook

@@ -1,6 +1,7 @@
 // torchlite._C: module init. Registers error translation, the Python types, the Tensor
 // class, and the generated operator bindings.
 #include "generated/python_bindings.h"
+#include "torchlite/csrc/autograd/python_autograd.h"
 #include "torchlite/csrc/python_binding_utils.h"
 #include "torchlite/csrc/python_indexing.h"
 #include "torchlite/csrc/python_runtime.h"
@@ -39,6 +40,7 @@ PYBIND11_MODULE(_C, m) {
   tl_python::PyTensorClass cls(m, "Tensor", py::dynamic_attr());
   tl_python::init_tensor_class(m, cls);
   tl_python::init_tensor_new(m);
+  tl_python::init_autograd(m, cls);
   tl_python::init_indexing(cls);
   tl_python::init_runtime(m);
   tl_python::init_generated_bindings(m, cls);

@@ -3,6 +3,7 @@
 // describe, so (as in PyTorch) this constructor is written by hand rather than generated.
 #include "torchlite/csrc/python_tensor_new.h"
 
+#include "torchlite/csrc/autograd/variable.h"
 #include "torchlite/csrc/python_tensor.h"
 
 namespace tl_python {
@@ -98,9 +99,13 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, std::o
 }
 
 void init_tensor_new(py::module_& m) {
-  m.def("tensor", [](py::handle data, std::optional<ScalarType> dtype, std::optional<Device> device) {
-    return tensor_from_data(data, dtype, device);
-  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none());
+  m.def("tensor", [](py::handle data, std::optional<ScalarType> dtype, std::optional<Device> device,
+                     bool requires_grad) {
+    Tensor t = tensor_from_data(data, dtype, device);
+    if (requires_grad) tl::autograd::set_requires_grad(t, true);
+    return t;
+  }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     py::arg("requires_grad") = false);
 }
 
 }  // namespace tl_python

@@ -1,0 +1,121 @@
+"""Grad mode switches: no_grad, enable_grad, set_grad_enabled, inference_mode.
+
+Each is a context manager and a decorator, as in PyTorch. The state is thread-local and
+lives in C++ (torchlite/csrc/autograd/grad_mode.h).
+"""
+
+import functools
+import inspect
+
+from torchlite._C import _autograd as _ag
+
+is_grad_enabled = _ag.is_grad_enabled
+is_inference_mode_enabled = _ag.is_inference_mode_enabled
+
+
+class _DecoratorContextManager:
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError("grad mode decorators cannot decorate classes")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def gen_wrapper(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    with self.clone():
+                        response = gen.send(request)
+            return gen_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return self.__class__()
+
+
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also usable as a bare decorator: @no_grad as well as @no_grad()."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
+    """Disables gradient recording inside the block (or decorated function)."""
+
+    def __enter__(self):
+        self.prev = _ag.is_grad_enabled()
+        _ag._set_grad_enabled(False)
+
+    def __exit__(self, *exc):
+        _ag._set_grad_enabled(self.prev)
+        return False
+
+
+class enable_grad(_NoParamDecoratorContextManager):
+    """Enables gradient recording inside the block (e.g. within no_grad)."""
+
+    def __enter__(self):
+        self.prev = _ag.is_grad_enabled()
+        _ag._set_grad_enabled(True)
+
+    def __exit__(self, *exc):
+        _ag._set_grad_enabled(self.prev)
+        return False
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode to `mode`; takes effect immediately (also usable as a function)."""
+
+    def __init__(self, mode: bool):
+        self.prev = _ag.is_grad_enabled()
+        self.mode = bool(mode)
+        _ag._set_grad_enabled(self.mode)
+
+    def __enter__(self):
+        pass
+
+    def __exit__(self, *exc):
+        _ag._set_grad_enabled(self.prev)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad, and marks the thread as in inference mode (torch.is_inference_mode_enabled).
+
+    Differs from PyTorch: tensors created inside are ordinary tensors (no "inference tensor"
+    restrictions).
+    """
+
+    def __init__(self, mode: bool = True):
+        self.mode = bool(mode)
+
+    def __enter__(self):
+        self.prev_grad = _ag.is_grad_enabled()
+        self.prev_inf = _ag.is_inference_mode_enabled()
+        _ag._set_inference_mode(self.mode)
+        _ag._set_grad_enabled(not self.mode and self.prev_grad)
+
+    def __exit__(self, *exc):
+        _ag._set_inference_mode(self.prev_inf)
+        _ag._set_grad_enabled(self.prev_grad)
+        return False
+
+    def clone(self):
+        return self.__class__(self.mode)

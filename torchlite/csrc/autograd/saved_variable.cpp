@@ -1,0 +1,68 @@
+#include "torchlite/csrc/autograd/saved_variable.h"
+
+#include "torchlite/csrc/autograd/variable.h"
+
+namespace tl::autograd {
+
+const char* const kBackwardTwiceMessage =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward.";
+
+SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
+  if (!t.defined()) return;
+  was_default_constructed_ = false;
+  saved_version_ = t._version();
+  is_output_ = is_output;
+  requires_grad_ = requires_grad(t);
+  output_nr_ = output_nr(t);
+  const auto& fn = grad_fn(t);
+  if (fn) grad_fn_name_ = fn->name();
+  if (is_output && !is_leaf(t)) {
+    // Note [SavedVariable]: keep the data, not the grad_fn (this very node).
+    data_ = make_detached(t);
+  } else {
+    data_ = t;
+    if (requires_grad_ && !fn) grad_accumulator_ = grad_accumulator(t);
+  }
+}
+
+Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
+  if (released_) TL_ERROR(kBackwardTwiceMessage);
+  if (was_default_constructed_) return Tensor();
+  if (saved_version_ != data_._version()) {
+    std::ostringstream os;
+    os << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
+       << type_name(data_) << " " << data_.sizes() << "]";
+    if (!grad_fn_name_.empty()) os << ", which is output " << output_nr_ << " of " << grad_fn_name_ << ",";
+    os << " is at version " << data_._version() << "; expected version " << saved_version_
+       << " instead. Hint: the backtrace further above shows the operation that failed to compute its "
+          "gradient. The variable in question was changed in there or anywhere later. Good luck!";
+    TL_ERROR(os.str());
+  }
+  if (!is_output_ || !requires_grad_ || get_meta(data_) != nullptr) return data_;
+  // A saved output: give it its history back (the node that saved it).
+  Tensor out = make_detached(data_);
+  if (saved_for) {
+    AutogradMeta* m = materialize_meta(out);
+    m->grad_fn_ = saved_for;
+    m->output_nr_ = output_nr_;
+  }
+  return out;
+}
+
+void SavedVariable::reset_data() {
+  if (was_default_constructed_) return;
+  data_ = Tensor();
+  released_ = true;
+}
+
+std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& vs, const std::shared_ptr<Node>& saved_for) {
+  std::vector<Tensor> out;
+  out.reserve(vs.size());
+  for (const auto& v : vs) out.push_back(v.unpack(saved_for));
+  return out;
+}
+
+}  // namespace tl::autograd

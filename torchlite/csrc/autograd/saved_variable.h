@@ -1,0 +1,50 @@
+#pragma once
+// Note [SavedVariable]: a tensor a backward formula needs, saved at forward time together
+// with its version counter value. If the tensor is modified in place before backward, unpack
+// raises instead of computing a wrong gradient. A saved *output* of the node is stored without
+// its grad_fn (which is the node itself: keeping it would be a reference cycle) and gets it
+// back at unpack time.
+#include <memory>
+#include <string>
+
+#include "torchlite/csrc/autograd/function.h"
+
+namespace tl::autograd {
+
+class SavedVariable {
+ public:
+  SavedVariable() = default;
+  SavedVariable(const Tensor& t, bool is_output);
+  SavedVariable(const std::optional<Tensor>& t, bool is_output)
+      : SavedVariable(t.has_value() ? *t : Tensor(), is_output) {}
+
+  // `saved_for` is the node that saved this variable (needed to restore a saved output's
+  // history).
+  Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
+  void reset_data();
+  bool was_default_constructed() const { return was_default_constructed_; }
+
+ private:
+  Tensor data_;
+  std::weak_ptr<Node> grad_accumulator_;
+  std::string grad_fn_name_;
+  uint32_t saved_version_ = 0;
+  uint32_t output_nr_ = 0;
+  bool was_default_constructed_ = true;
+  bool is_output_ = false;
+  bool requires_grad_ = false;
+  bool released_ = false;
+};
+
+inline std::vector<SavedVariable> make_saved_list(TensorList ts, bool is_output) {
+  std::vector<SavedVariable> out;
+  out.reserve(ts.size());
+  for (const Tensor& t : ts) out.emplace_back(t, is_output);
+  return out;
+}
+std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& vs, const std::shared_ptr<Node>& saved_for);
+
+// The message of a backward through freed saved tensors.
+extern const char* const kBackwardTwiceMessage;
+
+}  // namespace tl::autograd
