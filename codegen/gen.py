@@ -10,7 +10,7 @@ import jinja2
 
 from codegen import autograd, cpp_api, python_api
 from codegen.cpp_api import CppTypeError
-from codegen.model import FunctionSchema, SchemaKind, is_tensor_like
+from codegen.model import FunctionSchema, SchemaKind
 from codegen.native_functions import DEVICE_KEYS, NativeFunction
 from codegen.yaml_loader import CodegenError
 

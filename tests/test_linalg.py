@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import torchlite as tl
-from helpers import NP_DTYPE, assert_close, random_array
+from helpers import assert_close, random_array
 from test_reductions import LAYOUTS, TORCH_DTYPE, make, to_torch, torch
 
 DTYPES = [tl.float32, tl.float64, tl.int32, tl.int64, tl.float16]

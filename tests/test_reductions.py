@@ -289,12 +289,12 @@ def test_out_variants():
     assert_close(oi, a.argmax(0))
     # max.dim_max / min.dim_min kernels through the binding's keyword names (see below).
     v, i = tl.empty(4), tl.empty(4, dtype=tl.int64)
-    r = tl.max(t, 1, max=v, max_values=i)
+    r = tl.max(t, 1, out=(v, i))
     assert r[0] is v and r[1] is i
     assert_close(v, a.max(1))
     assert_close(i, a.argmax(1))
     v, i = tl.empty(6), tl.empty(6, dtype=tl.int64)
-    tl.min(t, 0, min=v, min_indices=i)
+    tl.min(t, 0, out=(v, i))
     assert_close(v, a.min(0))
     assert_close(i, a.argmin(0))
     o = tl.empty(())
@@ -318,10 +318,7 @@ def test_max_min_out_tuple():
     """PyTorch spells multi-output out= as one tuple: torch.max(t, 1, out=(values, indices))."""
     a = random_array((4, 6), tl.float32)
     v, i = tl.empty(4), tl.empty(4, dtype=tl.int64)
-    try:
-        r = tl.max(make(a), 1, out=(v, i))
-    except TypeError:
-        pytest.xfail("codegen: the Python binding does not group multi-output out= arguments into a tuple yet")
+    r = tl.max(make(a), 1, out=(v, i))
     assert r[0] is v and r[1] is i
     assert_close(v, a.max(1))
     assert_close(i, a.argmax(1))
@@ -336,7 +333,7 @@ def test_out_dtype_errors():
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
         tl.argmax(t, 0, out=tl.empty(6))
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
-        tl.max(t, 0, max=tl.empty(6), max_values=tl.empty(6))
+        tl.max(t, 0, out=(tl.empty(6), tl.empty(6)))
     with pytest.raises(RuntimeError, match="all only supports bool tensor for result"):
         tl.all(t, 0, out=tl.empty(6))
 
