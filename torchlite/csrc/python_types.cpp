@@ -61,6 +61,7 @@ py::object named_tuple_type(const char* name, std::initializer_list<const char*>
   for (const char* f : fields) names.append(f);
   py::object t = py::module_::import("collections").attr("namedtuple")(name, names);
   t.attr("__module__") = "torchlite.return_types";
+  t.attr("__name__") = std::string("torchlite.return_types.") + name;  // repr as torch prints it
   (*cache)[key] = t;
   return t;
 }
