@@ -621,3 +621,38 @@ def test_where_clamp_relu_match_cpu(dtype):
         x = a.cuda().clone()
         tl.relu_(x)
         assert_close(x.cpu(), to_numpy(tl.relu(a)))
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), ((1,), True), ((0, 2), False), ((-1,), False)])
+def test_reductions_match_cpu(op, dtype, dim, keepdim):
+    a = _operand((3, 4, 5), dtype, 1)
+    kwargs = {"keepdim": keepdim}
+    if dim is not None:
+        kwargs["dim"] = dim
+    elif op in ("amax", "amin"):
+        kwargs["dim"] = ()
+    fn = getattr(tl, op)
+    _cpu_vs_cuda(lambda x: fn(x, **kwargs), a)
+    _cpu_vs_cuda(lambda x: fn(x.permute(2, 0, 1), **kwargs), a)  # non-contiguous
+
+
+@requires_gpu
+def test_reductions_dtype_out_nan_and_large():
+    a = _operand((6, 7), tl.float32, 2)
+    _cpu_vs_cuda(lambda x: tl.sum(x, dim=(1,), dtype=tl.float64), a)
+    _cpu_vs_cuda(lambda x: tl.mean(x, dim=(0,), dtype=tl.float64), a)
+    _cpu_vs_cuda(lambda x: tl.sum(x, dim=(0,)), _operand((6, 7), tl.int32, 3))
+    out = tl.empty(6, device="cuda")
+    tl.sum(a.cuda(), dim=(1,), out=out)
+    assert_close(out.cpu(), to_numpy(tl.sum(a, dim=(1,))))
+    n = tl.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]])
+    _cpu_vs_cuda(lambda x: tl.amax(x, dim=(1,)), n)
+    _cpu_vs_cuda(lambda x: tl.amin(x, dim=(1,)), n)
+    big = tl.tensor(np.arange(3 * 1024 * 1024 + 7, dtype=np.float32))
+    _cpu_vs_cuda(lambda x: tl.sum(x), big)
+    _cpu_vs_cuda(lambda x: tl.amax(x), big)
+    with pytest.raises(RuntimeError):
+        tl.amax(tl.empty(0, 3, device="cuda"), dim=(0,))
