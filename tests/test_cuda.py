@@ -519,3 +519,141 @@ def test_reduce_sum_inner_launcher_non_contiguous():
     a = random_array((6, 9), tl.float32)
     x = tl.tensor(np.ascontiguousarray(a.T)).cuda().permute(1, 0)
     assert_close(tl._C._cuda._reduce_sum_inner(x, 1).cpu(), a.sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+# ---- elementwise family on CUDA: every kernel vs the CPU result -----------------------------
+
+BINARY_OPS = ["add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum",
+              "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+              "bitwise_and", "bitwise_or", "bitwise_xor"]
+UNARY_OPS = ["abs", "sign", "floor", "ceil", "round", "trunc", "bitwise_not", "logical_not", "exp", "log",
+             "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "sigmoid", "reciprocal",
+             "neg", "relu"]
+
+
+def _cpu_vs_cuda(fn, *cpu_args):
+    """fn on CPU tensors and on their CUDA copies: same error type, or same dtype and values."""
+    try:
+        expected = fn(*cpu_args)
+    except Exception as e:  # the CUDA kernel must refuse the same inputs the same way
+        with pytest.raises(type(e)):
+            fn(*[a.cuda() if isinstance(a, tl.Tensor) else a for a in cpu_args])
+        return
+    got = fn(*[a.cuda() if isinstance(a, tl.Tensor) else a for a in cpu_args])
+    assert got.is_cuda and got.dtype == expected.dtype
+    rtol = {tl.float16: 2e-3, tl.bfloat16: 1.6e-2}.get(expected.dtype)  # 1 ulp of rounding apart
+    assert_close(got.cpu(), to_numpy(expected), rtol=rtol, atol=rtol)
+
+
+def _operand(shape, dtype, seed, positive=False):
+    a = random_array(shape, dtype, rng=np.random.default_rng(seed))
+    if positive and dtype != tl.bool:
+        a = np.abs(a) + 1
+    return host(a, dtype)
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", BINARY_OPS)
+def test_binary_ops_match_cpu(op, dtype):
+    fn = getattr(tl, op)
+    divides = op in ("div", "floor_divide", "remainder")
+    a = _operand((4, 5), dtype, 1)
+    b = _operand((4, 5), dtype, 2, positive=divides or op == "pow")
+    _cpu_vs_cuda(fn, a, b)
+    _cpu_vs_cuda(fn, a.t(), b.t())  # non-contiguous
+    _cpu_vs_cuda(fn, a, b[:1])  # broadcast
+    _cpu_vs_cuda(fn, a, _operand((5,), tl.float32, 3, positive=True))  # mixed dtypes
+
+
+@requires_gpu
+def test_binary_ops_out_inplace_modes_and_scalars():
+    a, b = _operand((3, 4), tl.float32, 1), _operand((3, 4), tl.float32, 2, positive=True)
+    for mode in ("trunc", "floor", None):
+        _cpu_vs_cuda(lambda x, y: tl.div(x, y, rounding_mode=mode), a, b)
+    i, j = _operand((3, 4), tl.int64, 3), _operand((3, 4), tl.int64, 4, positive=True)
+    for mode in ("trunc", "floor"):
+        _cpu_vs_cuda(lambda x, y: tl.div(x, y, rounding_mode=mode), i, j)
+    _cpu_vs_cuda(lambda x: tl.pow(x, 2), a)
+    _cpu_vs_cuda(lambda x: tl.pow(x, 3), i)
+    _cpu_vs_cuda(lambda x: tl.pow(x, 0.5), b)
+    _cpu_vs_cuda(lambda x, y: tl.sub(x, y, alpha=3), a, b)
+    out = tl.empty(3, 4, device="cuda")
+    tl.mul(a.cuda(), b.cuda(), out=out)
+    assert_close(out.cpu(), to_numpy(a * b))
+    x = a.cuda().clone()
+    x.mul_(b.cuda())
+    assert_close(x.cpu(), to_numpy(a * b))
+
+
+@requires_gpu
+@pytest.mark.parametrize("op", ["floor_divide", "remainder"])
+def test_integer_division_by_zero_raises_on_cuda(op):
+    a = tl.tensor([1, 2, 3]).cuda()
+    b = tl.tensor([1, 0, 3]).cuda()
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        getattr(tl, op)(a, b)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        tl.div(a, b, rounding_mode="trunc")
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", UNARY_OPS)
+def test_unary_ops_match_cpu(op, dtype):
+    fn = getattr(tl, op)
+    a = _operand((4, 5), dtype, 1, positive=op in ("log", "sqrt", "rsqrt", "log1p"))
+    _cpu_vs_cuda(fn, a)
+    _cpu_vs_cuda(fn, a.t())
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+def test_where_clamp_relu_match_cpu(dtype):
+    c = host(random_array((4, 5), tl.bool, rng=np.random.default_rng(0)), tl.bool)
+    a, b = _operand((4, 5), dtype, 1), _operand((5,), dtype, 2)
+    _cpu_vs_cuda(tl.where, c, a, b)
+    _cpu_vs_cuda(tl.where, c.t(), a.t(), b[:4])
+    _cpu_vs_cuda(lambda x: tl.clamp(x, 0, 1), a)
+    _cpu_vs_cuda(lambda x: tl.clamp(x, min=-1), a.t())
+    _cpu_vs_cuda(lambda x: tl.clamp(x, max=1000), a)
+    if dtype != tl.bool:
+        x = a.cuda().clone()
+        tl.relu_(x)
+        assert_close(x.cpu(), to_numpy(tl.relu(a)))
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("op", ["sum", "mean", "amax", "amin"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), ((1,), True), ((0, 2), False), ((-1,), False)])
+def test_reductions_match_cpu(op, dtype, dim, keepdim):
+    a = _operand((3, 4, 5), dtype, 1)
+    kwargs = {"keepdim": keepdim}
+    if dim is not None:
+        kwargs["dim"] = dim
+    elif op in ("amax", "amin"):
+        kwargs["dim"] = ()
+    fn = getattr(tl, op)
+    _cpu_vs_cuda(lambda x: fn(x, **kwargs), a)
+    _cpu_vs_cuda(lambda x: fn(x.permute(2, 0, 1), **kwargs), a)  # non-contiguous
+
+
+@requires_gpu
+def test_reductions_dtype_out_nan_and_large():
+    a = _operand((6, 7), tl.float32, 2)
+    _cpu_vs_cuda(lambda x: tl.sum(x, dim=(1,), dtype=tl.float64), a)
+    _cpu_vs_cuda(lambda x: tl.mean(x, dim=(0,), dtype=tl.float64), a)
+    _cpu_vs_cuda(lambda x: tl.sum(x, dim=(0,)), _operand((6, 7), tl.int32, 3))
+    out = tl.empty(6, device="cuda")
+    tl.sum(a.cuda(), dim=(1,), out=out)
+    assert_close(out.cpu(), to_numpy(tl.sum(a, dim=(1,))))
+    n = tl.tensor([[1.0, float("nan"), 3.0], [4.0, 5.0, 6.0]])
+    _cpu_vs_cuda(lambda x: tl.amax(x, dim=(1,)), n)
+    _cpu_vs_cuda(lambda x: tl.amin(x, dim=(1,)), n)
+    big = tl.tensor(np.arange(3 * 1024 * 1024 + 7, dtype=np.float32))
+    _cpu_vs_cuda(lambda x: tl.sum(x), big)
+    _cpu_vs_cuda(lambda x: tl.amax(x), big)
+    _cpu_vs_cuda(lambda x: tl.amax(x, dim=(0,)), tl.empty(0, 3))  # same error as the CPU
+    _cpu_vs_cuda(lambda x: tl.sum(x, dim=(0,)), tl.empty(0, 3))
+    _cpu_vs_cuda(lambda x: tl.mean(x, dim=(0,)), tl.empty(0, 3))
