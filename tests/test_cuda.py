@@ -570,10 +570,10 @@ def test_binary_ops_match_cpu(op, dtype):
 def test_binary_ops_out_inplace_modes_and_scalars():
     a, b = _operand((3, 4), tl.float32, 1), _operand((3, 4), tl.float32, 2, positive=True)
     for mode in ("trunc", "floor", None):
-        _cpu_vs_cuda(lambda x, y: tl.div(x, y, rounding_mode=mode), a, b)
+        _cpu_vs_cuda(lambda x, y, mode=mode: tl.div(x, y, rounding_mode=mode), a, b)
     i, j = _operand((3, 4), tl.int64, 3), _operand((3, 4), tl.int64, 4, positive=True)
     for mode in ("trunc", "floor"):
-        _cpu_vs_cuda(lambda x, y: tl.div(x, y, rounding_mode=mode), i, j)
+        _cpu_vs_cuda(lambda x, y, mode=mode: tl.div(x, y, rounding_mode=mode), i, j)
     _cpu_vs_cuda(lambda x: tl.pow(x, 2), a)
     _cpu_vs_cuda(lambda x: tl.pow(x, 3), i)
     _cpu_vs_cuda(lambda x: tl.pow(x, 0.5), b)
