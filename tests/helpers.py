@@ -4,6 +4,11 @@ import numpy as np
 
 import torchlite as tl
 
+try:  # PyTorch is an optional reference; tests that need it skip without it.
+    import torch as TORCH
+except ImportError:  # pragma: no cover
+    TORCH = None
+
 FLOAT_DTYPES = [tl.float32, tl.float64]
 INT_DTYPES = [tl.uint8, tl.int8, tl.int16, tl.int32, tl.int64]
 ALL_DTYPES = [tl.bool, *INT_DTYPES, tl.float16, tl.bfloat16, *FLOAT_DTYPES]

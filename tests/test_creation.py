@@ -6,18 +6,9 @@ import numpy as np
 import pytest
 
 import torchlite as tl
-from helpers import ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NP_DTYPE, assert_close, to_numpy
+from helpers import TORCH, ALL_DTYPES, FLOAT_DTYPES, INT_DTYPES, NP_DTYPE, assert_close, to_numpy
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover
-        return None
-    return torch
-
-
-TORCH = _torch()
 needs_torch = pytest.mark.skipif(TORCH is None, reason="PyTorch not installed")
 
 

@@ -7,18 +7,9 @@ import numpy as np
 import pytest
 
 import torchlite as tl
-from helpers import ALL_DTYPES, LAYOUTS, assert_close, make_tensor, random_array
+from helpers import TORCH, ALL_DTYPES, LAYOUTS, assert_close, make_tensor, random_array
 
 
-def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover
-        return None
-    return torch
-
-
-TORCH = _torch()
 
 
 def np_strides(a):

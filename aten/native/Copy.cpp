@@ -1,8 +1,22 @@
 // Device-independent copy and conversion ops, all built on copy_: to, clone, contiguous.
+#include "aten/native/Copy.h"
+
 #include "aten/ATen.h"
 #include "generated/NativeFunctions.h"
 
 namespace tl::native {
+
+TensorIterator copy_iter(const Tensor& self, const Tensor& src) {
+  return TensorIteratorConfig()
+      .name("copy_")
+      .add_output(self)
+      .add_input(src)
+      .resize_outputs(false)
+      .promote_inputs_to_common_dtype(false)
+      .enforce_safe_casting_to_output(false)
+      .output_dtype(self.dtype())
+      .build();
+}
 
 namespace {
 Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy) {

@@ -2,7 +2,7 @@
 // Copies that involve a CUDA tensor are handed to the CUDA kernel.
 #include <cstring>
 
-#include "aten/native/TensorIterator.h"
+#include "aten/native/Copy.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/NativeFunctions.h"
 
@@ -25,23 +25,12 @@ Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
     for (int64_t off = 0; off < nbytes; off += kChunk) std::memcpy(dst + off, from + off, std::min(kChunk, nbytes - off));
     return self;
   }
-  TensorIterator iter = TensorIteratorConfig()
-                            .name("copy_")
-                            .add_output(self)
-                            .add_input(src)
-                            .resize_outputs(false)
-                            .promote_inputs_to_common_dtype(false)
-                            .enforce_safe_casting_to_output(false)
-                            .output_dtype(self.dtype())
-                            .build();
+  TensorIterator iter = copy_iter(self, src);
   dispatch_all_types(self.dtype(), "copy_", [&](auto dst_tag) {
     using D = typename decltype(dst_tag)::type;
     dispatch_all_types(src.dtype(), "copy_", [&](auto src_tag) {
       using S = typename decltype(src_tag)::type;
-      cpu_kernel(iter, [](S v) -> D {
-        if constexpr (std::is_same_v<D, bool>) return static_cast<opmath_t<S>>(v) != opmath_t<S>(0);
-        else return static_cast<D>(static_cast<opmath_t<S>>(v));
-      });
+      cpu_kernel(iter, CastFunctor<S, D>{});
     });
   });
   return self;

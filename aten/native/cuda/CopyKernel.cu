@@ -7,22 +7,13 @@
 // stream. Host memory is pageable: cudaMemcpyAsync returns once the host side is consumed
 // (host -> device), and device -> host copies synchronise the stream before returning.
 #include "aten/cuda/CUDAContext.h"
+#include "aten/native/Copy.h"
 #include "aten/native/cuda/Loops.cuh"
 #include "generated/NativeFunctions.h"
 
 namespace tl::native {
 
 namespace {
-
-// The same conversion as the CPU copy_ kernel: through the source's compute type; to bool
-// as "!= 0".
-template <typename S, typename D>
-struct CastFunctor {
-  TL_HOST_DEVICE D operator()(S v) const {
-    if constexpr (std::is_same_v<D, bool>) return static_cast<opmath_t<S>>(v) != opmath_t<S>(0);
-    else return static_cast<D>(static_cast<opmath_t<S>>(v));
-  }
-};
 
 template <typename T>
 struct FillFunctor {
@@ -46,15 +37,7 @@ void copy_same_device(const Tensor& self, const Tensor& src) {
                                   cuda::current_cuda_stream(device)));
     return;
   }
-  TensorIterator iter = TensorIteratorConfig()
-                            .name("copy_")
-                            .add_output(self)
-                            .add_input(src)
-                            .resize_outputs(false)
-                            .promote_inputs_to_common_dtype(false)
-                            .enforce_safe_casting_to_output(false)
-                            .output_dtype(self.dtype())
-                            .build();
+  TensorIterator iter = copy_iter(self, src);
   dispatch_all_types(iter.dtype(0), "copy_", [&](auto dst_tag) {
     using D = typename decltype(dst_tag)::type;
     dispatch_all_types(iter.dtype(1), "copy_", [&](auto src_tag) {
