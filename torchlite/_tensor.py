@@ -214,6 +214,18 @@ def _node_register_prehook(self, hook):
     return RemovableHandle(self, self._register_prehook(hook))
 
 
+def __reduce_ex__(self, protocol):
+    from torchlite.serialization import _tensor_reduce_ex
+
+    return _tensor_reduce_ex(self, protocol)
+
+
+def __deepcopy__(self, memo):
+    from torchlite.serialization import _tensor_deepcopy
+
+    return _tensor_deepcopy(self, memo)
+
+
 def _T(self):
     return self.permute(*reversed(range(self.dim())))
 
@@ -256,6 +268,8 @@ _METHODS = {
     "bool": _bool,
     "backward": backward,
     "register_hook": register_hook,
+    "__reduce_ex__": __reduce_ex__,  # pickling via NumPy (torchlite/serialization.py)
+    "__deepcopy__": __deepcopy__,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

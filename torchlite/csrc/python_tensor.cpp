@@ -142,6 +142,9 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
       .def("_shares_storage", [](const Tensor& a, const Tensor& b) {
         return a.impl()->storage() == b.impl()->storage();
       })
+      // Storage identity and size, for save/load and pickling (shared storages are written once).
+      .def("_storage_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage().get()); })
+      .def("_storage_nbytes", [](const Tensor& t) { return static_cast<int64_t>(t.impl()->storage()->nbytes); })
       .def("numpy", [](py::object self, bool force) -> py::object {
         Tensor t = self.cast<Tensor>();
         if (force && !t.is_cpu()) t = t.to(Device(DeviceType::CPU));
