@@ -1,0 +1,3 @@
+"""torchlite.utils: data loading (torchlite.utils.data)."""
+
+from torchlite.utils import data  # noqa: F401
