@@ -24,10 +24,12 @@ from dataclasses import dataclass
 import numpy as np
 
 import torchlite
-from torchlite.utils.data._utils import MP_STATUS_CHECK_INTERVAL
 from torchlite.utils.data._utils.fetch import create_fetcher
 
 __all__ = ["WorkerInfo", "get_worker_info"]
+
+# How often an idle worker checks whether the main process is shutting down or gone.
+_POLL_INTERVAL = 0.5
 
 
 class WorkerInfo:
@@ -99,11 +101,16 @@ class ExceptionWrapper:
         msg = f"Caught {self.exc_type.__name__} {self.where}.\nOriginal {self.exc_msg}"
         if self.exc_type is KeyError:
             msg = KeyErrorMessage(msg)
+        # No local variable holds the exception: a frame referring to it would form a reference
+        # cycle (exception -> traceback -> frame -> exception) that keeps the DataLoader iterator,
+        # and its worker processes, alive until the cyclic GC runs.
+        raise self._exception(msg)
+
+    def _exception(self, msg):
         try:
-            exception = self.exc_type(msg)
+            return self.exc_type(msg)
         except Exception:
-            raise RuntimeError(msg) from None
-        raise exception
+            return RuntimeError(msg)
 
 
 class ManagerWatchdog:
@@ -155,8 +162,10 @@ def _worker_loop(is_iterable, dataset, index_queue, data_queue, done_event, auto
         watchdog = ManagerWatchdog()
         while watchdog.is_alive():
             try:
-                r = index_queue.get(timeout=MP_STATUS_CHECK_INTERVAL)
+                r = index_queue.get(timeout=_POLL_INTERVAL)
             except queue.Empty:
+                if done_event.is_set():  # the main process is shutting down (its None may never arrive)
+                    break
                 continue
             if isinstance(r, _ResumeIteration):
                 iteration_end = False
