@@ -612,3 +612,34 @@ def test_generated_graph_is_freed():
     del y
     gc.collect()
     assert all(r() is None for r in refs)
+
+
+def test_factory_functions_take_requires_grad():
+    for t in (tl.zeros(2, 3, requires_grad=True), tl.ones((2,), dtype=tl.float64, requires_grad=True),
+              tl.full((2,), 3.0, requires_grad=True), tl.randn(2, requires_grad=True),
+              tl.arange(3.0, requires_grad=True), tl.zeros_like(tl.ones(2), requires_grad=True),
+              tl.ones(2).new_zeros(3, requires_grad=True)):
+        assert t.requires_grad and t.is_leaf and t.grad_fn is None
+    assert not tl.zeros(2).requires_grad
+    with pytest.raises(RuntimeError, match="floating point"):
+        tl.zeros(2, dtype=tl.int64, requires_grad=True)
+
+
+def test_inplace_comparison_on_float_tensor_gives_zero_gradients():
+    a = tl.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    b = tl.tensor([0.5], requires_grad=True)
+    x = a * 2
+    x.gt_(b)
+    assert x.grad_fn.name() == "GtBackward1"
+    x.sum().backward()
+    assert a.grad.tolist() == [0.0, 0.0, 0.0] and b.grad.tolist() == [0.0]
+
+
+def test_inplace_through_view_of_plain_tensor_records_history():
+    g = tl.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    buf = tl.zeros(5)
+    view = buf[1:4]  # created while nothing requires grad
+    view.copy_(g * 2)
+    assert buf.requires_grad and buf.grad_fn.name() == "CopySlices"
+    (buf * tl.arange(5.0)).sum().backward()
+    assert g.grad.tolist() == [2.0, 4.0, 6.0]
