@@ -25,7 +25,8 @@ TL_HOST_DEVICE inline T optim_lerp(T a, T b, T w) {
 // SGD with momentum, dampening, Nesterov, weight decay and maximize.
 template <typename T>
 struct FusedSgdMath {
-  T weight_decay, momentum, lr, dampening;
+  T weight_decay, momentum, lr;
+  T one_minus_dampening;  // 1 - dampening, rounded once from double (as PyTorch's alpha=)
   bool nesterov, maximize, is_first_step, has_momentum;
 
   // `buf` is read only when has_momentum; it is written then.
@@ -37,7 +38,7 @@ struct FusedSgdMath {
         buf = grad;
       } else {
         buf = buf * momentum;
-        buf = buf + (T(1) - dampening) * grad;
+        buf = buf + one_minus_dampening * grad;
       }
       grad = nesterov ? grad + momentum * buf : buf;
     }
@@ -48,7 +49,7 @@ struct FusedSgdMath {
 // Adam (decoupled = false) and AdamW (decoupled = true), with amsgrad.
 template <typename T>
 struct FusedAdamMath {
-  T lr, beta1, beta2, weight_decay, eps;
+  T one_minus_beta1, beta2, one_minus_beta2, weight_decay, eps;  // 1 - beta: rounded once from double
   T step_size;              // lr / (1 - beta1^step)
   T bias_correction2_sqrt;  // sqrt(1 - beta2^step)
   T decay_factor;           // AdamW: 1 - lr * weight_decay
@@ -63,9 +64,9 @@ struct FusedAdamMath {
         grad = grad + weight_decay * param;
       }
     }
-    exp_avg = optim_lerp(exp_avg, grad, T(1) - beta1);
+    exp_avg = optim_lerp(exp_avg, grad, one_minus_beta1);
     exp_avg_sq = exp_avg_sq * beta2;
-    exp_avg_sq = exp_avg_sq + (T(1) - beta2) * grad * grad;
+    exp_avg_sq = exp_avg_sq + one_minus_beta2 * grad * grad;
     T second;
     if (amsgrad) {
       max_exp_avg_sq = max_exp_avg_sq > exp_avg_sq ? max_exp_avg_sq : exp_avg_sq;
@@ -96,17 +97,17 @@ struct FusedAdagradMath {
 // RMSprop, centered or not, with momentum.
 template <typename T>
 struct FusedRmspropMath {
-  T lr, alpha, eps, weight_decay, momentum;
+  T lr, alpha, one_minus_alpha, eps, weight_decay, momentum;  // 1 - alpha: rounded once from double
   bool centered, maximize, has_momentum;
 
   TL_HOST_DEVICE inline void operator()(T& param, T grad, T& square_avg, T& grad_avg, T& buf) const {
     if (maximize) grad = -grad;
     if (weight_decay != T(0)) grad = grad + weight_decay * param;
     square_avg = square_avg * alpha;
-    square_avg = square_avg + (T(1) - alpha) * grad * grad;
+    square_avg = square_avg + one_minus_alpha * grad * grad;
     T avg;
     if (centered) {
-      grad_avg = optim_lerp(grad_avg, grad, T(1) - alpha);
+      grad_avg = optim_lerp(grad_avg, grad, one_minus_alpha);
       avg = square_avg + T(-1) * grad_avg * grad_avg;
       avg = std::sqrt(avg) + eps;
     } else {

@@ -180,7 +180,7 @@ void _fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorList moment
     dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
       using scalar_t = typename decltype(tag)::type;
       using T = opmath_t<scalar_t>;
-      const FusedSgdMath<T> m{T(weight_decay), T(momentum), T(lr), T(dampening),
+      const FusedSgdMath<T> m{T(weight_decay), T(momentum), T(lr), T(1.0 - dampening),
                               nesterov, maximize, is_first_step, has_momentum};
       scalar_t* p = ops.data<scalar_t>(0, i);
       scalar_t* gr = ops.data<scalar_t>(g, i);
@@ -234,7 +234,7 @@ void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList
     dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
       using scalar_t = typename decltype(tag)::type;
       using T = opmath_t<scalar_t>;
-      const FusedAdamMath<T> m{T(lr),           T(beta1),        T(beta2),
+      const FusedAdamMath<T> m{T(1.0 - beta1),  T(beta2),        T(1.0 - beta2),
                                T(weight_decay), T(eps),          T(step_size[i]),
                                T(bc2_sqrt[i]),  T(1.0 - lr * weight_decay),
                                decoupled,       amsgrad,         maximize};
@@ -342,7 +342,7 @@ void _fused_rmsprop_kernel_cpu_(TensorList self, TensorList grads, TensorList sq
     dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
       using scalar_t = typename decltype(tag)::type;
       using T = opmath_t<scalar_t>;
-      const FusedRmspropMath<T> m{T(lr),    T(alpha),  T(eps),      T(weight_decay), T(momentum),
+      const FusedRmspropMath<T> m{T(lr),    T(alpha),  T(1.0 - alpha), T(eps),      T(weight_decay), T(momentum),
                                   centered, maximize, has_momentum};
       scalar_t* p = ops.data<scalar_t>(0, i);
       scalar_t* gr = ops.data<scalar_t>(g, i);
