@@ -148,15 +148,45 @@ void check_count(const char* op, const char* name, TensorList list, size_t n) {
            list.size());
 }
 
-// Loads a gradient element in the compute type, unscaling it (and storing it back) under AMP.
-template <typename T, typename scalar_t>
-inline T load_grad(scalar_t* g, int64_t j, bool unscale, T scale) {
-  T v = static_cast<T>(g[j]);
-  if (unscale) {
-    v = v / scale;
-    g[j] = static_cast<scalar_t>(v);
+// Calls f(std::bool_constant<b>...) for the runtime flags b... (Note [Fused optimizer flags]).
+template <typename F>
+void with_flags(F&& f) {
+  f();
+}
+template <typename F, typename... Rest>
+void with_flags(F&& f, bool first, Rest... rest) {
+  if (first) {
+    with_flags([&](auto... tail) { f(std::true_type{}, tail...); }, rest...);
+  } else {
+    with_flags([&](auto... tail) { f(std::false_type{}, tail...); }, rest...);
   }
-  return v;
+}
+
+// The element loop of every optimizer: param, grad and up to three state operands (kUse<k>
+// says which the update reads and writes; an unused one may be null). No operand aliases another:
+// restrict lets the compiler vectorise without run-time overlap checks. Under AMP (kUnscale) the
+// gradient is divided by the scale and written back, as PyTorch's fused kernels do.
+template <bool kUnscale, bool kUse0, bool kUse1, bool kUse2, typename scalar_t, typename T, typename Fn>
+void update_loop(const Fn& fn, int64_t begin, int64_t end, T scale, scalar_t* __restrict__ p,
+                        scalar_t* __restrict__ g, scalar_t* __restrict__ s0, scalar_t* __restrict__ s1,
+                        scalar_t* __restrict__ s2) {
+  for (int64_t j = begin; j < end; ++j) {
+    T gv = static_cast<T>(g[j]);
+    if constexpr (kUnscale) {
+      gv = gv / scale;
+      g[j] = static_cast<scalar_t>(gv);
+    }
+    T pv = static_cast<T>(p[j]);
+    T v0 = T(0), v1 = T(0), v2 = T(0);
+    if constexpr (kUse0) v0 = static_cast<T>(s0[j]);
+    if constexpr (kUse1) v1 = static_cast<T>(s1[j]);
+    if constexpr (kUse2) v2 = static_cast<T>(s2[j]);
+    fn(pv, gv, v0, v1, v2);
+    p[j] = static_cast<scalar_t>(pv);
+    if constexpr (kUse0) s0[j] = static_cast<scalar_t>(v0);
+    if constexpr (kUse1) s1[j] = static_cast<scalar_t>(v1);
+    if constexpr (kUse2) s2[j] = static_cast<scalar_t>(v2);
+  }
 }
 
 }  // namespace
@@ -180,28 +210,16 @@ void _fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorList moment
     dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
       using scalar_t = typename decltype(tag)::type;
       using T = opmath_t<scalar_t>;
-      const FusedSgdMath<T> m{T(weight_decay), T(momentum), T(lr), T(1.0 - dampening),
-                              nesterov, maximize, is_first_step, has_momentum};
-      scalar_t* p = ops.data<scalar_t>(0, i);
-      scalar_t* gr = ops.data<scalar_t>(g, i);
-      scalar_t* bf = ops.data<scalar_t>(b, i);
-      const bool unscale = amp.unscale;
-      const T scale = T(amp.scale);
-      if (has_momentum) {
-        for (int64_t j = begin; j < end; ++j) {
-          T pv = static_cast<T>(p[j]), bv = static_cast<T>(bf[j]);
-          m(pv, load_grad<T>(gr, j, unscale, scale), bv);
-          p[j] = static_cast<scalar_t>(pv);
-          bf[j] = static_cast<scalar_t>(bv);
-        }
-      } else {
-        T unused = T(0);
-        for (int64_t j = begin; j < end; ++j) {
-          T pv = static_cast<T>(p[j]);
-          m(pv, load_grad<T>(gr, j, unscale, scale), unused);
-          p[j] = static_cast<scalar_t>(pv);
-        }
-      }
+      with_flags(
+          [&](auto unscale, auto wd, auto mom, auto nest, auto first) {
+            const FusedSgdMath<T, wd, mom, nest, first> m{T(maximize ? -1 : 1), T(weight_decay), T(momentum), T(lr),
+                                                          T(1.0 - dampening)};
+            update_loop<unscale, mom, false, false>(
+                [&](T& pv, T gv, T& bv, T&, T&) { m(pv, gv, bv); }, begin, end, T(amp.scale),
+                ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i), ops.data<scalar_t>(b, i),
+                static_cast<scalar_t*>(nullptr), static_cast<scalar_t*>(nullptr));
+          },
+          amp.unscale, weight_decay != 0.0, has_momentum, has_momentum && nesterov, has_momentum && is_first_step);
     });
   });
   ops.finish();
@@ -230,41 +248,22 @@ void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList
     step_size[i] = lr / (1.0 - std::pow(beta1, step));
     bc2_sqrt[i] = std::sqrt(1.0 - std::pow(beta2, step));
   }
+  const bool l2 = weight_decay != 0.0 && !decoupled;
+  const double decay_factor = decoupled ? 1.0 - lr * weight_decay : 1.0;
   for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
     dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
       using scalar_t = typename decltype(tag)::type;
       using T = opmath_t<scalar_t>;
-      const FusedAdamMath<T> m{T(1.0 - beta1),  T(beta2),        T(1.0 - beta2),
-                               T(weight_decay), T(eps),          T(step_size[i]),
-                               T(bc2_sqrt[i]),  T(1.0 - lr * weight_decay),
-                               decoupled,       amsgrad,         maximize};
-      scalar_t* p = ops.data<scalar_t>(0, i);
-      scalar_t* gr = ops.data<scalar_t>(g, i);
-      scalar_t* a = ops.data<scalar_t>(m1, i);
-      scalar_t* s = ops.data<scalar_t>(m2, i);
-      scalar_t* x = ops.data<scalar_t>(mx, i);
-      const bool unscale = amp.unscale;
-      const T scale = T(amp.scale);
-      if (amsgrad) {
-        for (int64_t j = begin; j < end; ++j) {
-          T pv = static_cast<T>(p[j]), av = static_cast<T>(a[j]), sv = static_cast<T>(s[j]),
-            xv = static_cast<T>(x[j]);
-          m(pv, load_grad<T>(gr, j, unscale, scale), av, sv, xv);
-          p[j] = static_cast<scalar_t>(pv);
-          a[j] = static_cast<scalar_t>(av);
-          s[j] = static_cast<scalar_t>(sv);
-          x[j] = static_cast<scalar_t>(xv);
-        }
-      } else {
-        T unused = T(0);
-        for (int64_t j = begin; j < end; ++j) {
-          T pv = static_cast<T>(p[j]), av = static_cast<T>(a[j]), sv = static_cast<T>(s[j]);
-          m(pv, load_grad<T>(gr, j, unscale, scale), av, sv, unused);
-          p[j] = static_cast<scalar_t>(pv);
-          a[j] = static_cast<scalar_t>(av);
-          s[j] = static_cast<scalar_t>(sv);
-        }
-      }
+      with_flags(
+          [&](auto unscale, auto wd, auto ams) {
+            const FusedAdamMath<T, wd, ams> m{T(maximize ? -1 : 1), T(1.0 - beta1),  T(beta2),
+                                              T(1.0 - beta2),       T(weight_decay), T(eps),
+                                              T(step_size[i]),      T(bc2_sqrt[i]),  T(decay_factor)};
+            update_loop<unscale, true, true, ams>(m, begin, end, T(amp.scale), ops.data<scalar_t>(0, i),
+                                                  ops.data<scalar_t>(g, i), ops.data<scalar_t>(m1, i),
+                                                  ops.data<scalar_t>(m2, i), ops.data<scalar_t>(mx, i));
+          },
+          amp.unscale, l2, amsgrad);
     });
   });
   ops.finish();
@@ -306,18 +305,15 @@ void _fused_adagrad_kernel_cpu_(TensorList self, TensorList grads, TensorList st
     dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
       using scalar_t = typename decltype(tag)::type;
       using T = opmath_t<scalar_t>;
-      const FusedAdagradMath<T> m{T(clr[i]), T(weight_decay), T(eps), maximize};
-      scalar_t* p = ops.data<scalar_t>(0, i);
-      scalar_t* gr = ops.data<scalar_t>(g, i);
-      scalar_t* s = ops.data<scalar_t>(ss, i);
-      const bool unscale = amp.unscale;
-      const T scale = T(amp.scale);
-      for (int64_t j = begin; j < end; ++j) {
-        T pv = static_cast<T>(p[j]), sv = static_cast<T>(s[j]);
-        m(pv, load_grad<T>(gr, j, unscale, scale), sv);
-        p[j] = static_cast<scalar_t>(pv);
-        s[j] = static_cast<scalar_t>(sv);
-      }
+      with_flags(
+          [&](auto unscale, auto wd) {
+            const FusedAdagradMath<T, wd> m{T(maximize ? -1 : 1), T(clr[i]), T(weight_decay), T(eps)};
+            update_loop<unscale, true, false, false>(
+                [&](T& pv, T gv, T& sv, T&, T&) { m(pv, gv, sv); }, begin, end, T(amp.scale),
+                ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i), ops.data<scalar_t>(ss, i),
+                static_cast<scalar_t*>(nullptr), static_cast<scalar_t*>(nullptr));
+          },
+          amp.unscale, weight_decay != 0.0);
     });
   });
   ops.finish();
@@ -342,25 +338,15 @@ void _fused_rmsprop_kernel_cpu_(TensorList self, TensorList grads, TensorList sq
     dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
       using scalar_t = typename decltype(tag)::type;
       using T = opmath_t<scalar_t>;
-      const FusedRmspropMath<T> m{T(lr),    T(alpha),  T(1.0 - alpha), T(eps),      T(weight_decay), T(momentum),
-                                  centered, maximize, has_momentum};
-      scalar_t* p = ops.data<scalar_t>(0, i);
-      scalar_t* gr = ops.data<scalar_t>(g, i);
-      scalar_t* s = ops.data<scalar_t>(sq, i);
-      scalar_t* a = ops.data<scalar_t>(ga, i);
-      scalar_t* b = ops.data<scalar_t>(bf, i);
-      const bool unscale = amp.unscale;
-      const T scale = T(amp.scale);
-      for (int64_t j = begin; j < end; ++j) {
-        T pv = static_cast<T>(p[j]), sv = static_cast<T>(s[j]);
-        T av = a ? static_cast<T>(a[j]) : T(0);
-        T bv = b ? static_cast<T>(b[j]) : T(0);
-        m(pv, load_grad<T>(gr, j, unscale, scale), sv, av, bv);
-        p[j] = static_cast<scalar_t>(pv);
-        s[j] = static_cast<scalar_t>(sv);
-        if (a) a[j] = static_cast<scalar_t>(av);
-        if (b) b[j] = static_cast<scalar_t>(bv);
-      }
+      with_flags(
+          [&](auto unscale, auto wd, auto cen, auto mom) {
+            const FusedRmspropMath<T, wd, cen, mom> m{T(maximize ? -1 : 1), T(lr),  T(alpha),       T(1.0 - alpha),
+                                                      T(eps),               T(weight_decay), T(momentum)};
+            update_loop<unscale, true, cen, mom>(m, begin, end, T(amp.scale), ops.data<scalar_t>(0, i),
+                                                 ops.data<scalar_t>(g, i), ops.data<scalar_t>(sq, i),
+                                                 ops.data<scalar_t>(ga, i), ops.data<scalar_t>(bf, i));
+          },
+          amp.unscale, weight_decay != 0.0, centered, has_momentum);
     });
   });
   ops.finish();
