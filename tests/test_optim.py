@@ -529,3 +529,31 @@ def test_foreach_norm_matches_numpy():
     assert out[0].dtype == tl.float32
     with pytest.raises(RuntimeError, match="_foreach_norm: only ord > 0"):
         tl._C._foreach_norm(ts, 0)
+
+
+def test_kernels_bump_the_versions_of_what_they_write():
+    # Generated from the schemas: Tensor(a!)[] lists are bumped, Tensor[] state_steps is not.
+    p, g = [tl.tensor([1.0, 2.0])], [tl.tensor([1.0, 1.0])]
+    m, v, step = [tl.zeros(2)], [tl.zeros(2)], [tl.tensor(1.0)]
+    before = [t._version for t in (p[0], g[0], m[0], v[0], step[0])]
+    tl._C._fused_adam_(p, g, m, v, [], step, lr=0.1, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8,
+                       amsgrad=False, maximize=False)
+    after = [t._version for t in (p[0], g[0], m[0], v[0], step[0])]
+    assert [a - b for a, b in zip(after, before)] == [1, 1, 1, 1, 0]
+    s = [tl.tensor(0.0)]
+    version = s[0]._version
+    tl._C._foreach_add_(s, 1)
+    assert s[0]._version == version + 1 and float(s[0]) == 1.0
+
+
+def test_empty_parameters_and_empty_lists():
+    e = tl.tensor(np.zeros((0, 3)), requires_grad=True)
+    p = tl.tensor([1.0], requires_grad=True)
+    for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad"):
+        opt = getattr(optim, name)([e, p], lr=0.1)
+        e.grad = tl.tensor(np.zeros((0, 3)))
+        p.grad = tl.tensor([1.0])
+        opt.step()
+        assert tuple(e.shape) == (0, 3)
+    tl._C._fused_sgd_([], [], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0, nesterov=False,
+                      maximize=False, is_first_step=False)
