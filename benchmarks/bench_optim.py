@@ -3,7 +3,8 @@
     python benchmarks/bench_optim.py [--threads N] [--repeats 7] [--quick]
 
 A model-like set of 20 float32 parameters totalling about 1M elements (a few big matrices and
-many small vectors) with fixed gradients; each case times optimizer.step(). PyTorch runs its
+many small vectors) with fixed gradients; each case times optimizer.step(). A second table times
+the same on 20 parameters of 10 elements (per-step overhead: Python and dispatch). PyTorch runs its
 default implementation on CPU (for-loop over tensors), foreach=True, and fused=True where it has
 a fused CPU kernel (SGD, Adam, AdamW, Adagrad). All libraries are measured in alternation within
 one run (the machine is shared and drifts); the table reports medians and same-run ratios
@@ -24,8 +25,28 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # 20 parameters, ~0.98M elements: an MLP-ish mix of matrices, biases and norms.
-SHAPES = [(512, 512), (512,), (512, 512), (512,), (512, 256), (256,), (512, 512), (256,), (256, 128), (128,),
-          (128, 128), (128,), (128, 64), (64,), (64, 64), (64,), (512,), (512,), (64, 10), (10,)]
+SHAPES = [
+    (512, 512),
+    (512,),
+    (512, 512),
+    (512,),
+    (512, 256),
+    (256,),
+    (512, 512),
+    (256,),
+    (256, 128),
+    (128,),
+    (128, 128),
+    (128,),
+    (128, 64),
+    (64,),
+    (64, 64),
+    (64,),
+    (512,),
+    (512,),
+    (64, 10),
+    (10,),
+]
 
 # name, constructor kwargs, state tensors per parameter (for the GB/s figure)
 CASES = [
@@ -62,6 +83,35 @@ def make_step(lib, cls_name, kwargs, arrays, grads, **extra):
     return opt.step
 
 
+def table(tl, torch, arrays, grads, number, repeats, unit, scale, traffic_of=None) -> None:
+    header = f"{'case':16} {'torchlite ' + unit:>14}" + (f" {'GB/s':>6}" if traffic_of else "")
+    variants = ["default", "foreach", "fused"] if torch is not None else []
+    for v in variants:
+        header += f" {'torch ' + v + ' ' + unit:>20} {'ratio':>6}"
+    print(header)
+    for label, cls_name, kwargs, n_state in CASES:
+        cases = {"torchlite": make_step(tl, cls_name, kwargs, arrays, grads)}
+        if torch is not None:
+            cases["default"] = make_step(torch, cls_name, kwargs, arrays, grads)
+            cases["foreach"] = make_step(torch, cls_name, kwargs, arrays, grads, foreach=True)
+            try:
+                cases["fused"] = make_step(torch, cls_name, kwargs, arrays, grads, fused=True)
+                cases["fused"]()
+            except (RuntimeError, TypeError, ValueError):
+                cases.pop("fused", None)
+        times = measure(cases, number, repeats)
+        ours = times["torchlite"]
+        row = f"{label:16} {ours * scale:14.3f}"
+        if traffic_of:
+            row += f" {traffic_of(n_state) / ours / 1e9:6.1f}"
+        for v in variants:
+            if v in times:
+                row += f" {times[v] * scale:20.3f} {ours / times[v]:6.2f}"
+            else:
+                row += f" {'n/a':>20} {'':>6}"
+        print(row)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=None)
@@ -86,34 +136,16 @@ def main() -> None:
     numel = sum(a.size for a in arrays)
     number = 5 if args.quick else 20
     repeats = 3 if args.quick else args.repeats
-    print(f"{len(SHAPES)} float32 parameters, {numel} elements; threads: torchlite {tl.get_num_threads()}"
-          + (f", torch {torch.get_num_threads()} (torch {torch.__version__})" if torch is not None else ""))
-    header = f"{'case':16} {'torchlite ms':>12} {'GB/s':>6}"
-    variants = ["default", "foreach", "fused"] if torch is not None else []
-    for v in variants:
-        header += f" {'torch ' + v + ' ms':>18} {'ratio':>6}"
-    print(header)
-    for label, cls_name, kwargs, n_state in CASES:
-        cases = {"torchlite": make_step(tl, cls_name, kwargs, arrays, grads)}
-        if torch is not None:
-            cases["default"] = make_step(torch, cls_name, kwargs, arrays, grads)
-            cases["foreach"] = make_step(torch, cls_name, kwargs, arrays, grads, foreach=True)
-            try:
-                cases["fused"] = make_step(torch, cls_name, kwargs, arrays, grads, fused=True)
-                cases["fused"]()
-            except (RuntimeError, TypeError, ValueError):
-                cases.pop("fused", None)
-        times = measure(cases, number, repeats)
-        # One pass: read param, grad and state; write param and state.
-        traffic = numel * 4 * (2 + 2 * n_state + 1)
-        ours = times["torchlite"]
-        row = f"{label:16} {ours * 1e3:12.3f} {traffic / ours / 1e9:6.1f}"
-        for v in variants:
-            if v in times:
-                row += f" {times[v] * 1e3:18.3f} {ours / times[v]:6.2f}"
-            else:
-                row += f" {'n/a':>18} {'':>6}"
-        print(row)
+    print(
+        f"{len(SHAPES)} float32 parameters, {numel} elements; threads: torchlite {tl.get_num_threads()}"
+        + (f", torch {torch.get_num_threads()} (torch {torch.__version__})" if torch is not None else "")
+    )
+    # One pass: read param, grad and state; write param and state.
+    table(tl, torch, arrays, grads, number, repeats, "ms", 1e3, lambda n_state: numel * 4 * (3 + 2 * n_state))
+    small = [rng.standard_normal(10).astype(np.float32) for _ in SHAPES]
+    small_grads = [rng.standard_normal(10).astype(np.float32) for _ in SHAPES]
+    print(f"\nper-step overhead: {len(SHAPES)} float32 parameters of 10 elements")
+    table(tl, torch, small, small_grads, number * 10, repeats, "us", 1e6)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ def _copies(arrays):
 
 # ---- NumPy references of the update rules ------------------------------------------------------
 
+
 def np_sgd(params, grads, bufs, *, weight_decay, momentum, lr, dampening, nesterov, maximize, is_first_step):
     params, bufs = _copies(params), _copies(bufs)
     for i, (p, g) in enumerate(zip(params, grads)):
@@ -37,8 +38,23 @@ def np_sgd(params, grads, bufs, *, weight_decay, momentum, lr, dampening, nester
     return params, bufs
 
 
-def np_adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, lr, beta1, beta2, weight_decay, eps,
-            amsgrad, maximize, decoupled=False):
+def np_adam(
+    params,
+    grads,
+    exp_avgs,
+    exp_avg_sqs,
+    max_exp_avg_sqs,
+    steps,
+    *,
+    lr,
+    beta1,
+    beta2,
+    weight_decay,
+    eps,
+    amsgrad,
+    maximize,
+    decoupled=False,
+):
     params, exp_avgs, exp_avg_sqs = _copies(params), _copies(exp_avgs), _copies(exp_avg_sqs)
     max_exp_avg_sqs = _copies(max_exp_avg_sqs)
     for i, (p, g) in enumerate(zip(params, grads)):
@@ -76,8 +92,9 @@ def np_adagrad(params, grads, state_sums, steps, *, lr, lr_decay, weight_decay, 
     return params, state_sums
 
 
-def np_rmsprop(params, grads, square_avgs, grad_avgs, bufs, *, lr, alpha, eps, weight_decay, momentum, centered,
-               maximize):
+def np_rmsprop(
+    params, grads, square_avgs, grad_avgs, bufs, *, lr, alpha, eps, weight_decay, momentum, centered, maximize
+):
     params, square_avgs, grad_avgs, bufs = _copies(params), _copies(square_avgs), _copies(grad_avgs), _copies(bufs)
     for i, (p, g) in enumerate(zip(params, grads)):
         g = -g if maximize else g
@@ -99,6 +116,7 @@ def np_rmsprop(params, grads, square_avgs, grad_avgs, bufs, *, lr, alpha, eps, w
 
 # ---- ops: run the kernel, return what it wrote -------------------------------------------------
 
+
 def _op(name, n_lists):
     def run(lib, *lists, **kwargs):
         _kernel(lib, name)(*lists, **kwargs)
@@ -114,12 +132,11 @@ def _steps(n, value, rng):
 
 def _sgd_samples(dtype, rng):
     for kw in (
-        dict(weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
-             is_first_step=False),
-        dict(weight_decay=0.1, momentum=0.9, lr=0.05, dampening=0.0, nesterov=True, maximize=True,
-             is_first_step=False),
-        dict(weight_decay=0.0, momentum=0.5, lr=0.1, dampening=0.3, nesterov=False, maximize=False,
-             is_first_step=True),
+        dict(
+            weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0, nesterov=False, maximize=False, is_first_step=False
+        ),
+        dict(weight_decay=0.1, momentum=0.9, lr=0.05, dampening=0.0, nesterov=True, maximize=True, is_first_step=False),
+        dict(weight_decay=0.0, momentum=0.5, lr=0.1, dampening=0.3, nesterov=False, maximize=False, is_first_step=True),
     ):
         params = [rand(s, dtype, rng) for s in SHAPES]
         grads = [rand(s, dtype, rng) for s in SHAPES]
@@ -196,20 +213,43 @@ def _np_norm(arrays, ord=2):
 OPS = [
     OpInfo("_fused_sgd", _sgd_samples, ref=np_sgd, op=_op("_fused_sgd_", (0, 2)), differentiable=False),
     OpInfo("_fused_adam", _adam_samples, ref=np_adam, op=_op("_fused_adam_", (0, 2, 3, 4)), differentiable=False),
-    OpInfo("_fused_adamw", _adam_samples, ref=np_adamw, op=_op("_fused_adamw_", (0, 2, 3, 4)),
-           differentiable=False),
-    OpInfo("_fused_adagrad", _adagrad_samples, ref=np_adagrad, op=_op("_fused_adagrad_", (0, 2)),
-           differentiable=False),
+    OpInfo("_fused_adamw", _adam_samples, ref=np_adamw, op=_op("_fused_adamw_", (0, 2, 3, 4)), differentiable=False),
+    OpInfo("_fused_adagrad", _adagrad_samples, ref=np_adagrad, op=_op("_fused_adagrad_", (0, 2)), differentiable=False),
     # Not a PyTorch operator (PyTorch's RMSprop has no fused kernel).
-    OpInfo("_fused_rmsprop", _rmsprop_samples, ref=np_rmsprop, op=_op("_fused_rmsprop_", (0, 2, 3, 4)),
-           differentiable=False, torch=False),
-    OpInfo("_foreach_add", _list_samples, ref=lambda ts, s: [t + s for t in ts], op=_foreach("_foreach_add_"),
-           differentiable=False),
-    OpInfo("_foreach_mul", _list_samples, ref=lambda ts, s: [t * s for t in ts], op=_foreach("_foreach_mul_"),
-           differentiable=False),
-    OpInfo("_foreach_zero", _zero_samples, ref=lambda ts: [np.zeros_like(t) for t in ts],
-           op=_foreach("_foreach_zero_"), differentiable=False),
-    OpInfo("_foreach_norm", _norm_samples, ref=_np_norm, op=lambda lib, ts, *a: list(_kernel(lib, "_foreach_norm")(ts, *a)),
-           differentiable=False),
+    OpInfo(
+        "_fused_rmsprop",
+        _rmsprop_samples,
+        ref=np_rmsprop,
+        op=_op("_fused_rmsprop_", (0, 2, 3, 4)),
+        differentiable=False,
+        torch=False,
+    ),
+    OpInfo(
+        "_foreach_add",
+        _list_samples,
+        ref=lambda ts, s: [t + s for t in ts],
+        op=_foreach("_foreach_add_"),
+        differentiable=False,
+    ),
+    OpInfo(
+        "_foreach_mul",
+        _list_samples,
+        ref=lambda ts, s: [t * s for t in ts],
+        op=_foreach("_foreach_mul_"),
+        differentiable=False,
+    ),
+    OpInfo(
+        "_foreach_zero",
+        _zero_samples,
+        ref=lambda ts: [np.zeros_like(t) for t in ts],
+        op=_foreach("_foreach_zero_"),
+        differentiable=False,
+    ),
+    OpInfo(
+        "_foreach_norm",
+        _norm_samples,
+        ref=_np_norm,
+        op=lambda lib, ts, *a: list(_kernel(lib, "_foreach_norm")(ts, *a)),
+        differentiable=False,
+    ),
 ]
-
