@@ -557,3 +557,19 @@ def test_empty_parameters_and_empty_lists():
         assert tuple(e.shape) == (0, 3)
     tl._C._fused_sgd_([], [], [], weight_decay=0.0, momentum=0.0, lr=0.1, dampening=0.0, nesterov=False,
                       maximize=False, is_first_step=False)
+
+
+def test_operands_sharing_memory_are_rejected():
+    kw = dict(weight_decay=0.0, momentum=0.9, lr=0.1, dampening=0.0, nesterov=False, maximize=False,
+              is_first_step=False)
+    p = tl.tensor([1.0, 2.0, 3.0, 4.0])
+    with pytest.raises(RuntimeError, match=r"_fused_sgd_: (self|momentum_buffer_list)\[0\] and "
+                                           r"(self|momentum_buffer_list)\[0\] share memory"):
+        tl._C._fused_sgd_([p], [tl.ones(4)], [p], **kw)
+    # Two parameters overlapping in one storage would race.
+    with pytest.raises(RuntimeError, match="share memory"):
+        tl._C._fused_sgd_([p[:3], p[1:]], [tl.ones(3), tl.ones(3)], [tl.zeros(3), tl.zeros(3)], **kw)
+    # A gradient read by two parameters is fine; disjoint slices of one tensor are fine too.
+    g = tl.ones(2)
+    tl._C._fused_sgd_([p[:2], p[2:]], [g, g], [tl.zeros(2), tl.zeros(2)], **kw)
+    np.testing.assert_allclose(_np(p), [0.9, 1.9, 2.9, 3.9])

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -68,7 +69,36 @@ class Operands {
     originals_.emplace_back(list.begin(), list.end());
     work_.push_back(std::move(work));
     written_.push_back(written);
+    names_.push_back(name);
     return static_cast<int>(work_.size()) - 1;
+  }
+
+  // No written operand may share memory with any other operand: the element loops take them as
+  // restrict pointers, and two parameters sharing memory would race between threads.
+  void check_no_overlap() const {
+    struct Range {
+      uintptr_t begin, end;
+      size_t list, index;
+    };
+    std::vector<Range> ranges;
+    for (size_t k = 0; k < work_.size(); ++k)
+      for (size_t i = 0; i < n_; ++i) {
+        const Tensor& t = work_[k][i];
+        if (t.numel() == 0) continue;
+        auto b = reinterpret_cast<uintptr_t>(t.data_ptr());
+        ranges.push_back({b, b + static_cast<uintptr_t>(t.numel()) * t.element_size(), k, i});
+      }
+    std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+    const Range* reach_all = nullptr;      // the range reaching furthest so far
+    const Range* reach_written = nullptr;  // the written one reaching furthest so far
+    for (const Range& r : ranges) {
+      const Range* hit = written_[r.list] ? reach_all : reach_written;
+      if (hit != nullptr && r.begin < hit->end)
+        TL_ERROR(op_, ": ", names_[r.list], "[", r.index, "] and ", names_[hit->list], "[", hit->index,
+                 "] share memory; each parameter and state tensor needs memory of its own");
+      if (reach_all == nullptr || r.end > reach_all->end) reach_all = &r;
+      if (written_[r.list] && (reach_written == nullptr || r.end > reach_written->end)) reach_written = &r;
+    }
   }
 
   size_t size() const { return n_; }
@@ -93,6 +123,7 @@ class Operands {
   std::vector<std::vector<Tensor>> originals_;
   std::vector<std::vector<Tensor>> work_;
   std::vector<bool> written_;
+  std::vector<const char*> names_;
 };
 
 struct Chunk {
@@ -102,6 +133,7 @@ struct Chunk {
 // Runs fn(parameter index, begin, end) over chunks covering every element of every parameter.
 template <typename Fn>
 void for_each_chunk(const Operands& ops, const Fn& fn) {
+  ops.check_no_overlap();
   std::vector<Chunk> chunks;
   int64_t total = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -168,8 +200,8 @@ void with_flags(F&& f, bool first, Rest... rest) {
 // gradient is divided by the scale and written back, as PyTorch's fused kernels do.
 template <bool kUnscale, bool kUse0, bool kUse1, bool kUse2, typename scalar_t, typename T, typename Fn>
 void update_loop(const Fn& fn, int64_t begin, int64_t end, T scale, scalar_t* __restrict__ p,
-                        scalar_t* __restrict__ g, scalar_t* __restrict__ s0, scalar_t* __restrict__ s1,
-                        scalar_t* __restrict__ s2) {
+                 scalar_t* __restrict__ g, scalar_t* __restrict__ s0, scalar_t* __restrict__ s1,
+                 scalar_t* __restrict__ s2) {
   for (int64_t j = begin; j < end; ++j) {
     T gv = static_cast<T>(g[j]);
     if constexpr (kUnscale) {
