@@ -275,8 +275,15 @@ void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList
   if (amp.skip) return;
   // Step-dependent factors, in double as PyTorch computes them in Python.
   std::vector<double> step_size(self.size()), bc2_sqrt(self.size());
+  double last_step = -1.0;  // parameters usually share their step: compute the powers once
   for (size_t i = 0; i < self.size(); ++i) {
     const double step = step_value(op, state_steps, i);
+    if (i > 0 && step == last_step) {
+      step_size[i] = step_size[i - 1];
+      bc2_sqrt[i] = bc2_sqrt[i - 1];
+      continue;
+    }
+    last_step = step;
     step_size[i] = lr / (1.0 - std::pow(beta1, step));
     bc2_sqrt[i] = std::sqrt(1.0 - std::pow(beta2, step));
   }
