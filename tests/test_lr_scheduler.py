@@ -54,6 +54,14 @@ SCHEDULERS = {
                                                     anneal_strategy="linear", pct_start=0.4), 19),
     "OneCycleLR-3phase": (lambda m, o: m.OneCycleLR(o, max_lr=2.0, total_steps=30, three_phase=True,
                                                     div_factor=10.0, final_div_factor=100.0), 29),
+    "MultiplicativeLR": (lambda m, o: m.MultiplicativeLR(o, lr_lambda=lambda e: 0.9 if e % 2 else 1.0), 8),
+    "ConstantLR": (lambda m, o: m.ConstantLR(o, factor=0.5, total_iters=3), 6),
+    "PolynomialLR": (lambda m, o: m.PolynomialLR(o, total_iters=6, power=2.0), 8),
+    "SequentialLR": (lambda m, o: m.SequentialLR(o, [m.LinearLR(o, start_factor=0.1, total_iters=3),
+                                                     m.CosineAnnealingLR(o, T_max=6)], milestones=[3]), 12),
+    "SequentialLR-3": (lambda m, o: m.SequentialLR(o, [m.ConstantLR(o, factor=0.5, total_iters=2),
+                                                       m.ExponentialLR(o, gamma=0.8),
+                                                       m.StepLR(o, step_size=2)], milestones=[2, 5]), 10),
     "OneCycleLR-nomomentum": (lambda m, o: m.OneCycleLR(o, max_lr=1.0, total_steps=10, cycle_momentum=False), 9),
 }
 
@@ -96,6 +104,13 @@ def test_closed_forms():
     for e, lrs in enumerate(_lrs(SCHEDULERS["LinearLR"][0], 8)):
         f = 0.25 + 0.75 * min(e, 4) / 4
         assert lrs == pytest.approx([b * f for b in LRS], rel=1e-12)
+    for e, lrs in enumerate(_lrs(SCHEDULERS["ConstantLR"][0], 6)):
+        assert lrs == pytest.approx([b * (0.5 if e < 3 else 1.0) for b in LRS], rel=1e-12)
+    for e, lrs in enumerate(_lrs(SCHEDULERS["PolynomialLR"][0], 8)):
+        assert lrs == pytest.approx([b * (1 - min(e, 6) / 6) ** 2 for b in LRS], rel=1e-9, abs=1e-15)
+    for e, lrs in enumerate(_lrs(SCHEDULERS["SequentialLR"][0], 12)):
+        f = 0.1 + 0.9 * e / 3 if e < 3 else (1 + math.cos(math.pi * (e - 3) / 6)) / 2
+        assert lrs == pytest.approx([b * f for b in LRS], rel=1e-9, abs=1e-15)
 
 
 def test_one_cycle_shape():
@@ -181,7 +196,8 @@ def test_reduce_on_plateau_state_dict():
 
 # ---- state_dict, warnings, errors ----------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["StepLR", "CosineAnnealingLR", "LambdaLR", "OneCycleLR-cos", "LinearLR"])
+@pytest.mark.parametrize("name", ["StepLR", "CosineAnnealingLR", "LambdaLR", "OneCycleLR-cos", "LinearLR",
+                                  "SequentialLR"])
 def test_state_dict_round_trip(name):
     make, steps = SCHEDULERS[name]
     full = _lrs(make, steps)
@@ -259,6 +275,16 @@ def test_errors():
         lr_scheduler.LinearLR(o, end_factor=1.5)
     with pytest.raises(ValueError, match="Expected 2 lr_lambdas, but got 1"):
         lr_scheduler.LambdaLR(o, [lambda e: 1.0])
+    with pytest.raises(TypeError, match="lr_lambda should be a function, but got float"):
+        lr_scheduler.LambdaLR(o, 0.5)
+    with pytest.raises(ValueError, match="Constant multiplicative factor expected to be between 0 and 1."):
+        lr_scheduler.ConstantLR(o, factor=2.0)
+    with pytest.raises(ValueError, match="SequentialLR expects at least one scheduler"):
+        lr_scheduler.SequentialLR(o, [], milestones=[])
+    with pytest.raises(ValueError, match="expects number of schedulers provided to be one more"):
+        lr_scheduler.SequentialLR(o, [lr_scheduler.StepLR(o, 2)], milestones=[3])
+    with pytest.raises(ValueError, match="does not support `ReduceLROnPlateau`"):
+        lr_scheduler.SequentialLR(o, [lr_scheduler.ReduceLROnPlateau(o)], milestones=[])
     with pytest.raises(ValueError, match="You must define either total_steps OR \\(epochs AND steps_per_epoch\\)"):
         lr_scheduler.OneCycleLR(o, max_lr=1.0)
     with pytest.raises(ValueError, match="Expected positive integer total_steps, but got 0"):

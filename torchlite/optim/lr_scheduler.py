@@ -23,6 +23,10 @@ from torchlite.optim.optimizer import Optimizer
 __all__ = [
     "LRScheduler",
     "LambdaLR",
+    "MultiplicativeLR",
+    "ConstantLR",
+    "PolynomialLR",
+    "SequentialLR",
     "StepLR",
     "MultiStepLR",
     "ExponentialLR",
@@ -137,11 +141,15 @@ class LRScheduler:
                     stacklevel=2,
                 )
         self._step_count += 1
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
         if epoch is None:
             self.last_epoch += 1
             values = self.get_lr()
         else:
-            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
             self.last_epoch = epoch
             closed = getattr(self, "_get_closed_form_lr", None)
             values = closed() if closed is not None else self.get_lr()
@@ -167,6 +175,9 @@ def _track_step_called(opt: Optimizer) -> None:
     opt.step = wrapper  # type: ignore[method-assign]
 
 
+_LRScheduler = LRScheduler  # PyTorch's old name
+
+
 class LambdaLR(LRScheduler):
     """lr = base_lr * lr_lambda(epoch), one lambda per group or one for all."""
 
@@ -183,6 +194,9 @@ class LambdaLR(LRScheduler):
             if len(lr_lambda) != len(optimizer.param_groups):
                 raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict[str, Any]:
@@ -203,6 +217,15 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[Any]:
         return [base_lr * lmbda(self.last_epoch) for lmbda, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(LambdaLR):
+    """Multiplies the lr by lr_lambda(epoch) at every step after the first."""
+
+    def get_lr(self) -> list[Any]:
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * fn(self.last_epoch) for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -292,6 +315,55 @@ class LinearLR(LRScheduler):
         ]
 
 
+class ConstantLR(LRScheduler):
+    """Scales the lr by `factor` for the first total_iters epochs, then restores it."""
+
+    def __init__(
+        self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1
+    ) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[Any]:
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in self.optimizer.param_groups]
+        if self.last_epoch != self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[Any]:
+        return [
+            base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor))
+            for base_lr in self.base_lrs
+        ]
+
+
+class PolynomialLR(LRScheduler):
+    """Decays the lr as (1 - epoch / total_iters) ** power, reaching 0 at total_iters."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[Any]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** (
+            self.power
+        )
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list[Any]:
+        return [
+            base_lr * (1.0 - min(self.total_iters, self.last_epoch) / self.total_iters) ** self.power
+            for base_lr in self.base_lrs
+        ]
+
+
 class CosineAnnealingLR(LRScheduler):
     """Anneals the lr along a cosine from base_lr (epoch 0) to eta_min (epoch T_max), recursively:
     lr_t = eta_min + (lr_{t-1} - eta_min) * (1 + cos(pi t / T_max)) / (1 + cos(pi (t-1) / T_max))."""
@@ -324,6 +396,78 @@ class CosineAnnealingLR(LRScheduler):
             self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
             for base_lr in self.base_lrs
         ]
+
+
+class SequentialLR(LRScheduler):
+    """Runs `schedulers` one after another, switching at the `milestones` epochs."""
+
+    def __init__(
+        self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int], last_epoch: int = -1
+    ) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
+        for idx, sched in enumerate(schedulers):
+            if not hasattr(sched, "optimizer"):
+                raise TypeError(f"{name} at index {idx} should have `optimizer` as its attribute.")
+            if isinstance(sched, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
+                    f"specified when calling `step`, but got one at index {idx} in the given schedulers sequence."
+                )
+            if optimizer != sched.optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                    f"{type(sched).__name__} at index {idx} has {sched.optimizer}, which is different from "
+                    f"{type(optimizer).__name__}."
+                )
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
+                f"milestone points, but got number of schedulers {len(schedulers)} and the number of milestones to "
+                f"be equal to {len(milestones)}"
+            )
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # Undo the initial steps the schedulers took when they were built; start the first one again.
+        for group in optimizer.param_groups:
+            _set_group_value(group, "lr", group["initial_lr"])
+        self._recursive_undo()
+        idx = bisect_right(milestones, 0)
+        schedulers[idx]._initial_step()
+        self._last_lr = schedulers[idx].get_last_lr()
+
+    def _recursive_undo(self, sched: Any = None) -> None:
+        scheds = self if sched is None else sched
+        if hasattr(scheds, "_schedulers"):
+            for s in scheds._schedulers:
+                self._recursive_undo(s)
+        elif hasattr(scheds, "last_epoch"):
+            scheds.last_epoch -= 1
+
+    def step(self) -> None:  # type: ignore[override]
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        sched = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            sched._update_lr(0)
+        else:
+            sched.step()
+        self._last_lr = sched.get_last_lr()
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state_dict = dict(state_dict)
+        scheds = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, sd in zip(self._schedulers, scheds):
+            s.load_state_dict(sd)
 
 
 class OneCycleLR(LRScheduler):
