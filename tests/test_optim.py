@@ -573,3 +573,14 @@ def test_operands_sharing_memory_are_rejected():
     g = tl.ones(2)
     tl._C._fused_sgd_([p[:2], p[2:]], [g, g], [tl.zeros(2), tl.zeros(2)], **kw)
     np.testing.assert_allclose(_np(p), [0.9, 1.9, 2.9, 3.9])
+
+
+def test_named_parameters():
+    a = tl.tensor([1.0], requires_grad=True)
+    b = tl.tensor([2.0], requires_grad=True)
+    opt = optim.SGD([("w", a), ("b", b)], lr=0.1)
+    assert opt.param_groups[0]["params"][0] is a and opt.param_groups[0]["params"][1] is b
+    assert opt.param_groups[0]["param_names"] == ["w", "b"]
+    assert opt.state_dict()["param_groups"][0]["param_names"] == ["w", "b"]
+    with pytest.raises(ValueError, match="Some param names are missing"):
+        optim.SGD([("w", tl.tensor([1.0], requires_grad=True)), tl.tensor([1.0], requires_grad=True)])

@@ -111,6 +111,19 @@ class Optimizer:
             )
         else:
             param_group["params"] = list(params)
+        # Named parameters (model.named_parameters()): keep the names under 'param_names'.
+        tensors, names = [], []
+        for p in param_group["params"]:
+            if isinstance(p, tuple):
+                names.append(p[0])
+                tensors.append(p[1])
+            else:
+                tensors.append(p)
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
         for p in param_group["params"]:
             if not isinstance(p, _tl.Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
