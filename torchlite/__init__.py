@@ -87,4 +87,6 @@ def is_floating_point(t: Tensor) -> "bool":
     return t.is_floating_point()
 
 
+from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after `import torch`)
+
 __all__ = [n for n in dir() if not n.startswith("_")]
