@@ -1,0 +1,1 @@
+from torchlite.nn.modules.module import Module  # noqa: F401
