@@ -1,1 +1,14 @@
+"""The layer classes of torchlite.nn."""
+
+from torchlite.nn.modules.activation import *  # noqa: F401, F403
+from torchlite.nn.modules.container import *  # noqa: F401, F403
+from torchlite.nn.modules.conv import *  # noqa: F401, F403
+from torchlite.nn.modules.dropout import *  # noqa: F401, F403
+from torchlite.nn.modules.flatten import *  # noqa: F401, F403
+from torchlite.nn.modules.linear import *  # noqa: F401, F403
+from torchlite.nn.modules.loss import *  # noqa: F401, F403
 from torchlite.nn.modules.module import Module  # noqa: F401
+from torchlite.nn.modules.normalization import *  # noqa: F401, F403
+from torchlite.nn.modules.pooling import *  # noqa: F401, F403
+from torchlite.nn.modules.sparse import *  # noqa: F401, F403
+from torchlite.nn.modules.transformer import *  # noqa: F401, F403
