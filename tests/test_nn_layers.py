@@ -490,3 +490,70 @@ def test_parameters_vector_round_trip():
     assert all(isinstance(p, nn.Parameter) for p in params)
     with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
         nn.utils.vector_to_parameters([1.0], params)
+
+
+# ------------------------------------------------------------------------- recurrent layers
+RNNS = [
+    ("nn.RNN(3, 4)", False),
+    ("nn.RNN(3, 4, num_layers=2, nonlinearity='relu', bias=False, batch_first=True)", True),
+    ("nn.LSTM(3, 5)", False),
+    ("nn.LSTM(3, 5, num_layers=2, bidirectional=True, batch_first=True)", True),
+    ("nn.LSTM(3, 5, proj_size=2, bidirectional=True)", False),
+    ("nn.GRU(3, 4, num_layers=2, bidirectional=True)", False),
+    ("nn.GRU(3, 4, bias=False, batch_first=True)", True),
+]
+
+
+@pytest.mark.parametrize("expr,batch_first", RNNS, ids=[c[0] for c in RNNS])
+def test_recurrent_matches_torch(expr, batch_first):
+    ref, mine = build(expr)
+    assert repr(mine) == repr(ref)
+    assert list(mine.state_dict()) == list(ref.state_dict())
+    x = float_input((2, 6, 3) if batch_first else (6, 2, 3))
+    out, state = mine(tl.tensor(x))
+    out_ref, state_ref = ref(torch.from_numpy(x))
+    np.testing.assert_allclose(out.detach().numpy(), out_ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+    states = state if isinstance(state, tuple) else (state,)
+    states_ref = state_ref if isinstance(state_ref, tuple) else (state_ref,)
+    for a, b in zip(states, states_ref):
+        np.testing.assert_allclose(a.detach().numpy(), b.detach().numpy(), rtol=1e-5, atol=1e-5)
+    # given initial state, and gradients
+    out2, _ = mine(tl.tensor(x), tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach())
+    out2_ref, _ = ref(torch.from_numpy(x), tuple(s.detach() for s in state_ref) if isinstance(state_ref, tuple)
+                      else state_ref.detach())
+    np.testing.assert_allclose(out2.detach().numpy(), out2_ref.detach().numpy(), rtol=1e-5, atol=1e-5)
+    out2.sum().backward()
+    out2_ref.sum().backward()
+    for (n, p), (_, q) in zip(mine.named_parameters(), ref.named_parameters()):
+        np.testing.assert_allclose(p.grad.numpy(), q.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+
+
+def test_recurrent_unbatched_and_cells():
+    ref, mine = build("nn.LSTM(3, 4)")
+    x = float_input((5, 3))
+    out, (h, c) = mine(tl.tensor(x))
+    out_ref, (h_ref, c_ref) = ref(torch.from_numpy(x))
+    assert tuple(out.shape) == (5, 4) and tuple(h.shape) == (1, 4)
+    np.testing.assert_allclose(out.detach().numpy(), out_ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c.detach().numpy(), c_ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    for expr in ("nn.RNNCell(3, 4, nonlinearity='relu')", "nn.LSTMCell(3, 4)", "nn.GRUCell(3, 4, bias=False)"):
+        ref, mine = build(expr)
+        assert repr(mine) == repr(ref)
+        x = float_input((2, 3))
+        check_forward(ref, mine, x)
+        check_forward(ref, mine, x[0])
+
+
+def test_recurrent_errors():
+    with pytest.raises(ValueError, match="proj_size has to be smaller than hidden_size"):
+        nn.LSTM(3, 4, proj_size=4)
+    with pytest.raises(ValueError, match="dropout should be a number in range"):
+        nn.GRU(3, 4, dropout=2.0)
+    with pytest.raises(ValueError, match="Unknown nonlinearity 'gelu'"):
+        nn.RNN(3, 4, nonlinearity="gelu")
+    with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
+        nn.GRU(3, 4, dropout=0.5)
+    with pytest.raises(RuntimeError, match="input.size\\(-1\\) must be equal to input_size. Expected 3, got 2"):
+        nn.GRU(3, 4)(tl.ones(5, 1, 2))
+    with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 1, 4\), got \[2, 1, 4\]"):
+        nn.GRU(3, 4)(tl.ones(5, 1, 3), tl.zeros(2, 1, 4))

@@ -10,6 +10,7 @@ from torchlite.nn.modules import (
     loss,
     normalization,
     pooling,
+    rnn,
     sparse,
     transformer,
 )
@@ -23,8 +24,9 @@ from torchlite.nn.modules.loss import *  # noqa: F401, F403
 from torchlite.nn.modules.module import Module
 from torchlite.nn.modules.normalization import *  # noqa: F401, F403
 from torchlite.nn.modules.pooling import *  # noqa: F401, F403
+from torchlite.nn.modules.rnn import *  # noqa: F401, F403
 from torchlite.nn.modules.sparse import *  # noqa: F401, F403
 from torchlite.nn.modules.transformer import *  # noqa: F401, F403
 
 __all__ = ["Module"] + [name for m in (activation, container, conv, dropout, flatten, linear, loss, normalization,
-                                       pooling, sparse, transformer) for name in m.__all__]
+                                       pooling, rnn, sparse, transformer) for name in m.__all__]
