@@ -113,7 +113,7 @@ def _cases(kind):
         elif kind == "torch":
             if not info.torch:
                 continue
-            combos = [(tl.float64, "contiguous")]
+            combos = [(tl.float64 if tl.float64 in info.dtypes else info.dtypes[-1], "contiguous")]
         else:  # out / inplace
             if not getattr(info, {"out": "supports_out", "inplace": "inplace"}[kind]):
                 continue
@@ -123,7 +123,7 @@ def _cases(kind):
             for i, s in enumerate(samples):
                 if layout == "noncontiguous" and not s.noncontiguous:
                     continue
-                if kind in ("grad", "gradgrad") and not s.grad:
+                if (kind in ("grad", "gradgrad") and not s.grad) or (kind == "out" and not s.out):
                     continue
                 params.append(pytest.param(info, i, dtype, layout, id=f"{info.name}-{i}-{str(dtype)[10:]}-{layout}"))
     return params

@@ -32,6 +32,8 @@ class SampleInput:
     # Include in gradcheck/gradgradcheck (keep such samples small: finite differences cost
     # two forward calls per input element).
     grad: bool = True
+    # Include in the out= test (some overloads, like prod over all dims, have no out= form).
+    out: bool = True
 
 
 @dataclass
@@ -67,9 +69,9 @@ def rand(shape, dtype=tl.float64, rng=None, low=-3.0, high=3.0):
     rng = rng if rng is not None else np.random.default_rng(0)
     npd = NP_DTYPE[dtype]
     if dtype == tl.bool:
-        return rng.random(shape) > 0.5
+        return np.asarray(rng.random(shape) > 0.5)
     if np.issubdtype(npd, np.integer):
-        return rng.integers(int(low), int(high), size=shape).astype(npd)
+        return rng.integers(int(np.ceil(low)), int(np.ceil(high)), size=shape).astype(npd)
     return rng.uniform(low, high, size=shape).astype(npd)
 
 
