@@ -9,10 +9,12 @@ from torchlite.nn.modules import (
     linear,
     loss,
     normalization,
+    padding,
     pooling,
     rnn,
     sparse,
     transformer,
+    vision,
 )
 from torchlite.nn.modules.activation import *  # noqa: F401, F403
 from torchlite.nn.modules.container import *  # noqa: F401, F403
@@ -23,10 +25,12 @@ from torchlite.nn.modules.linear import *  # noqa: F401, F403
 from torchlite.nn.modules.loss import *  # noqa: F401, F403
 from torchlite.nn.modules.module import Module
 from torchlite.nn.modules.normalization import *  # noqa: F401, F403
+from torchlite.nn.modules.padding import *  # noqa: F401, F403
 from torchlite.nn.modules.pooling import *  # noqa: F401, F403
 from torchlite.nn.modules.rnn import *  # noqa: F401, F403
 from torchlite.nn.modules.sparse import *  # noqa: F401, F403
 from torchlite.nn.modules.transformer import *  # noqa: F401, F403
+from torchlite.nn.modules.vision import *  # noqa: F401, F403
 
 __all__ = ["Module"] + [name for m in (activation, container, conv, dropout, flatten, linear, loss, normalization,
-                                       pooling, rnn, sparse, transformer) for name in m.__all__]
+                                       padding, pooling, rnn, sparse, transformer, vision) for name in m.__all__]
