@@ -543,3 +543,42 @@ def test_deepcopy_module():
     with torch.no_grad():
         twin.scale.fill_(5.0)
     assert float(net.scale) == 1.0
+
+
+def test_full_backward_hooks():
+    m = Affine(3, 2)
+    x = torch.randn(4, 3).requires_grad_()
+    seen = {}
+
+    def pre(mod, grad_output):
+        seen["pre"] = grad_output[0].numpy().copy()
+        return (grad_output[0] * 2,)
+
+    def post(mod, grad_input, grad_output):
+        seen["grad_input"] = grad_input[0].numpy().copy()
+        seen["grad_output"] = grad_output[0].numpy().copy()
+        return (grad_input[0] * 0 + 1,)
+
+    h1 = m.register_full_backward_pre_hook(pre)
+    h2 = m.register_full_backward_hook(post)
+    m(x).sum().backward()
+    np.testing.assert_allclose(seen["pre"], np.ones((4, 2)))
+    np.testing.assert_allclose(seen["grad_output"], 2 * np.ones((4, 2)))  # modified by the pre-hook
+    w = m.weight.detach().numpy()
+    np.testing.assert_allclose(seen["grad_input"], 2 * np.ones((4, 2)) @ w, rtol=1e-6)
+    np.testing.assert_allclose(x.grad.numpy(), np.ones((4, 3)))  # replaced by the hook
+    np.testing.assert_allclose(m.weight.grad.numpy(), 2 * np.ones((2, 4)) @ x.detach().numpy(), rtol=1e-6)
+    h1.remove()
+    h2.remove()
+    seen.clear()
+    m(x).sum().backward()
+    assert seen == {}
+
+
+def test_full_backward_hook_input_without_grad():
+    m = Affine(3, 2)
+    calls = []
+    m.register_full_backward_hook(lambda mod, gi, go: calls.append((gi, tuple(go[0].shape))))
+    m(torch.randn(4, 3)).sum().backward()
+    assert calls == [((None,), (4, 2))]
+    assert m.weight.grad is not None

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 from torchlite import _C
 from torchlite._C import Tensor
-from torchlite.autograd.grad_mode import no_grad
+from torchlite.autograd.function import Function
+from torchlite.autograd.grad_mode import is_grad_enabled, no_grad
 from torchlite.nn.parameter import Parameter
 
 __all__ = ["Module", "RemovableHandle"]
@@ -85,6 +86,105 @@ class RemovableHandle:
         self.remove()
 
 
+class _BackwardHookIdentity(Function):
+    """Identity whose backward node carries a module's backward hooks."""
+
+    @staticmethod
+    def forward(ctx, *args):
+        return args
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return grads
+
+
+class _BackwardHook:
+    """Runs a module's full backward (pre-)hooks for one call (PyTorch's BackwardHook).
+
+    The module's tensor inputs and outputs pass through identity autograd nodes: a pre-hook on
+    the outputs' node sees grad_output; a post-hook on the inputs' node sees grad_input.
+    """
+
+    def __init__(self, module, user_hooks, user_pre_hooks):
+        self.module = module
+        self.user_hooks = user_hooks
+        self.user_pre_hooks = user_pre_hooks
+        self.grad_outputs = None
+        self.n_inputs = self.n_outputs = 0
+        self.input_tensors_index = self.output_tensors_index = None
+
+    @staticmethod
+    def _pack(values, indices, size):
+        res = [None] * size
+        for v, i in zip(values, indices):
+            res[i] = v
+        return tuple(res)
+
+    @staticmethod
+    def _through_identity(register, args):
+        idx = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        if not (is_grad_enabled() and any(args[i].requires_grad for i in idx)):
+            return args, None
+        new = _BackwardHookIdentity.apply(*(args[i] for i in idx))
+        register(next(t.grad_fn for t in new if t.grad_fn is not None))
+        out = list(args)
+        for i, t in zip(idx, new):
+            out[i] = t
+        return tuple(out), idx
+
+    def setup_input_hook(self, args):
+        def register(grad_fn):
+            def hook(grad_inputs, _grad_outputs):
+                res = self._pack(grad_inputs, self.input_tensors_index, self.n_inputs)
+                for h in self.user_hooks:
+                    out = h(self.module, res, self.grad_outputs)
+                    if out is None:
+                        continue
+                    if len(out) != len(res):
+                        raise RuntimeError(f"Backward hook returned an invalid number of grad_input, got {len(out)}, "
+                                           f"but expected {len(res)}")
+                    res = out
+                self.grad_outputs = None
+                return tuple(res[i] for i in self.input_tensors_index)
+
+            grad_fn.register_hook(hook)
+
+        self.n_inputs = len(args)
+        args, self.input_tensors_index = self._through_identity(register, args)
+        return args
+
+    def setup_output_hook(self, result):
+        def register(grad_fn):
+            def hook(grad_outputs):
+                self.grad_outputs = self._pack(grad_outputs, self.output_tensors_index, self.n_outputs)
+                for h in self.user_pre_hooks:
+                    out = h(self.module, self.grad_outputs)
+                    if out is None:
+                        continue
+                    if len(out) != len(self.grad_outputs):
+                        raise RuntimeError(f"Backward pre hook returned an invalid number of grad_output, got "
+                                           f"{len(out)}, but expected {len(self.grad_outputs)}")
+                    self.grad_outputs = tuple(out)
+                if self.input_tensors_index is None:  # no input needs a gradient: the hooks run now
+                    nones = (None,) * self.n_inputs
+                    for h in self.user_hooks:
+                        res = h(self.module, nones, self.grad_outputs)
+                        if res is not None and not all(r is None for r in res):
+                            raise RuntimeError("Backward hook for Modules where no input requires gradient should "
+                                               "always return None or None for all gradients.")
+                    self.grad_outputs = None
+                    return None
+                return tuple(self.grad_outputs[i] for i in self.output_tensors_index)
+
+            grad_fn.register_prehook(hook)
+
+        single = not isinstance(result, tuple)
+        outs = (result,) if single else result
+        self.n_outputs = len(outs)
+        outs, self.output_tensors_index = self._through_identity(register, outs)
+        return outs[0] if single else outs
+
+
 def _forward_unimplemented(self, *input):
     raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
@@ -141,6 +241,8 @@ class Module:
         setattr_("_forward_hooks_always_called", OrderedDict())
         setattr_("_forward_pre_hooks", OrderedDict())
         setattr_("_forward_pre_hooks_with_kwargs", OrderedDict())
+        setattr_("_backward_hooks", OrderedDict())
+        setattr_("_backward_pre_hooks", OrderedDict())
         setattr_("_state_dict_hooks", OrderedDict())
         setattr_("_state_dict_pre_hooks", OrderedDict())
         setattr_("_load_state_dict_pre_hooks", OrderedDict())
@@ -322,7 +424,8 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         for name in ("_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks_with_kwargs",
-                     "_state_dict_pre_hooks", "_load_state_dict_post_hooks"):
+                     "_state_dict_pre_hooks", "_load_state_dict_post_hooks", "_backward_hooks",
+                     "_backward_pre_hooks"):
             self.__dict__.setdefault(name, OrderedDict())
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
 
@@ -510,8 +613,24 @@ class Module:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
 
+    def register_full_backward_hook(self, hook, prepend=False):
+        """hook(module, grad_input, grad_output) -> new grad_input or None, when the input grads are known."""
+        handle = RemovableHandle(self._backward_hooks)
+        self._backward_hooks[handle.id] = hook
+        if prepend:
+            self._backward_hooks.move_to_end(handle.id, last=False)
+        return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """hook(module, grad_output) -> new grad_output or None, before the input grads are computed."""
+        handle = RemovableHandle(self._backward_pre_hooks)
+        self._backward_pre_hooks[handle.id] = hook
+        if prepend:
+            self._backward_pre_hooks.move_to_end(handle.id, last=False)
+        return handle
+
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks):
             return self.forward(*args, **kwargs)
         for hook_id, hook in list(self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -525,6 +644,10 @@ class Module:
                 result = hook(self, args)
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw_hook = _BackwardHook(self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values()))
+            args = bw_hook.setup_input_hook(args)
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
@@ -545,6 +668,8 @@ class Module:
                 hook_result = hook(self, args, result)
             if hook_result is not None:
                 result = hook_result
+        if bw_hook is not None:
+            result = bw_hook.setup_output_hook(result)
         return result
 
     def __call__(self, *args, **kwargs):
