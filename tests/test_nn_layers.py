@@ -591,3 +591,16 @@ def test_recurrent_errors():
         nn.GRU(3, 4)(tl.ones(5, 1, 2))
     with pytest.raises(RuntimeError, match=r"Expected hidden size \(1, 1, 4\), got \[2, 1, 4\]"):
         nn.GRU(3, 4)(tl.ones(5, 1, 3), tl.zeros(2, 1, 4))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_pad_sequence_matches_torch(batch_first, side):
+    arrays = [float_input((n, 2), seed=n) for n in (3, 1, 4)]
+    out = nn.utils.rnn.pad_sequence([tl.tensor(a) for a in arrays], batch_first, -1.0, side)
+    ref = torch.nn.utils.rnn.pad_sequence([torch.from_numpy(a) for a in arrays], batch_first, -1.0, side)
+    np.testing.assert_array_equal(out.numpy(), ref.numpy())
+    if side == "right":
+        back = nn.utils.rnn.unpad_sequence(out, tl.tensor([3, 1, 4]), batch_first)
+        for a, b in zip(back, arrays):
+            np.testing.assert_array_equal(a.numpy(), b)
