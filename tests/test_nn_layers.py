@@ -604,3 +604,101 @@ def test_pad_sequence_matches_torch(batch_first, side):
         back = nn.utils.rnn.unpad_sequence(out, tl.tensor([3, 1, 4]), batch_first)
         for a, b in zip(back, arrays):
             np.testing.assert_array_equal(a.numpy(), b)
+
+
+# ------------------------------------------------------------------------- module logic, reference functional
+# The layers' own logic (argument plumbing, running statistics, attention reshapes, masks,
+# residual/norm order) checked independently of torchlite's functional kernels: each
+# nn.functional name a layer calls is replaced, for the test only, by PyTorch's function
+# applied to NumPy copies (forward only, no autograd).
+_REFERENCE_F_NAMES = sorted({n for case in LAYERS + LOSSES for n in case[-1]} | {"relu", "gelu", "softmax", "pad"})
+
+
+def _reference_functional(name):
+    fn = getattr(torch.nn.functional, name)
+
+    def to_torch(x):
+        if isinstance(x, tl.Tensor):
+            return torch.from_numpy(x.detach().numpy().copy())
+        return type(x)(to_torch(v) for v in x) if isinstance(x, (list, tuple)) else x
+
+    def back(x):
+        if isinstance(x, torch.Tensor):
+            return tl.tensor(x.numpy())
+        return tuple(back(v) for v in x) if isinstance(x, tuple) else x
+
+    def call(*args, **kwargs):
+        targs = [to_torch(a) for a in args]
+        out = fn(*targs, **{k: to_torch(v) for k, v in kwargs.items()})
+        for a, t in zip(args, targs):  # in-place updates (running statistics) flow back
+            if isinstance(a, tl.Tensor) and not a.requires_grad:
+                a.copy_(tl.tensor(t.numpy()))
+        return back(out)
+
+    return call
+
+
+@pytest.fixture
+def reference_functional(monkeypatch):
+    for name in _REFERENCE_F_NAMES:
+        monkeypatch.setattr(F, name, _reference_functional(name), raising=False)
+
+
+LOGIC = [c for c in LAYERS if isinstance(c[1], tuple) and c[2]]
+
+
+@pytest.mark.parametrize("expr,shape,fns", LOGIC, ids=[c[0][:60] for c in LOGIC])
+def test_layer_logic_with_reference_functional(reference_functional, expr, shape, fns):
+    ref, mine = build(expr)
+    ref.eval()
+    mine.eval()
+    check_forward(ref, mine, float_input(shape))
+    if "BatchNorm" in expr and "Dropout" not in expr:
+        ref.train()
+        mine.train()
+        for seed in range(2):
+            check_forward(ref, mine, float_input(shape, seed=seed) * 3 + 1)
+        for (k, a), (_, b) in zip(mine.state_dict().items(), ref.state_dict().items()):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+@pytest.mark.parametrize("expr,kind,fns", LOSSES, ids=[c[0] for c in LOSSES])
+def test_loss_logic_with_reference_functional(reference_functional, expr, kind, fns):
+    ref, mine = build(expr)
+    check_forward(ref, mine, *_loss_inputs(kind))
+
+
+def test_attention_logic_with_reference_functional(reference_functional):
+    for expr, batch_first, kdim, vdim in [
+        ("nn.MultiheadAttention(8, 2)", False, 8, 8),
+        ("nn.MultiheadAttention(8, 4, batch_first=True)", True, 8, 8),
+        ("nn.MultiheadAttention(8, 2, bias=False, add_bias_kv=True, add_zero_attn=True, kdim=6, vdim=4)", False, 6, 4),
+    ]:
+        ref, mine = build(expr)
+        q, k, v = _mha_inputs(batch_first, kdim, vdim)
+        kpm = np.zeros((3, 6), dtype=bool)
+        kpm[0, -2:] = True
+        mask = np.triu(np.ones((5, 6), dtype=bool), 1)
+        check_forward(ref, mine, q, k, v)
+        a = mine(tl.tensor(q), tl.tensor(k), tl.tensor(v), key_padding_mask=tl.tensor(kpm), attn_mask=tl.tensor(mask),
+                 average_attn_weights=False)
+        b = ref(torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), key_padding_mask=torch.from_numpy(kpm),
+                attn_mask=torch.from_numpy(mask), average_attn_weights=False)
+        for x, y in zip(a, b):
+            np.testing.assert_allclose(x.detach().numpy(), y.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("expr,batch_first", [
+    ("nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)", False),
+    ("nn.TransformerEncoderLayer(8, 2, 16, activation='gelu', norm_first=True, batch_first=True)", True),
+    ("nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0), 2, norm=nn.LayerNorm(8))", False),
+])
+def test_transformer_logic_with_reference_functional(reference_functional, expr, batch_first):
+    ref, mine = build(expr)
+    ref.eval()
+    mine.eval()
+    x = float_input((3, 5, 8) if batch_first else (5, 3, 8))
+    check_forward(ref, mine, x, rtol=1e-4, atol=1e-5)
+    mask = np.triu(np.full((5, 5), -np.inf, dtype=np.float32), 1)
+    np.testing.assert_allclose(mine(tl.tensor(x), tl.tensor(mask)).numpy(),
+                               ref(torch.from_numpy(x), torch.from_numpy(mask)).detach().numpy(), rtol=1e-4, atol=1e-5)
