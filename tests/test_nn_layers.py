@@ -160,6 +160,8 @@ LAYERS = [
     ("nn.TransformerEncoderLayer(8, 2, 16, activation='gelu', norm_first=True, batch_first=True)", None, ["gelu"]),
     ("nn.TransformerEncoderLayer(8, 2, 16, activation=nn.GELU())", None, []),
     ("nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2, norm=nn.LayerNorm(8))", None, ["relu"]),
+    ("nn.TransformerDecoderLayer(8, 2, 16, norm_first=True)", None, ["relu"]),
+    ("nn.Transformer(8, 2, 2, 1, 16, batch_first=True)", None, ["relu"]),
     ("nn.Sequential(nn.Conv2d(1, 4, 3), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), "
      "nn.Dropout(), nn.Linear(36, 10))", (2, 1, 8, 8),
      ["conv2d", "batch_norm", "relu", "max_pool2d", "dropout", "linear"]),
@@ -173,7 +175,7 @@ LAYERS = [
 
 def _construct_needs(expr):
     # a string activation is resolved to F.relu / F.gelu at construction, like PyTorch
-    if "TransformerEncoderLayer" in expr:
+    if "TransformerEncoderLayer" in expr or "TransformerDecoderLayer" in expr or "Transformer(" in expr:
         return ["relu", "gelu"]
     return []
 
@@ -702,3 +704,26 @@ def test_transformer_logic_with_reference_functional(reference_functional, expr,
     mask = np.triu(np.full((5, 5), -np.inf, dtype=np.float32), 1)
     np.testing.assert_allclose(mine(tl.tensor(x), tl.tensor(mask)).numpy(),
                                ref(torch.from_numpy(x), torch.from_numpy(mask)).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("expr,batch_first", [
+    ("nn.TransformerDecoderLayer(8, 2, 16, dropout=0.0)", False),
+    ("nn.TransformerDecoderLayer(8, 2, 16, activation='gelu', norm_first=True, batch_first=True)", True),
+    ("nn.Transformer(8, 2, 2, 2, 16, dropout=0.0)", False),
+    ("nn.Transformer(8, 2, 1, 2, 16, batch_first=True, norm_first=True)", True),
+])
+def test_decoder_logic_with_reference_functional(reference_functional, expr, batch_first):
+    ref, mine = build(expr)
+    ref.eval()
+    mine.eval()
+    src = float_input((3, 6, 8) if batch_first else (6, 3, 8), seed=1)
+    tgt = float_input((3, 5, 8) if batch_first else (5, 3, 8), seed=2)
+    causal = tl.nn.Transformer.generate_square_subsequent_mask(5)
+    np.testing.assert_array_equal(causal.numpy(), torch.nn.Transformer.generate_square_subsequent_mask(5).numpy())
+    kpm = np.zeros((3, 6), dtype=bool)
+    kpm[2, -1] = True
+    first, second = (src, tgt) if "Transformer(" in expr else (tgt, src)  # Transformer(src, tgt); layer(tgt, memory)
+    a = mine(tl.tensor(first), tl.tensor(second), tgt_mask=causal, memory_key_padding_mask=tl.tensor(kpm))
+    b = ref(torch.from_numpy(first), torch.from_numpy(second), tgt_mask=torch.from_numpy(causal.numpy()),
+            memory_key_padding_mask=torch.from_numpy(kpm))
+    np.testing.assert_allclose(a.numpy(), b.detach().numpy(), rtol=1e-4, atol=1e-5)
