@@ -179,6 +179,10 @@ def test_register_errors():
         m.register_buffer("b", [1])
     with pytest.raises(TypeError, match=r"cannot assign 'torchlite.FloatTensor' object to parameter 'q'"):
         m.register_parameter("q", torch.ones(1))
+    p = nn.Parameter(torch.ones(2), requires_grad=False)
+    p.mul_(torch.ones(2, requires_grad=True))  # an in-place op with a grad-requiring operand: no longer a leaf
+    with pytest.raises(ValueError, match="Cannot assign non-leaf Tensor to parameter 'q'"):
+        m.register_parameter("q", p)
     with pytest.raises(TypeError, match="int is not a Module subclass"):
         m.add_module("x", 3)
     with pytest.raises(KeyError, match=r'contain "\.", got: a.b'):

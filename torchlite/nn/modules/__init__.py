@@ -1,7 +1,8 @@
 """The layer classes of torchlite.nn."""
 
-from torchlite.nn.modules import (
+from torchlite.nn.modules import (  # noqa: F401  (batchnorm: PyTorch's module path)
     activation,
+    batchnorm,
     container,
     conv,
     dropout,
