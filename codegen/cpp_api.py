@@ -154,12 +154,47 @@ def public_arguments(s: FunctionSchema) -> list[Argument]:
     return outs + list(s.non_out_arguments)
 
 
-def public_params(args: list[Argument], with_defaults: bool) -> list[str]:
+def _trailing_defaults(args: list[Argument]) -> int:
+    """Only a trailing run of defaulted arguments can keep its defaults in C++."""
+    n = 0
+    while n < len(args) and args[len(args) - 1 - n].default is not None:
+        n += 1
+    return n
+
+
+def kept_defaults(overloads: list[list[Argument]]) -> list[int]:
+    """How many trailing defaults each C++ overload of one name may keep.
+
+    `all(self)` and `all(self, dim=nullopt, keepdim=false)` make the call `all(x)` ambiguous in
+    C++. When two overloads accept the same argument types for some call, the one with more
+    parameters gives up defaults until no call matches both.
+    """
+    types = [[argument_type(a.type) for a in args] for args in overloads]
+    keep = [_trailing_defaults(args) for args in overloads]
+
+    def clash(i: int, j: int) -> bool:
+        lo = max(len(types[i]) - keep[i], len(types[j]) - keep[j])
+        hi = min(len(types[i]), len(types[j]))
+        return any(types[i][:n] == types[j][:n] for n in range(lo, hi + 1))
+
+    changed = True
+    while changed:
+        changed = False
+        for i in range(len(overloads)):
+            for j in range(len(overloads)):
+                if i == j or not clash(i, j):
+                    continue
+                loser = i if (len(types[i]), i) > (len(types[j]), j) else j
+                if keep[loser] == 0:
+                    continue  # identical required signatures: a C++ error worth seeing
+                keep[loser] -= 1
+                changed = True
+    return keep
+
+
+def public_params(args: list[Argument], with_defaults: bool, keep: int | None = None) -> list[str]:
     out = []
-    # Only a trailing run of defaulted arguments can keep its defaults in C++.
-    trailing = len(args)
-    while trailing > 0 and args[trailing - 1].default is not None:
-        trailing -= 1
+    trailing = len(args) - (_trailing_defaults(args) if keep is None else keep)
     for i, a in enumerate(args):
         p = f"{argument_type(a.type)} {a.name}"
         if with_defaults and i >= trailing:

@@ -44,7 +44,8 @@ class OpView:
         self.params = cpp_api.kernel_params(s)
         self.args = cpp_api.kernel_args(s)
         self.public_name = cpp_api.public_name(s)
-        self.public_params = cpp_api.public_params(cpp_api.public_arguments(s), with_defaults=True)
+        self.public_args = cpp_api.public_arguments(s)
+        self.public_params = cpp_api.public_params(self.public_args, with_defaults=True)
         self.composite = fn.composite_kernel
         self.kernels = {k: fn.kernel(k) for k in DEVICE_KEYS if fn.kernel(k)}
         self.device_expr = _device_expr(s)
@@ -61,13 +62,30 @@ class OpView:
                 fill = ["Tensor()"] * len(outs)
             self.delegate = (target.func.name.unambiguous(), self.args + fill)
         # Method variant: `self` is implicit; the remaining arguments keep their order.
-        method_args = [a for a in cpp_api.public_arguments(s) if a.name != "self"]
+        self.method_args = [a for a in self.public_args if a.name != "self"]
         self.is_method = fn.is_method
-        self.method_params = cpp_api.public_params(method_args, with_defaults=True)
-        self.method_params_nodefault = cpp_api.public_params(method_args, with_defaults=False)
+        self.method_params = cpp_api.public_params(self.method_args, with_defaults=True)
+        self.method_params_nodefault = cpp_api.public_params(self.method_args, with_defaults=False)
         self.method_call_args = ["*this" if a == "self" else a for a in self.args]
         self.is_function = fn.is_function
         self.autograd = None  # autograd.WrapperInfo when the op records history
+
+
+def _drop_ambiguous_defaults(ops: list[OpView]) -> None:
+    """Overloads of one C++ name must not be callable with the same arguments (cpp_api.kept_defaults)."""
+    groups: dict[tuple[str, str], list[OpView]] = {}
+    for o in ops:
+        groups.setdefault(("function", o.public_name), []).append(o)
+        if o.is_method:
+            groups.setdefault(("method", o.public_name), []).append(o)
+    for (kind, _), views in groups.items():
+        if len(views) < 2:
+            continue
+        attr = "public_args" if kind == "function" else "method_args"
+        keeps = cpp_api.kept_defaults([getattr(o, attr) for o in views])
+        for o, keep in zip(views, keeps):
+            params = cpp_api.public_params(getattr(o, attr), with_defaults=True, keep=keep)
+            setattr(o, "public_params" if kind == "function" else "method_params", params)
 
 
 def _device_expr(s: FunctionSchema) -> str:
@@ -129,6 +147,7 @@ def generate(
             ops.append(OpView(f, by_name))
         except CppTypeError as e:
             raise CodegenError(f.loc, str(e)) from None
+    _drop_ambiguous_defaults(ops)
     gen_dir = os.path.join(out_dir, "generated")
     files: dict[str, str] = {}
 

@@ -91,6 +91,12 @@ class Overload:
         args = [a for a in self.schema.non_out_arguments if not (self.is_method and a.name == "self")]
         return args + list(self.schema.out_arguments)
 
+    @property
+    def is_factory(self) -> bool:
+        """Ops taking TensorOptions (dtype/layout/device/pin_memory) also take requires_grad=
+        in Python, as PyTorch's do; it is not part of the schema."""
+        return any(a.name == "pin_memory" for a in self.schema.arguments)
+
     def lambda_params(self) -> list[str]:
         params = ["const Tensor& self"] if self.is_method else []
         for a in self.python_args():
@@ -98,6 +104,8 @@ class Overload:
                 params.append("const py::args& " + a.name + "_args")
             else:
                 params.append(f"{binding_type(a.type)} {a.name}")
+        if self.is_factory:
+            params.append("bool requires_grad")
         if self.out_fn is not None:
             params.append("py::handle out")
         return params
@@ -121,6 +129,11 @@ class Overload:
             elif isinstance(a.type, OptionalType) and base_of(a.type).name == "Tensor":
                 s += ".none(true)"
             out.append(s)
+        if self.is_factory:
+            if not kw_marked:
+                out.append("py::kw_only()")
+                kw_marked = True
+            out.append('py::arg("requires_grad") = false')
         if self.out_fn is not None:
             if not kw_marked:
                 out.append("py::kw_only()")
@@ -159,6 +172,10 @@ class Overload:
         if len(rets) > 1 and all(r.name for r in rets):
             fields = ", ".join(f'"{r.name}"' for r in rets)
             return f'return py::object(named_tuple("{schema.name.base}", {{{fields}}}, {call}));'
+        if self.is_factory and self.out_fn is None:
+            return f"return wrap_factory({call}, requires_grad);"
+        if self.is_factory:
+            return f"return py::object(py::cast(wrap_factory({call}, requires_grad)));"
         if self.out_fn is None:
             return f"return wrap({call});"
         return f"return py::object(py::cast(wrap({call})));"
@@ -308,6 +325,11 @@ def pyi_signature(ov: Overload, name: str) -> str:
         if a.default is not None:
             p += " = ..."
         params.append(p)
+    if ov.is_factory:
+        if not star:
+            params.append("*")
+            star = True
+        params.append("requires_grad: bool = False")
     if ov.out_fn is not None:
         if not star:
             params.append("*")

@@ -1033,3 +1033,25 @@ def test_generated_exotic_schemas(tmp_path):
     assert "def _foreach_add_(self: Sequence[Tensor], scalar: Number) -> None: ..." in pyi
     assert "def max(self, dim: int, keepdim: bool = ...) -> tuple[Tensor, Tensor]: ..." in pyi
     assert "def split(self, split_size: int, dim: int = ...) -> tuple[Tensor, ...]: ..." in pyi
+
+
+def test_overloads_that_would_be_ambiguous_in_cpp_lose_defaults(tmp_path):
+    # all(self) and all.dims(self, dim=None, keepdim=False): the call all(x) would match both.
+    yaml_text = textwrap.dedent("""\
+        - func: all(Tensor self) -> Tensor
+          variants: function, method
+          dispatch:
+            CPU: all_cpu
+        - func: all.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor
+          variants: function, method
+          dispatch:
+            CPU: all_dims_cpu
+        """)
+    path = tmp_path / "nf.yaml"
+    path.write_text(yaml_text)
+    generate(load_native_functions(str(path)), str(tmp_path))
+    functions = (tmp_path / "generated" / "Functions.h").read_text()
+    assert "all(const Tensor& self) {" in functions
+    assert "all(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim = false) {" in functions
+    methods = (tmp_path / "generated" / "TensorMethods.h").read_text()
+    assert "all(std::optional<IntArrayRef> dim, bool keepdim = false) const" in methods

@@ -76,6 +76,8 @@ def _export_generated_ops() -> None:
 
 _export_generated_ops()
 
+from torchlite import nn  # noqa: F401, E402
+
 
 def is_tensor(obj) -> "bool":
     return isinstance(obj, Tensor)
@@ -88,5 +90,7 @@ def numel(t: Tensor) -> "int":
 def is_floating_point(t: Tensor) -> "bool":
     return t.is_floating_point()
 
+
+from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after `import torch`)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

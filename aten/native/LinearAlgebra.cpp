@@ -29,13 +29,6 @@ void check_not_bool(const Tensor& t) {
 // A contiguous copy (or the tensor itself) viewed as `shape`.
 Tensor reshape_to(const Tensor& t, IntArrayRef shape) { return t.contiguous().view(shape); }
 
-// Broadcast view (stride 0 on expanded dims) of `t` to `shape` (same rank, sizes 1 or equal).
-Tensor expand_to(const Tensor& t, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> st(shape.size());
-  for (size_t d = 0; d < shape.size(); ++d) st[d] = t.sizes()[d] == shape[d] ? t.strides()[d] : 0;
-  return t.as_strided(shape, st, t.storage_offset());
-}
-
 }  // namespace
 
 void check_mm_args(const Tensor& self, const Tensor& mat2, const Tensor& out) {
@@ -106,7 +99,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     full.push_back(c);
     Tensor x = t;
     while (x.dim() < static_cast<int64_t>(full.size())) x = x.unsqueeze(0);
-    return reshape_to(expand_to(x, full), {nb, r, c});
+    return reshape_to(x.expand(full), {nb, r, c});
   };
   Tensor r = tl::bmm(batched(a, m, k), batched(b, k, n));
   out_shape = batch;

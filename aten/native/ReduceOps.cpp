@@ -84,6 +84,10 @@ Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   return tl::mean(self, std::optional<IntArrayRef>(), false, dtype);
 }
 
+Tensor mean_dtype_out(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  return tl::mean_out(out, self, std::optional<IntArrayRef>(), false, dtype);
+}
+
 Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
   ScalarType rt = sum_result_dtype(self, dtype, Tensor());
   Tensor flat = self.contiguous().view({self.numel()});

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aten/ATen.h"
+#include "torchlite/csrc/autograd/variable.h"
 
 namespace py = pybind11;
 
@@ -51,6 +52,11 @@ ScalarType dtype_from_object(py::handle h);
 
 // Results: tensors as themselves, Tensor[] as a tuple (as PyTorch returns), tuples as tuples.
 inline Tensor wrap(Tensor t) { return t; }
+// The Python-only `requires_grad=` keyword of factory functions (zeros(..., requires_grad=True)).
+inline Tensor wrap_factory(Tensor t, bool requires_grad) {
+  if (requires_grad) tl::autograd::set_requires_grad(t, true);
+  return t;
+}
 inline py::tuple wrap(const std::vector<Tensor>& ts) {
   py::tuple out(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) out[i] = py::cast(ts[i]);

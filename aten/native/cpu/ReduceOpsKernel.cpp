@@ -246,4 +246,10 @@ Tensor all_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& 
 Tensor any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
   return all_any<false>("any", self, make_dim_mask(dim, self.dim()), keepdim, out);
 }
+Tensor all_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  return all_any<true>("all", self, make_dim_mask(dim, self.dim()), keepdim, out);
+}
+Tensor any_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
+  return all_any<false>("any", self, make_dim_mask(dim, self.dim()), keepdim, out);
+}
 }  // namespace tl::native

@@ -45,6 +45,9 @@ Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& self, const 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices, IntArrayRef sizes,
                                           bool keepdim);
 Tensor amax_amin_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// prod over one dim / over everything; correct where the input has zeros (see the .cpp).
+Tensor prod_backward(const Tensor& grad, const Tensor& self, int64_t dim, bool keepdim);
+Tensor prod_backward(const Tensor& grad, const Tensor& self);
 Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
 std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim);
 // Raised by formulas that are not implemented.

@@ -181,6 +181,15 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
 
   py::class_<Node, std::shared_ptr<Node>>(ag, "Node")
       .def("name", &Node::name)
+      .def("__repr__",  // as PyTorch prints a node: <MulBackward0 object at 0x...>
+           [](py::handle self) {
+             std::string name = self.cast<Node&>().name();
+             name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+             return "<" + name + " object at " +
+                    py::str(py::module_::import("builtins").attr("hex")(py::module_::import("builtins").attr("id")(self)))
+                        .cast<std::string>() +
+                    ">";
+           })
       .def_property_readonly("next_functions", [](const std::shared_ptr<Node>& n) {
         const auto& edges = n->next_edges();
         py::tuple t(edges.size());

@@ -1,0 +1,501 @@
+// CPU kernels of the multi-tensor optimizer ops (Note [Fused optimizer kernels] in
+// native_functions.yaml): _fused_sgd_, _fused_adam_, _fused_adamw_, _fused_adagrad_,
+// _fused_rmsprop_, and the _foreach_ helpers the optimizers use (_foreach_add_, _foreach_mul_,
+// _foreach_zero_, _foreach_norm).
+//
+// Every parameter and its state are read and written once per step: the element math of
+// FusedOptimizerMath.h runs over contiguous chunks. All parameters of one call are cut into
+// chunks of about kGrain elements and the chunks run in one OpenMP loop, so a call with many
+// small parameters and a call with one big one both use every thread.
+//
+// Operands must be defined, have their parameter's shape and dtype, and live on its device.
+// A non-contiguous operand is computed on a contiguous copy, copied back afterwards.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "aten/ATen.h"
+#include "aten/native/FusedOptimizerMath.h"
+#include "generated/NativeFunctions.h"
+#include "generated/Operators.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kGrain = 32768;
+
+// The operands of one call: per list, one tensor per parameter, made contiguous.
+class Operands {
+ public:
+  Operands(const char* op, TensorList self) : op_(op), n_(self.size()) {
+    for (size_t i = 0; i < n_; ++i) {
+      const Tensor& p = self[i];
+      TL_CHECK(p.defined(), op_, ": self[", i, "] is an undefined tensor");
+      TL_CHECK_TYPE(is_floating_point(p.dtype()), op_, ": expected floating point parameters, but self[", i,
+                    "] has dtype ", p.dtype());
+    }
+    add("self", self, true);
+  }
+
+  // Adds a list that must hold one tensor per parameter. Returns its index.
+  int add(const char* name, TensorList list, bool written) {
+    TL_CHECK(list.size() == n_, op_, ": expected ", name, " to have ", n_, " tensors (one per parameter), but got ",
+             list.size());
+    std::vector<Tensor> work;
+    work.reserve(n_);
+    for (size_t i = 0; i < n_; ++i) {
+      const Tensor& t = list[i];
+      const Tensor& p = originals_.empty() ? t : originals_[0][i];
+      TL_CHECK(t.defined(), op_, ": ", name, "[", i, "] is an undefined tensor");
+      TL_CHECK_TYPE(t.dtype() == p.dtype(), op_, ": ", name, "[", i, "] has dtype ", t.dtype(),
+                    " but its parameter self[", i, "] has dtype ", p.dtype());
+      TL_CHECK(t.sizes().equals(p.sizes()), op_, ": ", name, "[", i, "] has shape ", t.sizes(),
+               " but its parameter self[", i, "] has shape ", p.sizes());
+      TL_CHECK(t.device() == p.device(), op_, ": ", name, "[", i, "] is on ", t.device(),
+               " but its parameter self[", i, "] is on ", p.device());
+      if (t.is_contiguous()) {
+        work.push_back(t);
+      } else {
+        Tensor c = tl::empty(t.sizes(), t.dtype(), std::nullopt, t.device());
+        ops::copy_::redispatch(c, t, false);
+        work.push_back(c);
+      }
+    }
+    originals_.emplace_back(list.begin(), list.end());
+    work_.push_back(std::move(work));
+    written_.push_back(written);
+    names_.push_back(name);
+    return static_cast<int>(work_.size()) - 1;
+  }
+
+  // No written operand may share memory with any other operand: the element loops take them as
+  // restrict pointers, and two parameters sharing memory would race between threads.
+  void check_no_overlap() const {
+    struct Range {
+      uintptr_t begin, end;
+      size_t list, index;
+    };
+    std::vector<Range> ranges;
+    for (size_t k = 0; k < work_.size(); ++k)
+      for (size_t i = 0; i < n_; ++i) {
+        const Tensor& t = work_[k][i];
+        if (t.numel() == 0) continue;
+        auto b = reinterpret_cast<uintptr_t>(t.data_ptr());
+        ranges.push_back({b, b + static_cast<uintptr_t>(t.numel()) * t.element_size(), k, i});
+      }
+    std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+    const Range* reach_all = nullptr;      // the range reaching furthest so far
+    const Range* reach_written = nullptr;  // the written one reaching furthest so far
+    for (const Range& r : ranges) {
+      const Range* hit = written_[r.list] ? reach_all : reach_written;
+      if (hit != nullptr && r.begin < hit->end)
+        TL_ERROR(op_, ": ", names_[r.list], "[", r.index, "] and ", names_[hit->list], "[", hit->index,
+                 "] share memory; each parameter and state tensor needs memory of its own");
+      if (reach_all == nullptr || r.end > reach_all->end) reach_all = &r;
+      if (written_[r.list] && (reach_written == nullptr || r.end > reach_written->end)) reach_written = &r;
+    }
+  }
+
+  size_t size() const { return n_; }
+  const Tensor& param(size_t i) const { return work_[0][i]; }
+  template <typename T>
+  T* data(int list, size_t i) const {
+    return list < 0 ? nullptr : static_cast<T*>(work_[list][i].data_ptr());
+  }
+
+  // Copies the results computed on contiguous copies back into the written operands.
+  void finish() {
+    for (size_t k = 0; k < work_.size(); ++k) {
+      if (!written_[k]) continue;
+      for (size_t i = 0; i < n_; ++i)
+        if (!work_[k][i].is_same(originals_[k][i])) ops::copy_::redispatch(originals_[k][i], work_[k][i], false);
+    }
+  }
+
+ private:
+  const char* op_;
+  size_t n_;
+  std::vector<std::vector<Tensor>> originals_;
+  std::vector<std::vector<Tensor>> work_;
+  std::vector<bool> written_;
+  std::vector<const char*> names_;
+};
+
+struct Chunk {
+  int64_t index, begin, end;
+};
+
+// Runs fn(parameter index, begin, end) over chunks covering every element of every parameter.
+template <typename Fn>
+void for_each_chunk(const Operands& ops, const Fn& fn) {
+  ops.check_no_overlap();
+  std::vector<Chunk> chunks;
+  int64_t total = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    int64_t n = ops.param(i).numel();
+    total += n;
+    for (int64_t b = 0; b < n; b += kGrain) chunks.push_back({static_cast<int64_t>(i), b, std::min(n, b + kGrain)});
+  }
+  const int64_t nchunks = static_cast<int64_t>(chunks.size());
+  const bool parallel = total > kGrain && nchunks > 1 && !omp_in_parallel() && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t c = 0; c < nchunks; ++c) fn(chunks[c].index, chunks[c].begin, chunks[c].end);
+}
+
+// grad_scale / found_inf, as PyTorch's fused kernels take them from a GradScaler: skip the step
+// when found_inf is nonzero, else unscale the gradients (written back) before the update.
+struct AmpArgs {
+  bool skip = false;
+  bool unscale = false;
+  double scale = 1.0;
+};
+
+AmpArgs amp_args(const char* op, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  AmpArgs a;
+  if (found_inf && found_inf->defined()) {
+    TL_CHECK(found_inf->numel() == 1, op, ": found_inf must have one element, got shape ", found_inf->sizes());
+    a.skip = found_inf->item().to_double() != 0.0;
+  }
+  if (grad_scale && grad_scale->defined()) {
+    TL_CHECK(grad_scale->numel() == 1, op, ": grad_scale must have one element, got shape ", grad_scale->sizes());
+    a.unscale = true;
+    a.scale = grad_scale->item().to_double();
+  }
+  return a;
+}
+
+double step_value(const char* op, TensorList steps, size_t i) {
+  const Tensor& s = steps[i];
+  TL_CHECK(s.defined() && s.numel() == 1, op, ": state_steps[", i, "] must be a tensor with one element");
+  return s.item().to_double();
+}
+
+void check_count(const char* op, const char* name, TensorList list, size_t n) {
+  TL_CHECK(list.size() == n, op, ": expected ", name, " to have ", n, " tensors (one per parameter), but got ",
+           list.size());
+}
+
+// Calls f(std::bool_constant<b>...) for the runtime flags b... (Note [Fused optimizer flags]).
+template <typename F>
+void with_flags(F&& f) {
+  f();
+}
+template <typename F, typename... Rest>
+void with_flags(F&& f, bool first, Rest... rest) {
+  if (first) {
+    with_flags([&](auto... tail) { f(std::true_type{}, tail...); }, rest...);
+  } else {
+    with_flags([&](auto... tail) { f(std::false_type{}, tail...); }, rest...);
+  }
+}
+
+// The element loop of every optimizer: param, grad and up to three state operands (kUse<k>
+// says which the update reads and writes; an unused one may be null). No operand aliases another:
+// restrict lets the compiler vectorise without run-time overlap checks. Under AMP (kUnscale) the
+// gradient is divided by the scale and written back, as PyTorch's fused kernels do.
+template <bool kUnscale, bool kUse0, bool kUse1, bool kUse2, typename scalar_t, typename T, typename Fn>
+void update_loop(const Fn& fn, int64_t begin, int64_t end, T scale, scalar_t* __restrict__ p,
+                 scalar_t* __restrict__ g, scalar_t* __restrict__ s0, scalar_t* __restrict__ s1,
+                 scalar_t* __restrict__ s2) {
+  for (int64_t j = begin; j < end; ++j) {
+    T gv = static_cast<T>(g[j]);
+    if constexpr (kUnscale) {
+      gv = gv / scale;
+      g[j] = static_cast<scalar_t>(gv);
+    }
+    T pv = static_cast<T>(p[j]);
+    T v0 = T(0), v1 = T(0), v2 = T(0);
+    if constexpr (kUse0) v0 = static_cast<T>(s0[j]);
+    if constexpr (kUse1) v1 = static_cast<T>(s1[j]);
+    if constexpr (kUse2) v2 = static_cast<T>(s2[j]);
+    fn(pv, gv, v0, v1, v2);
+    p[j] = static_cast<scalar_t>(pv);
+    if constexpr (kUse0) s0[j] = static_cast<scalar_t>(v0);
+    if constexpr (kUse1) s1[j] = static_cast<scalar_t>(v1);
+    if constexpr (kUse2) s2[j] = static_cast<scalar_t>(v2);
+  }
+}
+
+}  // namespace
+
+// ---- SGD ----------------------------------------------------------------------------------------
+
+void _fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
+                            double momentum, double lr, double dampening, bool nesterov, bool maximize,
+                            bool is_first_step, const std::optional<Tensor>& grad_scale,
+                            const std::optional<Tensor>& found_inf) {
+  const char* op = "_fused_sgd_";
+  AmpArgs amp = amp_args(op, grad_scale, found_inf);
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, amp.unscale);
+  const bool has_momentum = momentum != 0.0;
+  TL_CHECK(has_momentum || momentum_buffer_list.empty() || momentum_buffer_list.size() == self.size(), op,
+           ": expected momentum_buffer_list to be empty or have ", self.size(), " tensors");
+  const int b = has_momentum ? ops.add("momentum_buffer_list", momentum_buffer_list, true) : -1;
+  if (amp.skip) return;
+  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
+    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
+      using scalar_t = typename decltype(tag)::type;
+      using T = opmath_t<scalar_t>;
+      with_flags(
+          [&](auto unscale, auto wd, auto mom, auto nest, auto first) {
+            const FusedSgdMath<T, wd, mom, nest, first> m{T(maximize ? -1 : 1), T(weight_decay), T(momentum), T(lr),
+                                                          T(1.0 - dampening)};
+            update_loop<unscale, mom, false, false>(
+                [&](T& pv, T gv, T& bv, T&, T&) { m(pv, gv, bv); }, begin, end, T(amp.scale),
+                ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i), ops.data<scalar_t>(b, i),
+                static_cast<scalar_t*>(nullptr), static_cast<scalar_t*>(nullptr));
+          },
+          amp.unscale, weight_decay != 0.0, has_momentum, has_momentum && nesterov, has_momentum && is_first_step);
+    });
+  });
+  ops.finish();
+}
+
+// ---- Adam / AdamW -------------------------------------------------------------------------------
+
+namespace {
+
+void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList grads, TensorList exp_avgs,
+                     TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr,
+                     double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
+                     const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  AmpArgs amp = amp_args(op, grad_scale, found_inf);
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, amp.unscale);
+  const int m1 = ops.add("exp_avgs", exp_avgs, true);
+  const int m2 = ops.add("exp_avg_sqs", exp_avg_sqs, true);
+  const int mx = amsgrad ? ops.add("max_exp_avg_sqs", max_exp_avg_sqs, true) : -1;
+  check_count(op, "state_steps", state_steps, self.size());
+  if (amp.skip) return;
+  // Step-dependent factors, in double as PyTorch computes them in Python.
+  std::vector<double> step_size(self.size()), bc2_sqrt(self.size());
+  double last_step = -1.0;  // parameters usually share their step: compute the powers once
+  for (size_t i = 0; i < self.size(); ++i) {
+    const double step = step_value(op, state_steps, i);
+    if (i > 0 && step == last_step) {
+      step_size[i] = step_size[i - 1];
+      bc2_sqrt[i] = bc2_sqrt[i - 1];
+      continue;
+    }
+    last_step = step;
+    step_size[i] = lr / (1.0 - std::pow(beta1, step));
+    bc2_sqrt[i] = std::sqrt(1.0 - std::pow(beta2, step));
+  }
+  const bool l2 = weight_decay != 0.0 && !decoupled;
+  const double decay_factor = decoupled ? 1.0 - lr * weight_decay : 1.0;
+  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
+    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
+      using scalar_t = typename decltype(tag)::type;
+      using T = opmath_t<scalar_t>;
+      with_flags(
+          [&](auto unscale, auto wd, auto ams) {
+            const FusedAdamMath<T, wd, ams> m{T(maximize ? -1 : 1), T(1.0 - beta1),  T(beta2),
+                                              T(1.0 - beta2),       T(weight_decay), T(eps),
+                                              T(step_size[i]),      T(bc2_sqrt[i]),  T(decay_factor)};
+            update_loop<unscale, true, true, ams>(m, begin, end, T(amp.scale), ops.data<scalar_t>(0, i),
+                                                  ops.data<scalar_t>(g, i), ops.data<scalar_t>(m1, i),
+                                                  ops.data<scalar_t>(m2, i), ops.data<scalar_t>(mx, i));
+          },
+          amp.unscale, l2, amsgrad);
+    });
+  });
+  ops.finish();
+}
+
+}  // namespace
+
+void _fused_adam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                             TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2,
+                             double weight_decay, double eps, bool amsgrad, bool maximize,
+                             const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  fused_adam_impl("_fused_adam_", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
+                  beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
+void _fused_adamw_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                              TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1,
+                              double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
+                              const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  fused_adam_impl("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
+                  beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+}
+
+// ---- Adagrad ------------------------------------------------------------------------------------
+
+void _fused_adagrad_kernel_cpu_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,
+                                double lr, double lr_decay, double weight_decay, double eps, bool maximize,
+                                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const char* op = "_fused_adagrad_";
+  AmpArgs amp = amp_args(op, grad_scale, found_inf);
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, amp.unscale);
+  const int ss = ops.add("state_sums", state_sums, true);
+  check_count(op, "state_steps", state_steps, self.size());
+  if (amp.skip) return;
+  std::vector<double> clr(self.size());
+  for (size_t i = 0; i < self.size(); ++i) clr[i] = lr / (1.0 + (step_value(op, state_steps, i) - 1.0) * lr_decay);
+  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
+    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
+      using scalar_t = typename decltype(tag)::type;
+      using T = opmath_t<scalar_t>;
+      with_flags(
+          [&](auto unscale, auto wd) {
+            const FusedAdagradMath<T, wd> m{T(maximize ? -1 : 1), T(clr[i]), T(weight_decay), T(eps)};
+            update_loop<unscale, true, false, false>(
+                [&](T& pv, T gv, T& sv, T&, T&) { m(pv, gv, sv); }, begin, end, T(amp.scale),
+                ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i), ops.data<scalar_t>(ss, i),
+                static_cast<scalar_t*>(nullptr), static_cast<scalar_t*>(nullptr));
+          },
+          amp.unscale, weight_decay != 0.0);
+    });
+  });
+  ops.finish();
+}
+
+// ---- RMSprop ------------------------------------------------------------------------------------
+
+void _fused_rmsprop_kernel_cpu_(TensorList self, TensorList grads, TensorList square_avgs, TensorList grad_avgs,
+                                TensorList momentum_buffer_list, double lr, double alpha, double eps,
+                                double weight_decay, double momentum, bool centered, bool maximize,
+                                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  const char* op = "_fused_rmsprop_";
+  AmpArgs amp = amp_args(op, grad_scale, found_inf);
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, amp.unscale);
+  const int sq = ops.add("square_avgs", square_avgs, true);
+  const int ga = centered ? ops.add("grad_avgs", grad_avgs, true) : -1;
+  const bool has_momentum = momentum > 0.0;
+  const int bf = has_momentum ? ops.add("momentum_buffer_list", momentum_buffer_list, true) : -1;
+  if (amp.skip) return;
+  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
+    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
+      using scalar_t = typename decltype(tag)::type;
+      using T = opmath_t<scalar_t>;
+      with_flags(
+          [&](auto unscale, auto wd, auto cen, auto mom) {
+            const FusedRmspropMath<T, wd, cen, mom> m{T(maximize ? -1 : 1), T(lr),  T(alpha),       T(1.0 - alpha),
+                                                      T(eps),               T(weight_decay), T(momentum)};
+            update_loop<unscale, true, cen, mom>(m, begin, end, T(amp.scale), ops.data<scalar_t>(0, i),
+                                                 ops.data<scalar_t>(g, i), ops.data<scalar_t>(sq, i),
+                                                 ops.data<scalar_t>(ga, i), ops.data<scalar_t>(bf, i));
+          },
+          amp.unscale, weight_decay != 0.0, centered, has_momentum);
+    });
+  });
+  ops.finish();
+}
+
+// ---- _foreach helpers ---------------------------------------------------------------------------
+
+namespace {
+
+// t = f(t) elementwise for a contiguous floating or int64 tensor; false when t needs the general op.
+template <typename F>
+bool foreach_fast(const Tensor& t, const F& f) {
+  if (!t.is_contiguous() || !t.is_cpu()) return false;
+  const ScalarType st = t.dtype();
+  if (st != ScalarType::Float && st != ScalarType::Double && st != ScalarType::Long) return false;
+  const int64_t n = t.numel();
+  if (n > kGrain) return false;  // big tensors: the TensorIterator ops run them in parallel
+  auto run = [&](auto* p) {
+    for (int64_t j = 0; j < n; ++j) p[j] = f(p[j]);
+  };
+  if (st == ScalarType::Float) run(static_cast<float*>(t.data_ptr()));
+  else if (st == ScalarType::Double) run(static_cast<double*>(t.data_ptr()));
+  else run(static_cast<int64_t*>(t.data_ptr()));
+  return true;
+}
+
+}  // namespace
+
+void _foreach_add_scalar_kernel_cpu_(TensorList self, const Scalar& scalar) {
+  for (const Tensor& t : self) {
+    TL_CHECK(t.defined(), "_foreach_add_: undefined tensor in the list");
+    const bool fast = !(scalar.is_floating_point() && t.dtype() == ScalarType::Long) &&
+                      foreach_fast(t, [&](auto v) {
+                        using V = decltype(v);
+                        if constexpr (std::is_integral_v<V>) return static_cast<V>(v + scalar.to_long());
+                        else return static_cast<V>(v + static_cast<V>(scalar.to_double()));
+                      });
+    if (!fast) ops::add__Scalar::redispatch(t, scalar, Scalar(int64_t(1)));
+  }
+}
+
+void _foreach_mul_scalar_kernel_cpu_(TensorList self, const Scalar& scalar) {
+  for (const Tensor& t : self) {
+    TL_CHECK(t.defined(), "_foreach_mul_: undefined tensor in the list");
+    const bool fast = !(scalar.is_floating_point() && t.dtype() == ScalarType::Long) &&
+                      foreach_fast(t, [&](auto v) {
+                        using V = decltype(v);
+                        if constexpr (std::is_integral_v<V>) return static_cast<V>(v * scalar.to_long());
+                        else return static_cast<V>(v * static_cast<V>(scalar.to_double()));
+                      });
+    if (!fast) ops::mul__Scalar::redispatch(t, scalar);
+  }
+}
+
+void _foreach_zero_kernel_cpu_(TensorList self) {
+  for (const Tensor& t : self) {
+    TL_CHECK(t.defined(), "_foreach_zero_: undefined tensor in the list");
+    ops::zero_::redispatch(t);
+  }
+}
+
+std::vector<Tensor> _foreach_norm_kernel_cpu(TensorList self, const Scalar& ord, std::optional<ScalarType> dtype) {
+  const double p = ord.to_double();
+  TL_CHECK(p > 0.0 || std::isinf(p), "_foreach_norm: only ord > 0 or inf/-inf is supported, got ", ord);
+  std::vector<Tensor> out;
+  out.reserve(self.size());
+  for (size_t i = 0; i < self.size(); ++i) {
+    const Tensor& t0 = self[i];
+    TL_CHECK(t0.defined(), "_foreach_norm: self[", i, "] is an undefined tensor");
+    TL_CHECK_TYPE(is_floating_point(t0.dtype()), "_foreach_norm: expected floating point tensors, but self[", i,
+                  "] has dtype ", t0.dtype());
+    const ScalarType out_type = dtype.value_or(t0.dtype());
+    TL_CHECK_TYPE(is_floating_point(out_type), "_foreach_norm: dtype must be floating point, got ", out_type);
+    Tensor t = t0;
+    if (!t.is_contiguous()) {
+      t = tl::empty(t0.sizes(), t0.dtype(), std::nullopt, t0.device());
+      ops::copy_::redispatch(t, t0, false);
+    }
+    const int64_t n = t.numel();
+    double result = dispatch_floating_types(t.dtype(), "_foreach_norm", [&](auto tag) {
+      using scalar_t = typename decltype(tag)::type;
+      const scalar_t* x = static_cast<const scalar_t*>(t.data_ptr());
+      double acc = std::isinf(p) && p < 0 ? std::numeric_limits<double>::infinity() : 0.0;
+      if (p == 2.0) {
+#pragma omp parallel for reduction(+ : acc) if (n > 4 * kGrain && !omp_in_parallel())
+        for (int64_t j = 0; j < n; ++j) {
+          const double v = static_cast<double>(x[j]);
+          acc += v * v;
+        }
+        return std::sqrt(acc);
+      }
+      if (p == 1.0) {
+        for (int64_t j = 0; j < n; ++j) acc += std::abs(static_cast<double>(x[j]));
+        return acc;
+      }
+      if (std::isinf(p)) {
+        for (int64_t j = 0; j < n; ++j) {
+          double v = std::abs(static_cast<double>(x[j]));
+          acc = p > 0 ? std::max(acc, v) : std::min(acc, v);
+        }
+        return n == 0 && p < 0 ? 0.0 : acc;
+      }
+      for (int64_t j = 0; j < n; ++j) acc += std::pow(std::abs(static_cast<double>(x[j])), p);
+      return std::pow(acc, 1.0 / p);
+    });
+    Tensor r = tl::empty({}, out_type, std::nullopt, t0.device());
+    ops::fill__Scalar::redispatch(r, Scalar(result));
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace tl::native

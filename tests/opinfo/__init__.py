@@ -1,0 +1,14 @@
+"""The operator registry: every module in this package defines `OPS`, a list of OpInfo.
+
+One module per operator family keeps parallel work in separate files; REGISTRY gathers them.
+"""
+
+import importlib
+import pkgutil
+
+from opinfo.core import OpInfo, SampleInput  # noqa: F401
+
+REGISTRY = []
+for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
+    if _info.name != "core":
+        REGISTRY.extend(importlib.import_module(f"{__name__}.{_info.name}").OPS)

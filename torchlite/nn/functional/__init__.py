@@ -1,0 +1,16 @@
+"""torchlite.nn.functional: PyTorch's functional neural-network API.
+
+One module per family; each lists its public names in __all__.
+"""
+
+from torchlite.nn.functional.activation import *  # noqa: F401,F403
+from torchlite.nn.functional.attention import *  # noqa: F401,F403
+from torchlite.nn.functional.conv import *  # noqa: F401,F403
+from torchlite.nn.functional.distance import *  # noqa: F401,F403
+from torchlite.nn.functional.dropout import *  # noqa: F401,F403
+from torchlite.nn.functional.linear import *  # noqa: F401,F403
+from torchlite.nn.functional.loss import *  # noqa: F401,F403
+from torchlite.nn.functional.normalization import *  # noqa: F401,F403
+from torchlite.nn.functional.pooling import *  # noqa: F401,F403
+from torchlite.nn.functional.sparse import *  # noqa: F401,F403
+from torchlite.nn.functional.vision import *  # noqa: F401,F403

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: activation functions, softmax and log_softmax."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: convolutions."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: cosine_similarity and pairwise distances."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: dropout."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: linear (and bilinear) layers."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: loss functions."""
+
+__all__ = []

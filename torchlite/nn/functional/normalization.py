@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: batch/layer/group normalisation and normalize."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: pooling."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: embedding and one_hot."""
+
+__all__ = []

@@ -1,0 +1,3 @@
+"""torchlite.nn.functional: pad and interpolate."""
+
+__all__ = []
