@@ -413,3 +413,38 @@ def test_state_dict_values_match_torch():
     out = roundtrip({k: tl.from_numpy(v.copy()) for k, v in arrays.items()})
     for k, v in arrays.items():
         assert torch.equal(torch.from_numpy(out[k].numpy()), torch.from_numpy(v))
+
+
+def test_module_and_optimizer_state_dicts_if_present():
+    nn = pytest.importorskip("torchlite.nn")
+    optim = pytest.importorskip("torchlite.optim")
+    m = nn.Linear(3, 2)
+    opt = optim.Adam(m.parameters(), lr=0.1)
+    (m.weight.sum() * 2 + m.bias.sum()).backward()
+    opt.step()
+    out = roundtrip({"model": m.state_dict(), "optim": opt.state_dict(), "epoch": 3})
+    m2 = nn.Linear(3, 2)
+    m2.load_state_dict(out["model"])
+    assert m2.weight.tolist() == m.weight.tolist() and m2.bias.tolist() == m.bias.tolist()
+    opt2 = optim.Adam(m2.parameters(), lr=0.5)
+    opt2.load_state_dict(out["optim"])
+    assert opt2.state_dict()["param_groups"][0]["lr"] == 0.1
+    s1, s2 = opt.state_dict()["state"], opt2.state_dict()["state"]
+    assert s1.keys() == s2.keys()
+    for k in s1:
+        for name, v in s1[k].items():
+            w = s2[k][name]
+            assert (w.tolist() if isinstance(w, tl.Tensor) else w) == (v.tolist() if isinstance(v, tl.Tensor) else v)
+    whole = roundtrip(m, weights_only=False)  # a whole module needs full pickle
+    assert type(whole) is nn.Linear and whole.weight.tolist() == m.weight.tolist()
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+        roundtrip(m)
+
+
+def test_save_through_symlink_and_bytes_path(tmp_path):
+    target = tmp_path / "real.pt"
+    link = tmp_path / "link.pt"
+    tl.save(1, target)
+    link.symlink_to(target)
+    tl.save(2, os.fsencode(str(link)))
+    assert link.is_symlink() and tl.load(target) == 2

@@ -415,7 +415,7 @@ def _new_file_mode() -> int:
 
 def _atomic_write(path, write) -> None:
     """Writes via a temporary file in the same directory, fsynced, then os.replace'd over `path`."""
-    path = os.fspath(path)
+    path = os.fsdecode(os.fspath(path))
     if os.path.islink(path):
         path = os.path.realpath(path)  # replace the link's target, not the link
     directory = os.path.dirname(os.path.abspath(path))
