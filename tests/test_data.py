@@ -101,6 +101,22 @@ class Dies(Dataset):
         os._exit(3)
 
 
+class Unpicklable(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return lambda: i
+
+
+class MissingKey(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return {}["absent"]
+
+
 def init_fn(worker_id):
     np.random.seed(1000 + worker_id)
     os.environ["TL_TEST_WORKER"] = str(worker_id)
@@ -469,3 +485,10 @@ def test_workers_numpy_dataset_tensors_cross_processes():
     ds = TensorDataset(tl.from_numpy(arr), tl.arange(6).to(tl.bfloat16))
     out = list(DataLoader(ds, batch_size=3, num_workers=2))
     assert out[1][0].tolist() == arr[3:].tolist() and out[1][1].dtype == tl.bfloat16
+
+
+def test_worker_batch_that_cannot_be_pickled_and_key_error():
+    with pytest.raises(Exception, match="(?s)in DataLoader worker process 0 while sending a batch.*pickle"):
+        list(DataLoader(Unpicklable(), batch_size=None, num_workers=1, timeout=20))
+    with pytest.raises(KeyError, match="(?s)Caught KeyError in DataLoader worker process 0.*absent"):
+        list(DataLoader(MissingKey(), batch_size=None, num_workers=1, timeout=20))
