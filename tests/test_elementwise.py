@@ -670,3 +670,17 @@ def test_against_torch(name, fn, dtype):
     got = fn(tl, tl.tensor(a), tl.tensor(b))
     assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
     np.testing.assert_allclose(got.numpy(force=True), expected.numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_float32_exp_is_accurate_over_its_whole_range():
+    # Note [Vectorisable exp]: the polynomial exp must match the correctly rounded result to
+    # about an ulp everywhere, including subnormal results, overflow and special values.
+    x = np.concatenate([np.linspace(-110, 95, 100001), [np.nan, np.inf, -np.inf, 0.0, -0.0]]).astype(np.float32)
+    got = tl.tensor(x).exp().numpy()
+    with np.errstate(over="ignore"):
+        ref = np.exp(x.astype(np.float64)).astype(np.float32)  # correctly rounded (incl. inf, 0)
+    normal = np.isfinite(ref) & (ref > np.finfo(np.float32).tiny)
+    np.testing.assert_allclose(got[normal], ref[normal], rtol=2.5e-7)
+    np.testing.assert_allclose(got[~normal & ~np.isnan(x)], ref[~normal & ~np.isnan(x)], rtol=0, atol=1e-44)
+    assert np.isnan(got[np.isnan(x)]).all()
+    assert got[x == np.inf][0] == np.inf and got[x == -np.inf][0] == 0.0

@@ -74,6 +74,8 @@ def _export_generated_ops() -> None:
 
 _export_generated_ops()
 
+from torchlite import nn  # noqa: F401, E402
+
 
 def is_tensor(obj) -> "bool":
     return isinstance(obj, Tensor)

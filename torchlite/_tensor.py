@@ -214,6 +214,26 @@ def _node_register_prehook(self, hook):
     return RemovableHandle(self, self._register_prehook(hook))
 
 
+def __deepcopy__(self, memo):
+    """A new leaf with a copy of the data (and of .grad); used by copy.deepcopy(module)."""
+    if not self.is_leaf:
+        raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                           "protocol at the moment.")
+    if id(self) in memo:
+        return memo[id(self)]
+    from torchlite.autograd.grad_mode import no_grad
+    import copy
+
+    with no_grad():
+        new = self.clone()
+    if self.requires_grad:
+        new.requires_grad_(True)
+    if self.grad is not None:
+        new.grad = copy.deepcopy(self.grad, memo)
+    memo[id(self)] = new
+    return new
+
+
 def _T(self):
     return self.permute(*reversed(range(self.dim())))
 
@@ -256,6 +276,7 @@ _METHODS = {
     "bool": _bool,
     "backward": backward,
     "register_hook": register_hook,
+    "__deepcopy__": __deepcopy__,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

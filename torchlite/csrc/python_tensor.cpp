@@ -3,6 +3,7 @@
 // (repr, operators) by torchlite/_tensor.py.
 #include <pybind11/numpy.h>
 
+#include "torchlite/csrc/autograd/variable.h"
 #include "torchlite/csrc/python_binding_utils.h"
 #include "torchlite/csrc/python_tensor.h"
 
@@ -154,6 +155,28 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
         py::object base = t.is_same(self.cast<Tensor>()) ? self : py::cast(t);
         return py::array(numpy_dtype(t.dtype()), shape, strides, t.data_ptr(), base);
       }, py::arg("force") = false);
+
+  // Note [Tensor subclasses]: Tensor._make_subclass(cls, data, requires_grad) makes an object of
+  // the Python subclass `cls` (torchlite.nn.Parameter, ...) holding a detached alias of `data` (a
+  // new TensorImpl over the same storage). The object is registered with pybind11 like any
+  // tensor, so an op that returns that TensorImpl (an in-place op) gives back the subclass object.
+  cls.def_static("_make_subclass", [](py::handle type, const Tensor& data, bool requires_grad) -> py::object {
+    const py::detail::type_info* tinfo = py::detail::get_type_info(typeid(TensorImpl));
+    TL_CHECK_TYPE(PyType_Check(type.ptr()) &&
+                      PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), tinfo->type),
+                  "_make_subclass: expected a subclass of Tensor as first argument, got ",
+                  std::string(py::str(type)));
+    Tensor t = tl::autograd::make_detached(data);
+    if (requires_grad) tl::autograd::set_requires_grad(t, true);
+    auto obj = py::reinterpret_steal<py::object>(
+        py::detail::make_new_instance(reinterpret_cast<PyTypeObject*>(type.ptr())));
+    auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+    py::detail::value_and_holder v_h = inst->get_value_and_holder(tinfo);
+    std::shared_ptr<TensorImpl> holder = t.impl_ptr();
+    v_h.value_ptr() = holder.get();
+    tinfo->init_instance(inst, &holder);
+    return obj;
+  }, py::arg("cls"), py::arg("data"), py::arg("requires_grad") = false);
 
   m.def("from_numpy", &tensor_from_numpy, py::arg("ndarray"));
 }

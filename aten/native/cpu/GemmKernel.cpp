@@ -92,6 +92,27 @@ inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict
   }
 }
 
+// Tiny products (a few thousand multiply-adds): packing panels costs more than it saves, so
+// accumulate rows of C directly; the inner loop runs along a row of B and vectorises when B's
+// rows are contiguous.
+template <typename T>
+void gemm_small(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
+                int64_t sb1, T* C) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* c = C + i * n;
+    for (int64_t j = 0; j < n; ++j) c[j] = T(0);
+    for (int64_t p = 0; p < k; ++p) {
+      const T a = A[i * sa0 + p * sa1];
+      const T* b = B + p * sb0;
+      if (sb1 == 1) {
+        for (int64_t j = 0; j < n; ++j) c[j] += a * b[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) c[j] += a * b[j * sb1];
+      }
+    }
+  }
+}
+
 template <typename T>
 void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
                   int64_t sb1, T* C, bool parallel) {
@@ -186,6 +207,8 @@ void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, 
         gemv<T>(m, k, a, sa0, sa1, b, sb0, c, parallel);
       } else if (m == 1) {
         gemv<T>(n, k, b, sb1, sb0, a, sa1, c, parallel);
+      } else if (m * n * k <= 16 * 16 * 16) {
+        gemm_small<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c);
       } else {
         gemm_blocked<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c, parallel);
       }
