@@ -584,3 +584,42 @@ def test_named_parameters():
     assert opt.state_dict()["param_groups"][0]["param_names"] == ["w", "b"]
     with pytest.raises(ValueError, match="Some param names are missing"):
         optim.SGD([("w", tl.tensor([1.0], requires_grad=True)), tl.tensor([1.0], requires_grad=True)])
+
+
+def _train_mlp(lib, name):
+    """30 steps of a two-layer MLP on fixed data, with a OneCycleLR schedule: (losses, parameters)."""
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal((64, 8)).astype(np.float32))
+    y = lib.tensor(rng.standard_normal((64, 3)).astype(np.float32))
+    w = np.random.default_rng(1)
+    ps = [lib.nn.Parameter(lib.tensor((w.standard_normal(s) * 0.3).astype(np.float32)))
+          for s in [(8, 16), (16,), (16, 3), (3,)]]
+    opt = getattr(lib.optim, name)(ps, lr=0.05)
+    sched = lib.optim.lr_scheduler.OneCycleLR(opt, max_lr=0.05, total_steps=30) if name != "Adagrad" else None
+    losses = []
+    for _ in range(30):
+        opt.zero_grad()
+        loss = ((((x @ ps[0] + ps[1]).relu() @ ps[2] + ps[3]) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+        if sched is not None:
+            sched.step()
+        losses.append(float(loss.detach()))
+    return np.array(losses), [p.detach().numpy() for p in ps]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_training_loop_with_autograd_and_scheduler(name):
+    losses, params = _train_mlp(tl, name)
+    assert losses[-1] < 0.6 * losses[0]
+    # The update rules are checked against PyTorch above; here one end-to-end comparison (slow in torch).
+    if TORCH is not None and name == "AdamW":
+        threads = TORCH.get_num_threads()
+        TORCH.set_num_threads(1)  # tiny ops: torch's intra-op threads only add contention
+        try:
+            t_losses, t_params = _train_mlp(TORCH, name)
+        finally:
+            TORCH.set_num_threads(threads)
+        np.testing.assert_allclose(losses, t_losses, rtol=1e-5, atol=1e-6)
+        for p, tp in zip(params, t_params):
+            np.testing.assert_allclose(p, tp, rtol=1e-4, atol=2e-5)

@@ -148,6 +148,7 @@ def _adam_samples(dtype, rng):
     for kw in (
         dict(lr=0.1, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False, maximize=False),
         dict(lr=0.01, beta1=0.8, beta2=0.99, weight_decay=0.1, eps=1e-6, amsgrad=True, maximize=True),
+        dict(lr=np.array(0.05), beta1=0.9, beta2=0.999, weight_decay=0.1, eps=1e-8, amsgrad=False, maximize=False),
     ):
         n = len(SHAPES)
         params = [rand(s, dtype, rng) for s in SHAPES]
@@ -162,6 +163,7 @@ def _adagrad_samples(dtype, rng):
     for kw in (
         dict(lr=0.1, lr_decay=0.0, weight_decay=0.0, eps=1e-10, maximize=False),
         dict(lr=0.05, lr_decay=0.1, weight_decay=0.2, eps=1e-6, maximize=True),
+        dict(lr=np.array(0.05), lr_decay=0.1, weight_decay=0.0, eps=1e-10, maximize=False),
     ):
         params = [rand(s, dtype, rng) for s in SHAPES]
         grads = [rand(s, dtype, rng) for s in SHAPES]

@@ -391,6 +391,51 @@ void _fused_rmsprop_kernel_cpu_(TensorList self, TensorList grads, TensorList sq
   ops.finish();
 }
 
+// ---- tensor_lr overloads: lr read once from its 1-element tensor --------------------------------
+
+namespace {
+
+double lr_value(const char* op, const Tensor& lr) {
+  TL_CHECK(lr.defined() && lr.numel() == 1, op, ": lr must be a tensor with one element, got shape ",
+           lr.defined() ? lr.sizes() : IntArrayRef());
+  return lr.item().to_double();
+}
+
+}  // namespace
+
+void _fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
+                            double momentum, const Tensor& lr, double dampening, bool nesterov, bool maximize,
+                            bool is_first_step, const std::optional<Tensor>& grad_scale,
+                            const std::optional<Tensor>& found_inf) {
+  _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, weight_decay, momentum, lr_value("_fused_sgd_", lr),
+                         dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
+}
+
+void _fused_adam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                             TensorList max_exp_avg_sqs, TensorList state_steps, const Tensor& lr, double beta1,
+                             double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
+                             const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  fused_adam_impl("_fused_adam_", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                  lr_value("_fused_adam_", lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,
+                  found_inf);
+}
+
+void _fused_adamw_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                              TensorList max_exp_avg_sqs, TensorList state_steps, const Tensor& lr, double beta1,
+                              double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
+                              const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  fused_adam_impl("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
+                  lr_value("_fused_adamw_", lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,
+                  found_inf);
+}
+
+void _fused_adagrad_kernel_cpu_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,
+                                const Tensor& lr, double lr_decay, double weight_decay, double eps, bool maximize,
+                                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
+  _fused_adagrad_kernel_cpu_(self, grads, state_sums, state_steps, lr_value("_fused_adagrad_", lr), lr_decay,
+                             weight_decay, eps, maximize, grad_scale, found_inf);
+}
+
 // ---- _foreach helpers ---------------------------------------------------------------------------
 
 namespace {
