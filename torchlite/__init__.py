@@ -4,6 +4,13 @@ Operators come from native_functions.yaml through the code generator into torchl
 this package re-exports them under PyTorch's names and adds the Python-level pieces.
 """
 
+import importlib.metadata as _metadata
+
+try:
+    __version__ = _metadata.version("torchlite")
+except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
+
 from torchlite import (
     _C,
     _tensor,  # noqa: F401  (installs Python-level Tensor methods)
