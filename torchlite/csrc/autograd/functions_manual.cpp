@@ -276,3 +276,48 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<T
 Tensor not_implemented(const char* what) { TL_NOT_IMPLEMENTED("the derivative for '", what, "' is not implemented."); }
 
 }  // namespace tl::autograd
+
+// ---- convolution (h-conv) ----
+namespace tl::autograd {
+
+Tensor conv_forward_like(const Tensor& x, const Tensor& w, IntArrayRef out_sizes, IntArrayRef stride,
+                         IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const std::vector<int64_t> no_output_padding(stride.size(), 0);
+  Tensor y = tl::convolution(x, w, std::nullopt, stride, padding, dilation, false, no_output_padding, groups);
+  for (int64_t d = 2; d < y.dim(); ++d) {
+    TL_CHECK(y.sizes()[d] >= out_sizes[d], "convolution backward: the gradient has ", y.sizes()[d],
+             " positions along dimension ", d, ", expected ", out_sizes[d]);
+    if (y.sizes()[d] > out_sizes[d]) y = y.narrow(d, 0, out_sizes[d]);
+  }
+  return y;
+}
+
+Tensor conv_input_backward(const Tensor& grad, const Tensor& weight, IntArrayRef input_sizes, IntArrayRef stride,
+                           IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups) {
+  if (transposed) return conv_forward_like(grad, weight, input_sizes, stride, padding, dilation, groups);
+  return tl::convolution_backward_input(grad, weight, input_sizes, stride, padding, dilation, groups);
+}
+
+Tensor conv_weight_backward(const Tensor& grad, const Tensor& input, IntArrayRef weight_sizes, IntArrayRef stride,
+                            IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups) {
+  // A transposed convolution is Bx(input, weight), whose weight gradient is Bw(grad, input).
+  if (transposed) return tl::convolution_backward_weight(input, grad, weight_sizes, stride, padding, dilation, groups);
+  return tl::convolution_backward_weight(grad, input, weight_sizes, stride, padding, dilation, groups);
+}
+
+Tensor conv_bias_backward(const Tensor& grad) {
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < grad.dim(); ++d) dims.push_back(d);
+  return grad.sum(IntArrayRef(dims), false);
+}
+
+}  // namespace tl::autograd
+
+// ---- pooling (h-conv) ----
+namespace tl::autograd {
+
+std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n) {
+  return std::vector<int64_t>(sizes.end() - n, sizes.end());
+}
+
+}  // namespace tl::autograd

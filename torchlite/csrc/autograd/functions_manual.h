@@ -54,3 +54,29 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<T
 [[noreturn]] Tensor not_implemented(const char* what);
 
 }  // namespace tl::autograd
+
+// ---- convolution (h-conv) ----
+namespace tl::autograd {
+
+// Note [Convolution as three bilinear maps] (aten/native/Convolution.h). The forward
+// convolution of x and w cut to the spatial size of `out_sizes` (the input of a transposed
+// convolution whose output_padding reaches past its stride is shorter than the forward
+// convolution of that output).
+Tensor conv_forward_like(const Tensor& x, const Tensor& w, IntArrayRef out_sizes, IntArrayRef stride,
+                         IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+Tensor conv_input_backward(const Tensor& grad, const Tensor& weight, IntArrayRef input_sizes, IntArrayRef stride,
+                           IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups);
+Tensor conv_weight_backward(const Tensor& grad, const Tensor& input, IntArrayRef weight_sizes, IntArrayRef stride,
+                            IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups);
+// The bias gradient: grad summed over every dimension but the channels (1).
+Tensor conv_bias_backward(const Tensor& grad);
+
+}  // namespace tl::autograd
+
+// ---- pooling (h-conv) ----
+namespace tl::autograd {
+
+// The last n entries of sizes (adaptive pooling's output size from its gradient's shape).
+std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n);
+
+}  // namespace tl::autograd

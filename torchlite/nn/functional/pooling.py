@@ -1,3 +1,81 @@
-"""torchlite.nn.functional: pooling."""
+"""torchlite.nn.functional: pooling.
 
-__all__ = []
+Max pooling returns (values, indices) from the *_with_indices operators; the indices are flat
+positions within each input plane, as in PyTorch."""
+
+from torchlite import _C
+
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
+           "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
+           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+
+
+def _stride(stride):
+    # stride=None (or []) means the kernel size, as the operators' `stride=[]` default does.
+    return [] if stride is None else stride
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _C.max_pool1d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _C.max_pool1d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _C._nn.max_pool2d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        return max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _C.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    return _C.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _C._nn.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                             divisor_override)
+
+
+def _output_size(input, output_size, nd):
+    """output_size as a list of nd ints; None entries keep the input's size."""
+    sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * nd
+    if len(sizes) != nd:
+        raise ValueError(f"output_size must be an int or a tuple of {nd} values, but got {output_size!r}")
+    return [input.shape[input.dim() - nd + i] if s is None else s for i, s in enumerate(sizes)]
+
+
+def adaptive_avg_pool1d(input, output_size):
+    return _C.adaptive_avg_pool1d(input, _output_size(input, output_size, 1))
+
+
+def adaptive_avg_pool2d(input, output_size):
+    return _C._nn.adaptive_avg_pool2d(input, _output_size(input, output_size, 2))
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return _C.adaptive_max_pool1d(input, _output_size(input, output_size, 1))
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    out = adaptive_max_pool1d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return _C._nn.adaptive_max_pool2d(input, _output_size(input, output_size, 2))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    out = adaptive_max_pool2d_with_indices(input, output_size)
+    return out if return_indices else out[0]

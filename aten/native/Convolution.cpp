@@ -1,0 +1,319 @@
+// Convolution: argument checks and geometry for convolution (forward and transposed) and its
+// two backward operators (Note [Convolution as three bilinear maps] in Convolution.h), plus the
+// conv1d/conv2d/conv_transpose1d/conv_transpose2d composites. Loops: cpu/ConvolutionKernel.cpp.
+#include "aten/native/Convolution.h"
+
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "generated/Functions.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+namespace {
+
+std::string sizes_str(IntArrayRef s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+IntArrayRef spatial(IntArrayRef s) { return IntArrayRef(s.data() + 2, s.size() - 2); }
+
+// A per-dimension parameter given as one value or one per spatial dimension.
+std::vector<int64_t> expand_param(IntArrayRef p, int64_t nd, const char* name) {
+  TL_CHECK(static_cast<int64_t>(p.size()) == nd || p.size() == 1, "expected ", name,
+           " to be a single integer value or a list of ", nd, " values to match the convolution dimensions, but got ",
+           name, "=", sizes_str(p));
+  return p.size() == 1 ? std::vector<int64_t>(static_cast<size_t>(nd), p[0]) : p.vec();
+}
+
+struct ConvParams {
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+};
+
+ConvParams check_params(int64_t nd, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                        IntArrayRef output_padding, int64_t groups) {
+  TL_CHECK(nd == 1 || nd == 2, "convolution: only 1-d and 2-d convolutions are supported, got ", nd,
+           " spatial dimensions");
+  ConvParams p{expand_param(stride, nd, "stride"), expand_param(padding, nd, "padding"),
+               expand_param(dilation, nd, "dilation"), expand_param(output_padding, nd, "output_padding")};
+  for (int64_t v : p.stride) TL_CHECK(v > 0, "non-positive stride is not supported");
+  for (int64_t v : p.padding) TL_CHECK(v >= 0, "negative padding is not supported");
+  for (int64_t v : p.dilation) TL_CHECK(v > 0, "non-positive dilation is not supported");
+  for (int64_t v : p.output_padding) TL_CHECK(v >= 0, "negative output_padding is not supported");
+  TL_CHECK(groups > 0, "non-positive groups is not supported");
+  return p;
+}
+
+// PyTorch names the C types in these messages.
+const char* c_type_name(ScalarType t) {
+  return t == ScalarType::Float ? "float" : t == ScalarType::Double ? "double" : dtype_name(t);
+}
+
+void check_same_dtype(const Tensor& a, const char* what_a, const Tensor& b, const char* what_b) {
+  TL_CHECK(a.dtype() == b.dtype(), what_a, " type (", c_type_name(a.dtype()), ") and ", what_b, " type (",
+           c_type_name(b.dtype()), ") should be the same");
+}
+
+void check_dtype(const Tensor& t) {
+  TL_CHECK(t.dtype() != ScalarType::Bool, "\"convolution\" not implemented for 'Bool'");
+}
+
+bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+// Fills the 2-d geometry; `xs`/`ys` are the spatial sizes of the x and y sides, `ks` the kernel.
+ConvGeom make_geom(int64_t N, int64_t C, IntArrayRef xs, int64_t O, IntArrayRef ys, IntArrayRef ks,
+                   const ConvParams& p, int64_t groups) {
+  ConvGeom g;
+  g.N = N;
+  g.C = C;
+  g.O = O;
+  g.groups = groups;
+  const size_t nd = xs.size(), w = nd - 1;
+  g.W = xs[w];
+  g.OW = ys[w];
+  g.KW = ks[w];
+  g.sw = p.stride[w];
+  g.pw = p.padding[w];
+  g.dw = p.dilation[w];
+  if (nd == 2) {
+    g.H = xs[0];
+    g.OH = ys[0];
+    g.KH = ks[0];
+    g.sh = p.stride[0];
+    g.ph = p.padding[0];
+    g.dh = p.dilation[0];
+  } else {
+    g.H = g.OH = 1;
+  }
+  return g;
+}
+
+Tensor to_float(const Tensor& t) { return t.defined() ? t.to(ScalarType::Float) : t; }
+
+}  // namespace
+
+Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
+                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
+                       IntArrayRef output_padding, int64_t groups) {
+  const Tensor bias = bias_opt.has_value() ? *bias_opt : Tensor();
+  TL_CHECK(weight.dim() >= 3, "weight should have at least three dimensions");
+  TL_CHECK(input.dim() == weight.dim(), "Expected ", weight.dim(), "-dimensional input for ", weight.dim(),
+           "-dimensional weight ", sizes_str(weight.sizes()), ", but got ", input.dim(), "-dimensional input of size ",
+           sizes_str(input.sizes()), " instead");
+  const int64_t nd = input.dim() - 2;
+  const ConvParams p = check_params(nd, stride, padding, dilation, output_padding, groups);
+  check_same_dtype(input, "Input", weight, "weight");
+  check_dtype(input);
+  const IntArrayRef ws = weight.sizes();
+  const int64_t N = input.sizes()[0], Cin = input.sizes()[1];
+  int64_t Cout;
+  if (!transposed) {
+    TL_CHECK(ws[0] % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", sizes_str(ws), "] instead");
+    TL_CHECK(Cin == ws[1] * groups, "Given groups=", groups, ", weight of size ", sizes_str(ws), ", expected input",
+             sizes_str(input.sizes()), " to have ", ws[1] * groups, " channels, but got ", Cin, " channels instead");
+    Cout = ws[0];
+  } else {
+    TL_CHECK(Cin == ws[0], "Given transposed=1, weight of size ", sizes_str(ws), ", expected input",
+             sizes_str(input.sizes()), " to have ", ws[0], " channels, but got ", Cin, " channels instead");
+    TL_CHECK(ws[0] % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+             " at dimension 0, but got weight of size [", sizes_str(ws), "] instead");
+    Cout = ws[1] * groups;
+  }
+  if (bias.defined()) {
+    TL_CHECK(bias.dim() == 1 && bias.sizes()[0] == Cout, "Given weight of size ", sizes_str(ws),
+             ", expected bias to be 1-dimensional with ", Cout, " elements, but got bias of size ",
+             sizes_str(bias.sizes()), " instead");
+    check_same_dtype(input, "Input", bias, "bias");
+  }
+  const IntArrayRef in_sp = spatial(input.sizes()), k_sp = spatial(ws);
+  std::vector<int64_t> out_sp(static_cast<size_t>(nd));
+  if (!transposed) {
+    bool fits = true;
+    for (int64_t d = 0; d < nd; ++d) {
+      const int64_t span = p.dilation[d] * (k_sp[d] - 1) + 1, padded = in_sp[d] + 2 * p.padding[d];
+      fits = fits && padded >= span;
+      out_sp[d] = fits ? (padded - span) / p.stride[d] + 1 : 0;
+    }
+    if (!fits) {
+      std::ostringstream a, b;
+      for (int64_t d = 0; d < nd; ++d) {
+        a << (d ? " x " : "") << in_sp[d] + 2 * p.padding[d];
+        b << (d ? " x " : "") << p.dilation[d] * (k_sp[d] - 1) + 1;
+      }
+      TL_ERROR("Calculated padded input size per channel: (", a.str(), "). Kernel size: (", b.str(),
+               "). Kernel size can't be greater than actual input size");
+    }
+  } else {
+    for (int64_t d = 0; d < nd; ++d) {
+      if (p.output_padding[d] >= p.stride[d] && p.output_padding[d] >= p.dilation[d]) {
+        const char* names[2][3] = {{"output_padding_width", "stride_width", "dilation_width"},
+                                   {"output_padding_height", "stride_height", "dilation_height"}};
+        std::ostringstream os;
+        for (int64_t e = 0; e < nd; ++e) os << names[nd - 1 - e][0] << ": " << p.output_padding[e] << " ";
+        for (int64_t e = 0; e < nd; ++e) os << names[nd - 1 - e][1] << ": " << p.stride[e] << " ";
+        for (int64_t e = 0; e < nd; ++e) os << names[nd - 1 - e][2] << ": " << p.dilation[e] << (e + 1 < nd ? " " : "");
+        TL_ERROR("output padding must be smaller than either stride or dilation, but got ", os.str());
+      }
+      out_sp[d] = (in_sp[d] - 1) * p.stride[d] - 2 * p.padding[d] + p.dilation[d] * (k_sp[d] - 1) +
+                  p.output_padding[d] + 1;
+      TL_CHECK(out_sp[d] > 0, "Given input size per channel: ", sizes_str(in_sp),
+               ". Calculated output size per channel: ", sizes_str(out_sp), ". Output size is too small");
+    }
+  }
+  if (low_precision(input.dtype()))
+    return convolution_cpu(to_float(input), to_float(weight), bias.defined() ? std::optional<Tensor>(to_float(bias))
+                                                                               : std::nullopt,
+                           stride, padding, dilation, transposed, output_padding, groups)
+        .to(input.dtype());
+  std::vector<int64_t> out_shape{N, Cout};
+  out_shape.insert(out_shape.end(), out_sp.begin(), out_sp.end());
+  Tensor out = empty_tensor(out_shape, input.options());
+  const Tensor x = input.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : bias;
+  if (!transposed) {
+    conv2d_forward_kernel(make_geom(N, Cin, in_sp, Cout, out_sp, k_sp, p, groups), x, w, b, out);
+  } else {  // the x side of the geometry is this op's output
+    conv2d_backward_input_kernel(make_geom(N, Cout, out_sp, Cin, in_sp, k_sp, p, groups), x, w, b, out);
+  }
+  return out;
+}
+
+Tensor convolution_backward_input_cpu(const Tensor& grad_output, const Tensor& weight, IntArrayRef input_size,
+                                      IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  TL_CHECK(weight.dim() >= 3 && grad_output.dim() == weight.dim() &&
+               static_cast<int64_t>(input_size.size()) == weight.dim(),
+           "convolution_backward_input: expected grad_output ", sizes_str(grad_output.sizes()), ", weight ",
+           sizes_str(weight.sizes()), " and input_size ", sizes_str(input_size),
+           " to have the same number (at least 3) of dimensions");
+  const int64_t nd = weight.dim() - 2;
+  const ConvParams p = check_params(nd, stride, padding, dilation, IntArrayRef({0}), groups);
+  check_same_dtype(grad_output, "grad_output", weight, "weight");
+  check_dtype(weight);
+  const IntArrayRef ws = weight.sizes(), gs = grad_output.sizes();
+  TL_CHECK(ws[0] % groups == 0 && gs[1] == ws[0] && input_size[1] == ws[1] * groups && gs[0] == input_size[0],
+           "convolution_backward_input: grad_output ", sizes_str(gs), ", weight ", sizes_str(ws), " and input_size ",
+           sizes_str(input_size), " do not match for groups=", groups);
+  for (int64_t v : input_size) TL_CHECK(v >= 0, "convolution_backward_input: negative input_size ", sizes_str(input_size));
+  if (low_precision(weight.dtype()))
+    return convolution_backward_input_cpu(to_float(grad_output), to_float(weight), input_size, stride, padding,
+                                          dilation, groups)
+        .to(weight.dtype());
+  Tensor gx = empty_tensor(input_size, weight.options());
+  conv2d_backward_input_kernel(
+      make_geom(input_size[0], input_size[1], spatial(input_size), ws[0], spatial(gs), spatial(ws), p, groups),
+      grad_output.contiguous(), weight.contiguous(), Tensor(), gx);
+  return gx;
+}
+
+Tensor convolution_backward_weight_cpu(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size,
+                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  TL_CHECK(input.dim() >= 3 && grad_output.dim() == input.dim() &&
+               static_cast<int64_t>(weight_size.size()) == input.dim(),
+           "convolution_backward_weight: expected grad_output ", sizes_str(grad_output.sizes()), ", input ",
+           sizes_str(input.sizes()), " and weight_size ", sizes_str(weight_size),
+           " to have the same number (at least 3) of dimensions");
+  const int64_t nd = input.dim() - 2;
+  const ConvParams p = check_params(nd, stride, padding, dilation, IntArrayRef({0}), groups);
+  check_same_dtype(grad_output, "grad_output", input, "input");
+  check_dtype(input);
+  const IntArrayRef is = input.sizes(), gs = grad_output.sizes();
+  TL_CHECK(weight_size[0] % groups == 0 && gs[1] == weight_size[0] && is[1] == weight_size[1] * groups &&
+               gs[0] == is[0],
+           "convolution_backward_weight: grad_output ", sizes_str(gs), ", input ", sizes_str(is),
+           " and weight_size ", sizes_str(weight_size), " do not match for groups=", groups);
+  for (int64_t v : weight_size)
+    TL_CHECK(v >= 0, "convolution_backward_weight: negative weight_size ", sizes_str(weight_size));
+  if (low_precision(input.dtype()))
+    return convolution_backward_weight_cpu(to_float(grad_output), to_float(input), weight_size, stride, padding,
+                                           dilation, groups)
+        .to(input.dtype());
+  Tensor gw = empty_tensor(weight_size, input.options());
+  conv2d_backward_weight_kernel(
+      make_geom(is[0], is[1], spatial(is), weight_size[0], spatial(gs), spatial(weight_size), p, groups),
+      input.contiguous(), grad_output.contiguous(), gw);
+  return gw;
+}
+
+// ---- composites ------------------------------------------------------------------------------
+
+namespace {
+
+// Unbatched inputs (C, *spatial) get a batch dimension of 1 for the call and lose it after.
+Tensor conv_nd(const char* name, int64_t nd, const Tensor& input, const Tensor& weight,
+               const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+               bool transposed, IntArrayRef output_padding, int64_t groups) {
+  TL_CHECK(input.dim() == nd + 1 || input.dim() == nd + 2, "Expected ", nd + 1, "D (unbatched) or ", nd + 2,
+           "D (batched) input to ", name, ", but got input of size: ", sizes_str(input.sizes()));
+  TL_CHECK(weight.dim() == nd + 2, name, ": expected weight to be ", nd + 2, "-dimensional, but got weight of size ",
+           sizes_str(weight.sizes()));
+  const bool batched = input.dim() == nd + 2;
+  Tensor y = tl::convolution(batched ? input : input.unsqueeze(0), weight, bias, stride, padding, dilation,
+                             transposed, output_padding, groups);
+  return batched ? y : y.squeeze(0);
+}
+
+// padding="same" / "valid" for stride-1 convolutions. An odd total padding d*(k-1) along a
+// dimension is split as PyTorch does (the extra element at the end): pad one more on both sides
+// and drop the first output position.
+Tensor conv_padding_str(const char* name, int64_t nd, const Tensor& input, const Tensor& weight,
+                        const std::optional<Tensor>& bias, IntArrayRef stride, const std::string& padding,
+                        IntArrayRef dilation, int64_t groups) {
+  std::vector<int64_t> zeros(static_cast<size_t>(nd), 0);
+  if (padding == "valid") return conv_nd(name, nd, input, weight, bias, stride, zeros, dilation, false, zeros, groups);
+  TL_CHECK(padding == "same", "Invalid padding string: '", padding, "'");
+  for (int64_t s : stride) TL_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
+  TL_CHECK(weight.dim() == nd + 2, name, ": expected weight to be ", nd + 2, "-dimensional, but got weight of size ",
+           sizes_str(weight.sizes()));
+  const std::vector<int64_t> dil = expand_param(dilation, nd, "dilation");
+  std::vector<int64_t> pad(static_cast<size_t>(nd));
+  std::vector<bool> odd(static_cast<size_t>(nd));
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t total = dil[d] * (weight.sizes()[d + 2] - 1);
+    odd[d] = total % 2 != 0;
+    pad[d] = (total + 1) / 2;
+  }
+  Tensor y = conv_nd(name, nd, input, weight, bias, stride, pad, dilation, false, zeros, groups);
+  for (int64_t d = 0; d < nd; ++d)
+    if (odd[d]) y = y.slice(y.dim() - nd + d, 1, std::nullopt, 1);
+  return y;
+}
+
+}  // namespace
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd("conv1d", 1, input, weight, bias, stride, padding, dilation, false, IntArrayRef({0}), groups);
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, false, IntArrayRef({0, 0}), groups);
+}
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                      IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  return conv_padding_str("conv1d", 1, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                      IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  return conv_padding_str("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_nd("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, true, output_padding, groups);
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, true, output_padding, groups);
+}
+
+}  // namespace tl::native

@@ -1,0 +1,253 @@
+// CPU convolution loops: im2col / col2im around the blocked GEMM (Note [CPU GEMM]).
+// For one sample and one group, the column matrix col (Cg*KH*KW x OH*OW) holds in row
+// (c, kh, kw) the input pixels that kernel tap meets at every output position (zero where it
+// falls into the padding). Then
+//   F:  y  (Og x L)     = w (Og x CgK) @ col
+//   Bx: col             = w^T @ gy, then col2im adds each column entry back to its pixel
+//   Bw: gw (Og x CgK)  += gy @ col^T
+// A 1x1 kernel with stride 1 and no padding needs no column matrix: col is x itself.
+// Samples run in parallel (OpenMP) when there are several; otherwise the GEMM parallelises.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "aten/native/Convolution.h"
+#include "aten/native/cpu/Gemm.h"
+
+namespace tl::native {
+
+namespace {
+
+// Output positions o in [lo, hi) whose input coordinate o*s + off lies in [0, n).
+inline void valid_range(int64_t off, int64_t s, int64_t n, int64_t count, int64_t& lo, int64_t& hi) {
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = n - 1 - off < 0 ? 0 : std::min(count, (n - 1 - off) / s + 1);
+  if (hi < lo) hi = lo;
+}
+
+bool is_pointwise(const ConvGeom& g) {
+  return g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.H == g.OH && g.W == g.OW;
+}
+
+// x: Cg x H x W of one sample and group -> col (Cg*KH*KW x OH*OW).
+template <typename T>
+void im2col(const ConvGeom& g, int64_t Cg, const T* x, T* col) {
+  const int64_t L = g.OH * g.OW;
+  for (int64_t c = 0; c < Cg; ++c) {
+    const T* xc = x + c * g.H * g.W;
+    for (int64_t kh = 0; kh < g.KH; ++kh) {
+      int64_t oh0, oh1;
+      valid_range(kh * g.dh - g.ph, g.sh, g.H, g.OH, oh0, oh1);
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        T* row = col + ((c * g.KH + kh) * g.KW + kw) * L;
+        const int64_t off = kw * g.dw - g.pw;
+        int64_t ow0, ow1;
+        valid_range(off, g.sw, g.W, g.OW, ow0, ow1);
+        std::fill(row, row + oh0 * g.OW, T(0));
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          T* r = row + oh * g.OW;
+          const T* xr = xc + (oh * g.sh - g.ph + kh * g.dh) * g.W + off;
+          std::fill(r, r + ow0, T(0));
+          if (g.sw == 1) {
+            std::memcpy(r + ow0, xr + ow0, sizeof(T) * static_cast<size_t>(ow1 - ow0));
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = xr[ow * g.sw];
+          }
+          std::fill(r + ow1, r + g.OW, T(0));
+        }
+        std::fill(row + oh1 * g.OW, row + L, T(0));
+      }
+    }
+  }
+}
+
+// The adjoint of im2col: x (Cg x H x W, zeroed by the caller) += each col entry at its pixel.
+template <typename T>
+void col2im(const ConvGeom& g, int64_t Cg, const T* col, T* x) {
+  const int64_t L = g.OH * g.OW;
+  for (int64_t c = 0; c < Cg; ++c) {
+    T* xc = x + c * g.H * g.W;
+    for (int64_t kh = 0; kh < g.KH; ++kh) {
+      int64_t oh0, oh1;
+      valid_range(kh * g.dh - g.ph, g.sh, g.H, g.OH, oh0, oh1);
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        const T* row = col + ((c * g.KH + kh) * g.KW + kw) * L;
+        const int64_t off = kw * g.dw - g.pw;
+        int64_t ow0, ow1;
+        valid_range(off, g.sw, g.W, g.OW, ow0, ow1);
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          const T* __restrict r = row + oh * g.OW;
+          T* __restrict xr = xc + (oh * g.sh - g.ph + kh * g.dh) * g.W + off;
+          if (g.sw == 1) {
+            for (int64_t ow = ow0; ow < ow1; ++ow) xr[ow] += r[ow];
+          } else {
+            for (int64_t ow = ow0; ow < ow1; ++ow) xr[ow * g.sw] += r[ow];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Whether to run samples in parallel: several samples and enough multiply-adds to pay for it.
+bool batch_parallel(const ConvGeom& g) {
+  const int64_t work = g.N * g.O * (g.C / g.groups) * g.KH * g.KW * g.OH * g.OW;
+  return g.N > 1 && work >= (1 << 18) && omp_get_max_threads() > 1;
+}
+
+template <typename T>
+T* scratch(std::vector<T>& buf, int64_t n) {
+  if (buf.size() < static_cast<size_t>(n)) buf.resize(static_cast<size_t>(n));
+  return buf.data();
+}
+
+// y (channels x L) += bias per channel.
+template <typename T>
+void add_bias(T* y, const T* bias, int64_t channels, int64_t L) {
+  for (int64_t c = 0; c < channels; ++c) {
+    T* yc = y + c * L;
+    const T b = bias[c];
+    for (int64_t l = 0; l < L; ++l) yc[l] += b;
+  }
+}
+
+template <typename T>
+void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y) {
+  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.KH * g.KW;
+  const int64_t L = g.OH * g.OW, HW = g.H * g.W;
+  const bool pointwise = is_pointwise(g), par = batch_parallel(g);
+  const ScalarType dt = CppToScalarType<T>::value;
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t n = 0; n < g.N; ++n) {
+    thread_local std::vector<T> colbuf;
+    T* col = pointwise ? nullptr : scratch(colbuf, CgK * L);
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      const T* xg = x + (n * g.C + grp * Cg) * HW;
+      T* yg = y + (n * g.O + grp * Og) * L;
+      if (!pointwise) im2col<T>(g, Cg, xg, col);
+      gemm_cpu(dt, Og, L, CgK, w + grp * Og * CgK, CgK, 1, pointwise ? xg : col, L, 1, yg, !par);
+    }
+    if (bias) add_bias(y + n * g.O * L, bias, g.O, L);
+  }
+}
+
+template <typename T>
+void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bias, T* gx) {
+  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.KH * g.KW;
+  const int64_t L = g.OH * g.OW, HW = g.H * g.W;
+  const bool pointwise = is_pointwise(g), par = batch_parallel(g);
+  const ScalarType dt = CppToScalarType<T>::value;
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t n = 0; n < g.N; ++n) {
+    thread_local std::vector<T> colbuf;
+    T* col = pointwise ? nullptr : scratch(colbuf, CgK * L);
+    T* gxn = gx + n * g.C * HW;
+    if (!pointwise) std::fill(gxn, gxn + g.C * HW, T(0));
+    for (int64_t grp = 0; grp < g.groups; ++grp) {
+      T* gxg = gxn + grp * Cg * HW;
+      // col = w_g^T (CgK x Og) @ gy_g (Og x L)
+      gemm_cpu(dt, CgK, L, Og, w + grp * Og * CgK, 1, CgK, gy + (n * g.O + grp * Og) * L, L, 1,
+               pointwise ? gxg : col, !par);
+      if (!pointwise) col2im<T>(g, Cg, col, gxg);
+    }
+    if (bias) add_bias(gxn, bias, g.C, HW);
+  }
+}
+
+template <typename T>
+void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
+  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.KH * g.KW;
+  const int64_t L = g.OH * g.OW, HW = g.H * g.W, wsize = g.O * CgK;
+  const bool pointwise = is_pointwise(g), par = batch_parallel(g);
+  const ScalarType dt = CppToScalarType<T>::value;
+  std::fill(gw, gw + wsize, T(0));
+  const int nthreads = par ? omp_get_max_threads() : 1;
+  // Each thread sums its samples into its own copy of gw; the copies are added at the end.
+  std::vector<T> partial(static_cast<size_t>((nthreads - 1) * wsize), T(0));
+#pragma omp parallel num_threads(nthreads) if (par)
+  {
+    const int tid = omp_get_thread_num();
+    T* acc = tid == 0 ? gw : partial.data() + (tid - 1) * wsize;
+    thread_local std::vector<T> colbuf, prodbuf;
+    T* col = pointwise ? nullptr : scratch(colbuf, CgK * L);
+    T* prod = scratch(prodbuf, Og * CgK);
+#pragma omp for schedule(static)
+    for (int64_t n = 0; n < g.N; ++n) {
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const T* xg = x + (n * g.C + grp * Cg) * HW;
+        if (!pointwise) im2col<T>(g, Cg, xg, col);
+        // prod (Og x CgK) = gy_g (Og x L) @ col^T (L x CgK)
+        gemm_cpu(dt, Og, CgK, L, gy + (n * g.O + grp * Og) * L, L, 1, pointwise ? xg : col, 1, L, prod, !par);
+        T* a = acc + grp * Og * CgK;
+        for (int64_t i = 0; i < Og * CgK; ++i) a[i] += prod[i];
+      }
+    }
+  }
+  for (int t = 1; t < nthreads; ++t) {
+    const T* p = partial.data() + (t - 1) * wsize;
+    for (int64_t i = 0; i < wsize; ++i) gw[i] += p[i];
+  }
+}
+
+template <typename F>
+void dispatch_conv(ScalarType dt, F&& f) {
+  dispatch_all_types(dt, "convolution", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      TL_ERROR("convolution: unsupported dtype ", dt);  // the callers convert these first
+    } else {
+      f(T());
+    }
+  });
+}
+
+}  // namespace
+
+void conv2d_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y) {
+  if (y.numel() == 0) return;
+  dispatch_conv(x.dtype(), [&](auto v) {
+    using T = decltype(v);
+    if (g.C == 0 || g.KH * g.KW == 0) {  // an empty reduction: y is the bias
+      T* yp = y.data_ptr<T>();
+      const int64_t L = g.OH * g.OW;
+      for (int64_t n = 0; n < g.N; ++n)
+        for (int64_t o = 0; o < g.O; ++o)
+          std::fill(yp + (n * g.O + o) * L, yp + (n * g.O + o + 1) * L, bias.defined() ? bias.data_ptr<T>()[o] : T(0));
+      return;
+    }
+    forward_impl<T>(g, x.data_ptr<T>(), w.data_ptr<T>(), bias.defined() ? bias.data_ptr<T>() : nullptr,
+                    y.data_ptr<T>());
+  });
+}
+
+void conv2d_backward_input_kernel(const ConvGeom& g, const Tensor& gy, const Tensor& w, const Tensor& bias,
+                                  const Tensor& gx) {
+  if (gx.numel() == 0) return;
+  dispatch_conv(gx.dtype(), [&](auto v) {
+    using T = decltype(v);
+    const T* b = bias.defined() ? bias.data_ptr<T>() : nullptr;
+    if (g.O == 0 || g.OH * g.OW == 0 || g.KH * g.KW == 0) {
+      T* p = gx.data_ptr<T>();
+      std::fill(p, p + gx.numel(), T(0));
+      for (int64_t n = 0; b && n < g.N; ++n) add_bias(p + n * g.C * g.H * g.W, b, g.C, g.H * g.W);
+      return;
+    }
+    backward_input_impl<T>(g, gy.data_ptr<T>(), w.data_ptr<T>(), b, gx.data_ptr<T>());
+  });
+}
+
+void conv2d_backward_weight_kernel(const ConvGeom& g, const Tensor& x, const Tensor& gy, const Tensor& gw) {
+  if (gw.numel() == 0) return;
+  dispatch_conv(gw.dtype(), [&](auto v) {
+    using T = decltype(v);
+    if (g.N == 0 || g.OH * g.OW == 0) {
+      std::fill(gw.data_ptr<T>(), gw.data_ptr<T>() + gw.numel(), T(0));
+      return;
+    }
+    backward_weight_impl<T>(g, x.data_ptr<T>(), gy.data_ptr<T>(), gw.data_ptr<T>());
+  });
+}
+
+}  // namespace tl::native

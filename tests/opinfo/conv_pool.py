@@ -1,0 +1,398 @@
+"""Registry entries: convolution (forward, transposed, backward operators), pooling, padding,
+interpolation. The NumPy references loop over kernel taps, independently of the im2col kernels."""
+
+import numpy as np
+
+from opinfo.core import OpInfo, SampleInput, rand
+
+
+def _tup(v, nd):
+    v = tuple(v) if isinstance(v, (tuple, list)) else (v,)
+    return v * nd if len(v) == 1 else v
+
+
+# ---- NumPy references: everything as 2-d (1-d gets a height of 1) ------------------------------
+
+def _as2d(x, nd):
+    return x[:, :, None] if nd == 1 else x
+
+
+def _np_conv2d(x, w, stride, padding, dilation, groups, out_size=None):
+    """Forward convolution of batched 2-d x (N, C, H, W) with w (O, C/g, KH, KW)."""
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1 if out_size is None else out_size[0]
+    ow = (wd + 2 * pw - dw * (kw - 1) - 1) // sw + 1 if out_size is None else out_size[1]
+    og = o // groups
+    out = np.zeros((n, o, oh, ow), dtype=np.result_type(x, w))
+    for g in range(groups):
+        xg = xp[:, g * cg:(g + 1) * cg]
+        for i in range(kh):
+            for j in range(kw):
+                win = xg[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+                out[:, g * og:(g + 1) * og] += np.einsum("ncij,oc->noij", win, w[g * og:(g + 1) * og, :, i, j])
+    return out
+
+
+def _np_conv2d_adjoint_input(gy, w, in_size, stride, padding, dilation, groups):
+    """The transpose of _np_conv2d in x: gy (N, O, OH, OW) -> (N, C, *in_size)."""
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    n, o, oh, ow = gy.shape
+    _, cg, kh, kw = w.shape
+    og = o // groups
+    hf = max(in_size[0] + 2 * ph, dh * (kh - 1) + sh * (oh - 1) + 1)
+    wf = max(in_size[1] + 2 * pw, dw * (kw - 1) + sw * (ow - 1) + 1)
+    full = np.zeros((n, cg * groups, hf, wf), dtype=np.result_type(gy, w))
+    for g in range(groups):
+        for i in range(kh):
+            for j in range(kw):
+                full[:, g * cg:(g + 1) * cg, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw] \
+                    += np.einsum("noij,oc->ncij", gy[:, g * og:(g + 1) * og], w[g * og:(g + 1) * og, :, i, j])
+    return full[:, :, ph:ph + in_size[0], pw:pw + in_size[1]]
+
+
+def _np_conv2d_adjoint_weight(x, gy, w_size, stride, padding, dilation, groups):
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    o, cg, kh, kw = w_size
+    _, _, oh, ow = gy.shape
+    og = o // groups
+    xp = np.pad(x, ((0, 0), (0, 0), (ph, ph + sh * oh + dh * kh), (pw, pw + sw * ow + dw * kw)))
+    gw = np.zeros(tuple(w_size), dtype=np.result_type(x, gy))
+    for g in range(groups):
+        for i in range(kh):
+            for j in range(kw):
+                win = xp[:, g * cg:(g + 1) * cg, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+                gw[g * og:(g + 1) * og, :, i, j] = np.einsum("ncij,noij->oc", win, gy[:, g * og:(g + 1) * og])
+    return gw
+
+
+def _params2d(nd, *vals):
+    return [(1, *_tup(v, 1)) if nd == 1 else _tup(v, 2) for v in vals]
+
+
+def np_convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
+    nd = x.ndim - 2
+    s, p, d, op = _params2d(nd, stride, padding, dilation, output_padding)
+    if nd == 1:
+        s, p, d, op = (1, s[-1]), (0, p[-1]), (1, d[-1]), (0, op[-1])
+    x2, w2 = _as2d(x, nd), _as2d(w, nd)
+    if not transposed:
+        y = _np_conv2d(x2, w2, s, p, d, groups)
+    else:
+        size = [(x2.shape[2 + k] - 1) * s[k] - 2 * p[k] + d[k] * (w2.shape[2 + k] - 1) + op[k] + 1 for k in range(2)]
+        cin, cog = w2.shape[:2]
+        # a transposed convolution's weight (Cin, Cout/g, ...) is the forward weight of its adjoint
+        y = _np_conv2d_adjoint_input(x2, w2, size, s, p, d, groups)
+        assert y.shape[1] == cog * groups and cin == x2.shape[1]
+    if b is not None:
+        y = y + b.reshape(1, -1, 1, 1)
+    return y[:, :, 0] if nd == 1 else y
+
+
+def _conv_wrapper_ref(nd, transposed):
+    """Reference for conv1d/conv2d (transposed=False) and conv_transpose1d/2d."""
+    names = ["output_padding", "groups", "dilation"] if transposed else ["dilation", "groups"]
+
+    def ref(x, w, b=None, stride=1, padding=0, *rest, **kw):
+        opts = {"output_padding": 0, "groups": 1, "dilation": 1, **dict(zip(names, rest)), **kw}
+        unbatched = x.ndim == nd + 1
+        x = x[None] if unbatched else x
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":  # PyTorch puts the odd element of the total padding at the end
+            dil = _tup(opts["dilation"], nd)
+            total = [dil[k] * (w.shape[2 + k] - 1) for k in range(nd)]
+            x = np.pad(x, [(0, 0), (0, 0)] + [(t // 2, t - t // 2) for t in total])
+            padding = 0
+        y = np_convolution(x, w, b, stride, padding, opts["dilation"], transposed, opts["output_padding"],
+                           opts["groups"])
+        return y[0] if unbatched else y
+    return ref
+
+
+def np_conv_backward_input(gy, w, input_size, stride, padding, dilation, groups):
+    nd = gy.ndim - 2
+    s, p, d = _params2d(nd, stride, padding, dilation)
+    if nd == 1:
+        s, p, d = (1, s[-1]), (0, p[-1]), (1, d[-1])
+    size = (1, input_size[-1]) if nd == 1 else tuple(input_size[2:])
+    gx = _np_conv2d_adjoint_input(_as2d(gy, nd), _as2d(w, nd), size, s, p, d, groups)
+    return gx[:, :, 0] if nd == 1 else gx
+
+
+def np_conv_backward_weight(gy, x, weight_size, stride, padding, dilation, groups):
+    nd = gy.ndim - 2
+    s, p, d = _params2d(nd, stride, padding, dilation)
+    if nd == 1:
+        s, p, d = (1, s[-1]), (0, p[-1]), (1, d[-1])
+    wsize = (*weight_size[:2], 1, weight_size[-1]) if nd == 1 else tuple(weight_size)
+    gw = _np_conv2d_adjoint_weight(_as2d(x, nd), _as2d(gy, nd), wsize, s, p, d, groups)
+    return gw[:, :, 0] if nd == 1 else gw
+
+
+# ---- samples --------------------------------------------------------------------------------------
+
+def _convolution_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 5, 5), r(4, 3, 3, 3), r(4), [1, 1], [0, 0], [1, 1], False, [0, 0], 1))
+    yield SampleInput((r(1, 4, 6, 5), r(6, 2, 2, 3), r(6), [2, 1], [1, 2], [2, 1], False, [0, 0], 2))
+    yield SampleInput((r(2, 2, 7), r(3, 2, 3), None, [2], [1], [1], False, [0], 1))
+    yield SampleInput((r(2, 4, 3, 3), r(4, 3, 3, 2), r(6), [2, 1], [1, 0], [1, 2], True, [1, 0], 2))
+    yield SampleInput((r(1, 3, 4), r(3, 2, 3), r(2), [3], [1], [1], True, [2], 1))
+    yield SampleInput((r(2, 3, 4, 4), r(5, 3, 1, 1), r(5), [1], [0], [1], False, [0], 1))  # pointwise
+    yield SampleInput((r(0, 3, 4, 4), r(5, 3, 2, 2), r(5), [1, 1], [0, 0], [1, 1], False, [0, 0], 1), grad=False)
+
+
+def _conv2d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 5, 5), r(4, 3, 3, 3), r(4)))
+    yield SampleInput((r(1, 3, 6, 6), r(2, 3, 3, 3)), {"stride": 2, "padding": 1})
+    yield SampleInput((r(1, 4, 7, 6), r(4, 2, 2, 3), None, (2, 1), (1, 2), 2, 2))
+    yield SampleInput((r(3, 5, 5), r(2, 3, 3, 3), r(2)), {"padding": "same"})
+    yield SampleInput((r(1, 2, 5, 6), r(2, 2, 2, 3), r(2)), {"padding": "same", "dilation": (1, 2)})
+    yield SampleInput((r(1, 2, 4, 4), r(3, 2, 3, 3)), {"padding": "valid"})
+    yield SampleInput((r(1, 4, 4, 4), r(4, 1, 3, 3), r(4)), {"groups": 4, "padding": 1})  # depthwise
+    yield SampleInput((r(2, 3, 3, 3), r(2, 3, 3, 3), r(2)))  # kernel covers the input
+    yield SampleInput((r(0, 3, 4, 4), r(2, 3, 3, 3), r(2)), grad=False)
+
+
+def _conv1d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 7), r(4, 3, 3), r(4)))
+    yield SampleInput((r(2, 4, 9), r(6, 2, 3)), {"stride": 2, "padding": 1, "dilation": 2, "groups": 2})
+    yield SampleInput((r(3, 6), r(2, 3, 2)), {"padding": "same"})
+    yield SampleInput((r(1, 2, 5), r(2, 2, 1), r(2)))
+
+
+def _conv_transpose2d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 3, 3), r(3, 2, 3, 3), r(2)))
+    yield SampleInput((r(1, 4, 3, 2), r(4, 3, 3, 2), r(6)), {"stride": 2, "padding": 1, "output_padding": 1,
+                                                            "groups": 2})
+    yield SampleInput((r(1, 2, 3, 3), r(2, 2, 2, 2)), {"stride": (1, 2), "dilation": 2, "output_padding": (1, 0)})
+    yield SampleInput((r(2, 3, 3), r(2, 2, 3, 3), r(2)))  # unbatched
+
+
+def _conv_transpose1d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 4), r(3, 2, 3), r(2)))
+    yield SampleInput((r(1, 4, 5), r(4, 1, 4)), {"stride": 3, "padding": 1, "output_padding": 2, "groups": 2})
+    yield SampleInput((r(3, 4), r(3, 2, 2), r(2)), {"dilation": 2})
+
+
+def _conv_backward_input_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 4, 3, 3), r(4, 3, 3, 3), [2, 3, 5, 5], [1, 1], [0, 0], [1, 1], 1))
+    yield SampleInput((r(1, 6, 3, 4), r(6, 2, 2, 3), [1, 4, 6, 5], [2, 1], [1, 2], [2, 1], 2))
+    yield SampleInput((r(2, 3, 4), r(3, 2, 3), [2, 2, 8], [2], [1], [1], 1))
+
+
+def _conv_backward_weight_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 4, 3, 3), r(2, 3, 5, 5), [4, 3, 3, 3], [1, 1], [0, 0], [1, 1], 1))
+    yield SampleInput((r(1, 6, 3, 4), r(1, 4, 6, 5), [6, 2, 2, 3], [2, 1], [1, 2], [2, 1], 2))
+    yield SampleInput((r(2, 3, 4), r(2, 2, 8), [3, 2, 3], [2], [1], [1], 1))
+
+
+OPS = [
+    OpInfo("convolution", _convolution_samples, ref=np_convolution, atol=1e-4),
+    OpInfo("convolution_backward_input", _conv_backward_input_samples, ref=np_conv_backward_input, torch=False,
+           atol=1e-4),
+    OpInfo("convolution_backward_weight", _conv_backward_weight_samples, ref=np_conv_backward_weight, torch=False,
+           atol=1e-4),
+    OpInfo("conv1d", _conv1d_samples, ref=_conv_wrapper_ref(1, False), atol=1e-4),
+    OpInfo("conv2d", _conv2d_samples, ref=_conv_wrapper_ref(2, False), atol=1e-4),
+    OpInfo("conv_transpose1d", _conv_transpose1d_samples, ref=_conv_wrapper_ref(1, True), atol=1e-4),
+    OpInfo("conv_transpose2d", _conv_transpose2d_samples, ref=_conv_wrapper_ref(2, True), atol=1e-4),
+]
+
+
+# ---- pooling ----------------------------------------------------------------------------------------
+
+def _pooled(n, k, p, s, d, ceil_mode):
+    span = n + 2 * p - d * (k - 1) - 1
+    out = (-(-span // s) if ceil_mode else span // s) + 1
+    if ceil_mode and (out - 1) * s >= n + p:
+        out -= 1
+    return out
+
+
+def _pool_planes(x, nd):
+    """x (..., [H,] W) as (planes, H, W)."""
+    x = x[..., None, :] if nd == 1 else x
+    return x.reshape(-1, *x.shape[-2:]), x.shape[:-2]
+
+
+def np_max_pool(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, nd=2, indices=False):
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = [(1, *_tup(v, 1)) if nd == 1 else _tup(v, 2)
+                                              for v in (kernel_size, stride or kernel_size, padding, dilation)]
+    if nd == 1:
+        ph, dh = 0, 1
+    planes, lead = _pool_planes(x, nd)
+    h, w = planes.shape[1:]
+    oh, ow = _pooled(h, kh, ph, sh, dh, ceil_mode), _pooled(w, kw, pw, sw, dw, ceil_mode)
+    out = np.empty((planes.shape[0], oh, ow), dtype=x.dtype)
+    idx = np.empty((planes.shape[0], oh, ow), dtype=np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            rows = [r for r in range(i * sh - ph, i * sh - ph + dh * kh, dh) if 0 <= r < h]
+            cols = [c for c in range(j * sw - pw, j * sw - pw + dw * kw, dw) if 0 <= c < w]
+            flat = np.array([r * w + c for r in rows for c in cols])
+            vals = planes.reshape(planes.shape[0], h * w)[:, flat]
+            out[:, i, j] = vals.max(axis=1)
+            idx[:, i, j] = flat[vals.argmax(axis=1)]
+    shape = (*lead, ow) if nd == 1 else (*lead, oh, ow)
+    return (out.reshape(shape), idx.reshape(shape)) if indices else out.reshape(shape)
+
+
+def np_avg_pool(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                divisor_override=None, nd=2):
+    (kh, kw), (sh, sw), (ph, pw) = [(1, *_tup(v, 1)) if nd == 1 else _tup(v, 2)
+                                    for v in (kernel_size, stride or kernel_size, padding)]
+    if nd == 1:
+        ph = 0
+    planes, lead = _pool_planes(x, nd)
+    h, w = planes.shape[1:]
+    oh, ow = _pooled(h, kh, ph, sh, 1, ceil_mode), _pooled(w, kw, pw, sw, 1, ceil_mode)
+    out = np.empty((planes.shape[0], oh, ow), dtype=x.dtype)
+    for i in range(oh):
+        for j in range(ow):
+            h0, w0 = i * sh - ph, j * sw - pw
+            h1, w1 = min(h0 + kh, h + ph), min(w0 + kw, w + pw)
+            padded = (h1 - h0) * (w1 - w0)
+            h0, w0, h1, w1 = max(h0, 0), max(w0, 0), min(h1, h), min(w1, w)
+            div = divisor_override or (padded if count_include_pad else (h1 - h0) * (w1 - w0))
+            out[:, i, j] = planes[:, h0:h1, w0:w1].sum(axis=(1, 2)) / div
+    return out.reshape((*lead, ow) if nd == 1 else (*lead, oh, ow))
+
+
+def np_adaptive_pool(x, output_size, nd=2, kind="avg"):
+    planes, lead = _pool_planes(x, nd)
+    h, w = planes.shape[1:]
+    oh, ow = (1, *_tup(output_size, 1)) if nd == 1 else _tup(output_size, 2)
+    out = np.empty((planes.shape[0], oh, ow), dtype=x.dtype)
+    idx = np.empty((planes.shape[0], oh, ow), dtype=np.int64)
+    for i in range(oh):
+        for j in range(ow):
+            h0, h1 = i * h // oh, -(-(i + 1) * h // oh)
+            w0, w1 = j * w // ow, -(-(j + 1) * w // ow)
+            cell = planes[:, h0:h1, w0:w1].reshape(planes.shape[0], (h1 - h0) * (w1 - w0))
+            if kind == "avg":
+                out[:, i, j] = cell.mean(axis=1)
+            else:
+                k = cell.argmax(axis=1)
+                out[:, i, j] = cell.max(axis=1)
+                idx[:, i, j] = (h0 + k // (w1 - w0)) * w + w0 + k % (w1 - w0)
+    shape = (*lead, ow) if nd == 1 else (*lead, oh, ow)
+    return out.reshape(shape) if kind == "avg" else (out.reshape(shape), idx.reshape(shape))
+
+
+def _distinct(shape, dtype, rng):
+    """Values far apart (ties would make max pooling's gradient ill-defined for finite differences)."""
+    return (rng.permutation(int(np.prod(shape))).reshape(shape) * 0.37 - 3.0).astype(rand((1,), dtype).dtype)
+
+
+def _max_pool2d_samples(dtype, rng):
+    d = lambda *s: _distinct(s, dtype, rng)  # noqa: E731
+    yield SampleInput((d(2, 3, 4, 4), 2))
+    yield SampleInput((d(1, 2, 5, 5), 3), {"stride": 2, "padding": 1})
+    yield SampleInput((d(1, 2, 7, 6), (3, 2)), {"stride": (2, 1), "dilation": (2, 1), "padding": (1, 1)})
+    yield SampleInput((d(2, 5, 5), 2), {"ceil_mode": True})
+    yield SampleInput((d(1, 1, 7, 7), 3), {"stride": 2, "padding": 1, "ceil_mode": True})
+    yield SampleInput((d(0, 2, 4, 4), 2), grad=False)
+
+
+def _max_pool1d_samples(dtype, rng):
+    d = lambda *s: _distinct(s, dtype, rng)  # noqa: E731
+    yield SampleInput((d(2, 3, 8), 2))
+    yield SampleInput((d(1, 2, 9), 3), {"stride": 2, "padding": 1, "dilation": 2, "ceil_mode": True})
+    yield SampleInput((d(3, 7), 3), {"stride": 1})
+
+
+def _avg_pool2d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 4, 4), 2))
+    yield SampleInput((r(1, 2, 5, 5), 3), {"stride": 2, "padding": 1})
+    yield SampleInput((r(1, 2, 5, 5), 3), {"stride": 2, "padding": 1, "count_include_pad": False})
+    yield SampleInput((r(1, 2, 7, 6), (3, 2)), {"stride": (2, 1), "padding": (1, 1), "ceil_mode": True})
+    yield SampleInput((r(1, 1, 6, 6), 3), {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False})
+    yield SampleInput((r(2, 5, 5), 2), {"divisor_override": 3})
+    yield SampleInput((r(0, 2, 4, 4), 2), grad=False)
+
+
+def _avg_pool1d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 8), 2))
+    yield SampleInput((r(1, 2, 9), 3), {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False})
+    yield SampleInput((r(3, 7), 3), {"stride": 1, "padding": 1})
+
+
+def _adaptive2d_samples(dtype, rng, distinct=False):
+    r = (lambda *s: _distinct(s, dtype, rng)) if distinct else (lambda *s: rand(s, dtype, rng))
+    yield SampleInput((r(2, 3, 5, 7), (2, 3)))
+    yield SampleInput((r(1, 2, 4, 4), 1))
+    yield SampleInput((r(2, 3, 3), (5, 4)))  # output larger than the input: overlapping cells
+    yield SampleInput((r(1, 2, 6, 6), (3, 2)))
+
+
+def _adaptive1d_samples(dtype, rng, distinct=False):
+    r = (lambda *s: _distinct(s, dtype, rng)) if distinct else (lambda *s: rand(s, dtype, rng))
+    yield SampleInput((r(2, 3, 8), 3))
+    yield SampleInput((r(3, 5), 5))
+    yield SampleInput((r(1, 2, 3), 4))
+
+
+def _gather_samples(dtype, rng):
+    yield SampleInput((rand((2, 3, 4), dtype, rng), rng.integers(0, 12, size=(2, 2, 2))))
+    yield SampleInput((rand((1, 2, 2), dtype, rng), np.array([[[0, 3, 3]]])))
+
+
+def _scatter_samples(dtype, rng):
+    yield SampleInput((rand((2, 2, 2), dtype, rng), rng.integers(0, 12, size=(2, 2, 2)), [2, 3, 4]))
+    yield SampleInput((rand((1, 1, 3), dtype, rng), np.array([[[0, 3, 3]]]), [1, 2, 2]))
+
+
+def np_gather(x, idx):
+    flat = x.reshape(*x.shape[:-2], -1)
+    return np.take_along_axis(flat, idx.reshape(*idx.shape[:-2], -1), axis=-1).reshape(idx.shape)
+
+
+def np_scatter(g, idx, size):
+    out = np.zeros((*size[:-2], size[-2] * size[-1]), dtype=g.dtype)
+    lead = int(np.prod(size[:-2]))
+    o2, i2, g2 = out.reshape(lead, -1), idx.reshape(lead, -1), g.reshape(lead, -1)
+    for p in range(lead):
+        np.add.at(o2[p], i2[p], g2[p])
+    return out.reshape(size)
+
+
+def _F(name):
+    return lambda lib, *a, **k: getattr(lib.nn.functional, name)(*a, **k)
+
+
+OPS += [
+    OpInfo("max_pool2d", _max_pool2d_samples, ref=np_max_pool, op=_F("max_pool2d")),
+    OpInfo("max_pool2d_with_indices", _max_pool2d_samples, op=_F("max_pool2d_with_indices"),
+           ref=lambda *a, **k: np_max_pool(*a, **k, indices=True)),
+    OpInfo("max_pool1d", _max_pool1d_samples, op=_F("max_pool1d"), ref=lambda *a, **k: np_max_pool(*a, **k, nd=1)),
+    OpInfo("max_pool1d_with_indices", _max_pool1d_samples, op=_F("max_pool1d_with_indices"),
+           ref=lambda *a, **k: np_max_pool(*a, **k, nd=1, indices=True)),
+    OpInfo("avg_pool2d", _avg_pool2d_samples, op=_F("avg_pool2d"), ref=np_avg_pool, covers=("avg_pool2d_backward",)),
+    OpInfo("avg_pool1d", _avg_pool1d_samples, op=_F("avg_pool1d"), ref=lambda *a, **k: np_avg_pool(*a, **k, nd=1)),
+    OpInfo("adaptive_avg_pool2d", _adaptive2d_samples, op=_F("adaptive_avg_pool2d"), ref=np_adaptive_pool,
+           covers=("_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward")),
+    OpInfo("adaptive_avg_pool1d", _adaptive1d_samples, op=_F("adaptive_avg_pool1d"),
+           ref=lambda x, o: np_adaptive_pool(x, o, nd=1)),
+    OpInfo("adaptive_max_pool2d", lambda d, r: _adaptive2d_samples(d, r, True),
+           op=lambda lib, x, o: lib.nn.functional.adaptive_max_pool2d(x, o, return_indices=True),
+           ref=lambda x, o: np_adaptive_pool(x, o, kind="max")),
+    OpInfo("adaptive_max_pool1d", lambda d, r: _adaptive1d_samples(d, r, True),
+           op=lambda lib, x, o: lib.nn.functional.adaptive_max_pool1d(x, o, return_indices=True),
+           ref=lambda x, o: np_adaptive_pool(x, o, nd=1, kind="max")),
+    OpInfo("_max_pool_gather", _gather_samples, op=lambda lib, x, i: lib._C._max_pool_gather(x, i), ref=np_gather,
+           torch=False),
+    OpInfo("_max_pool_scatter", _scatter_samples, op=lambda lib, g, i, s: lib._C._max_pool_scatter(g, i, s),
+           ref=np_scatter, torch=False),
+]
