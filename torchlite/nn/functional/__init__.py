@@ -12,5 +12,6 @@ from torchlite.nn.functional.linear import *  # noqa: F401,F403
 from torchlite.nn.functional.loss import *  # noqa: F401,F403
 from torchlite.nn.functional.normalization import *  # noqa: F401,F403
 from torchlite.nn.functional.pooling import *  # noqa: F401,F403
+from torchlite.nn.functional.softmax import *  # noqa: F401,F403
 from torchlite.nn.functional.sparse import *  # noqa: F401,F403
 from torchlite.nn.functional.vision import *  # noqa: F401,F403

@@ -1,0 +1,377 @@
+// Layer, batch and group normalisation. The native forward kernels return the statistics the fused
+// backward kernels reuse (mean and 1/sqrt(var + eps)); statistics accumulate in double for double
+// inputs and in float otherwise (Half/BFloat16 run in float). Rows / channels are independent and
+// OpenMP splits them when the work is large enough.
+#include <omp.h>
+
+#include <cmath>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "generated/Functions.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 15;
+
+bool parallel(int64_t items, int64_t work) { return items > 1 && items * work >= kGrain && omp_get_max_threads() > 1; }
+
+bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+std::string sizes_str(IntArrayRef s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
+
+// A defined optional tensor as a contiguous tensor of `dt`, else an undefined tensor.
+Tensor opt(const std::optional<Tensor>& t, ScalarType dt) { return has(t) ? t->to(dt).contiguous() : Tensor(); }
+
+template <typename T>
+const T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+template <typename F>
+void dispatch_fd(ScalarType dt, const char* op, F&& f) {
+  TL_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, "\"", op, "\" not implemented for '", dtype_name(dt),
+           "'");
+  if (dt == ScalarType::Float) f(float());
+  else f(double());
+}
+
+// Splits input sizes into M rows of N normalised elements (layer norm).
+std::pair<int64_t, int64_t> check_layer_norm(const Tensor& input, IntArrayRef normalized_shape,
+                                             const std::optional<Tensor>& weight,
+                                             const std::optional<Tensor>& bias) {
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
+  TL_CHECK(nd >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, ",
+           "but got normalized_shape = ", sizes_str(normalized_shape));
+  TL_CHECK(!has(weight) || weight->sizes().equals(normalized_shape),
+           "Expected weight to be of same shape as normalized_shape, but got weight of shape ",
+           sizes_str(weight->sizes()), " and normalized_shape = ", sizes_str(normalized_shape));
+  TL_CHECK(!has(bias) || bias->sizes().equals(normalized_shape),
+           "Expected bias to be of same shape as normalized_shape, but got bias of shape ", sizes_str(bias->sizes()),
+           " and normalized_shape = ", sizes_str(normalized_shape));
+  const int64_t axis = input.dim() - nd;
+  bool ok = axis >= 0;
+  for (int64_t i = 0; ok && i < nd; ++i) ok = input.sizes()[axis + i] == normalized_shape[i];
+  if (!ok) {
+    std::ostringstream expected;
+    expected << "[*";
+    for (int64_t s : normalized_shape) expected << ", " << s;
+    expected << "]";
+    TL_ERROR("Given normalized_shape=", sizes_str(normalized_shape), ", expected input with shape ", expected.str(),
+             ", but got input of size", sizes_str(input.sizes()));
+  }
+  int64_t M = 1, N = 1;
+  for (int64_t i = 0; i < input.dim(); ++i) (i < axis ? M : N) *= input.sizes()[i];
+  return {M, N};
+}
+
+std::vector<int64_t> stat_shape(const Tensor& input, int64_t nd) {
+  std::vector<int64_t> s(input.sizes().begin(), input.sizes().end());
+  for (int64_t i = input.dim() - nd; i < input.dim(); ++i) s[i] = 1;
+  return s;
+}
+
+// Batch norm: (N, C, *) as N x C planes of S elements.
+struct Planes {
+  int64_t N, C, S;
+};
+
+Planes planes_of(const Tensor& input) {
+  TL_CHECK(input.dim() >= 2, "batch_norm: expected input with at least 2 dimensions (N, C, ...), but got input of size",
+           sizes_str(input.sizes()));
+  const int64_t N = input.sizes()[0], C = input.sizes()[1];
+  return {N, C, C > 0 && N > 0 ? input.numel() / (N * C) : 0};
+}
+
+void check_channel_tensor(const std::optional<Tensor>& t, int64_t C, const char* name) {
+  TL_CHECK(!has(t) || t->numel() == C, name, " should contain ", C, " elements not ", has(t) ? t->numel() : 0);
+}
+
+}  // namespace
+
+// ---- layer norm -----------------------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, IntArrayRef normalized_shape,
+                                                         const std::optional<Tensor>& weight,
+                                                         const std::optional<Tensor>& bias, double eps) {
+  const auto rows = check_layer_norm(input, normalized_shape, weight, bias);
+  const int64_t M = rows.first, N = rows.second;
+  if (low_precision(input.dtype())) {
+    auto [y, mean, rstd] = native_layer_norm_cpu(input.to(ScalarType::Float), normalized_shape,
+                                                 has(weight) ? std::optional<Tensor>(weight->to(ScalarType::Float))
+                                                             : std::nullopt,
+                                                 has(bias) ? std::optional<Tensor>(bias->to(ScalarType::Float))
+                                                           : std::nullopt,
+                                                 eps);
+    return {y.to(input.dtype()), mean.to(input.dtype()), rstd.to(input.dtype())};
+  }
+  const auto sshape = stat_shape(input, static_cast<int64_t>(normalized_shape.size()));
+  Tensor x = input.contiguous(), w = opt(weight, input.dtype()), b = opt(bias, input.dtype());
+  Tensor y = empty_tensor(input.sizes(), input.options());
+  Tensor mean = empty_tensor(sshape, input.options()), rstd = empty_tensor(sshape, input.options());
+  dispatch_fd(input.dtype(), "native_layer_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const T *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w), *bp = ptr_or_null<T>(b);
+    T *yp = y.data_ptr<T>(), *mp = mean.data_ptr<T>(), *rp = rstd.data_ptr<T>();
+#pragma omp parallel for schedule(static) if (parallel(M, N))
+    for (int64_t i = 0; i < M; ++i) {
+      const T* xr = xp + i * N;
+      T* yr = yp + i * N;
+      T mu = 0;
+      for (int64_t j = 0; j < N; ++j) mu += xr[j];
+      mu /= N;
+      T var = 0;  // two passes: no cancellation for large means
+      for (int64_t j = 0; j < N; ++j) var += (xr[j] - mu) * (xr[j] - mu);
+      const T r = T(1) / std::sqrt(var / N + static_cast<T>(eps));
+      for (int64_t j = 0; j < N; ++j) {
+        T v = (xr[j] - mu) * r;
+        if (wp) v *= wp[j];
+        if (bp) v += bp[j];
+        yr[j] = v;
+      }
+      mp[i] = mu;
+      rp[i] = r;
+    }
+  });
+  return {y, mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& grad_out, const Tensor& input,
+                                                                  IntArrayRef normalized_shape, const Tensor& mean,
+                                                                  const Tensor& rstd,
+                                                                  const std::optional<Tensor>& weight,
+                                                                  const std::optional<Tensor>& bias) {
+  const auto rows = check_layer_norm(input, normalized_shape, weight, bias);
+  const int64_t M = rows.first, N = rows.second;
+  TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_layer_norm_backward: grad_out of size ",
+           sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
+  TL_CHECK(mean.numel() == M && rstd.numel() == M, "native_layer_norm_backward: mean and rstd must have ", M,
+           " elements");
+  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
+  Tensor go = grad_out.to(dt).contiguous(), x = input.to(dt).contiguous();
+  Tensor mu = mean.to(dt).contiguous(), rs = rstd.to(dt).contiguous(), w = opt(weight, dt);
+  Tensor gx = empty_tensor(input.sizes(), x.options());
+  Tensor gw = has(weight) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
+  Tensor gb = has(bias) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
+  dispatch_fd(dt, "native_layer_norm_backward", [&](auto tag) {
+    using T = decltype(tag);
+    const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *mp = mu.data_ptr<T>(), *rp = rs.data_ptr<T>();
+    const T* wp = ptr_or_null<T>(w);
+    T* gxp = gx.data_ptr<T>();
+#pragma omp parallel for schedule(static) if (parallel(M, N))
+    for (int64_t i = 0; i < M; ++i) {
+      const T *g = gp + i * N, *xr = xp + i * N;
+      const T m = mp[i], r = rp[i];
+      T sum_g = 0, sum_gx = 0;  // sums of g = grad * w and of g * xhat
+      for (int64_t j = 0; j < N; ++j) {
+        const T gj = wp ? g[j] * wp[j] : g[j];
+        sum_g += gj;
+        sum_gx += gj * (xr[j] - m) * r;
+      }
+      const T a = sum_g / N, c = sum_gx / N;
+      for (int64_t j = 0; j < N; ++j) {
+        const T gj = wp ? g[j] * wp[j] : g[j];
+        gxp[i * N + j] = r * (gj - a - (xr[j] - m) * r * c);
+      }
+    }
+    // weight / bias gradients: column sums over the rows (one pass, vectorisable inner loop).
+    T* gwp = gw.defined() ? gw.data_ptr<T>() : nullptr;
+    T* gbp = gb.defined() ? gb.data_ptr<T>() : nullptr;
+    if (gwp || gbp) {
+      for (int64_t i = 0; i < M; ++i) {
+        const T *g = gp + i * N, *xr = xp + i * N;
+        const T m = mp[i], r = rp[i];
+        if (gwp)
+          for (int64_t j = 0; j < N; ++j) gwp[j] += g[j] * (xr[j] - m) * r;
+        if (gbp)
+          for (int64_t j = 0; j < N; ++j) gbp[j] += g[j];
+      }
+    }
+  });
+  const ScalarType out_dt = input.dtype();
+  auto back = [&](const Tensor& t) { return t.defined() && t.dtype() != out_dt ? t.to(out_dt) : t; };
+  return {back(gx), back(gw), back(gb)};
+}
+
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps, bool cudnn_enable) {
+  return std::get<0>(tl::native_layer_norm(input, normalized_shape, weight, bias, eps));
+}
+
+// ---- batch norm -----------------------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, const std::optional<Tensor>& weight,
+                                                         const std::optional<Tensor>& bias,
+                                                         const std::optional<Tensor>& running_mean,
+                                                         const std::optional<Tensor>& running_var, bool training,
+                                                         double momentum, double eps) {
+  const Planes p = planes_of(input);
+  check_channel_tensor(weight, p.C, "weight");
+  check_channel_tensor(bias, p.C, "bias");
+  check_channel_tensor(running_mean, p.C, "running_mean");
+  check_channel_tensor(running_var, p.C, "running_var");
+  TL_CHECK(training || (has(running_mean) && has(running_var)),
+           "running_mean and running_var must be defined in evaluation mode");
+  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
+  Tensor x = input.to(dt).contiguous(), w = opt(weight, dt), b = opt(bias, dt);
+  Tensor y = empty_tensor(input.sizes(), x.options());
+  // Eval mode returns the running statistics used (PyTorch's CPU kernel returns empty tensors): the
+  // backward then never reads running_mean / running_var, which training updates in place.
+  Tensor save_mean = empty_tensor({p.C}, x.options()), save_invstd = empty_tensor({p.C}, x.options());
+  Tensor rm = has(running_mean) ? running_mean->to(dt).contiguous() : Tensor();
+  Tensor rv = has(running_var) ? running_var->to(dt).contiguous() : Tensor();
+  const int64_t count = p.N * p.S;
+  TL_CHECK(!training || count > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
+  dispatch_fd(dt, "native_batch_norm", [&](auto tag) {
+    using T = decltype(tag);
+    const T *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w), *bp = ptr_or_null<T>(b);
+    T* yp = y.data_ptr<T>();
+    T *smp = save_mean.data_ptr<T>(), *sip = save_invstd.data_ptr<T>();
+    T *rmp = rm.defined() ? rm.data_ptr<T>() : nullptr, *rvp = rv.defined() ? rv.data_ptr<T>() : nullptr;
+#pragma omp parallel for schedule(static) if (parallel(p.C, count))
+    for (int64_t c = 0; c < p.C; ++c) {
+      T mu, invstd;
+      if (training) {
+        T sum = 0;
+        for (int64_t n = 0; n < p.N; ++n) {
+          const T* xs = xp + (n * p.C + c) * p.S;
+          for (int64_t s = 0; s < p.S; ++s) sum += xs[s];
+        }
+        mu = sum / count;
+        T ss = 0;
+        for (int64_t n = 0; n < p.N; ++n) {
+          const T* xs = xp + (n * p.C + c) * p.S;
+          for (int64_t s = 0; s < p.S; ++s) ss += (xs[s] - mu) * (xs[s] - mu);
+        }
+        invstd = T(1) / std::sqrt(ss / count + static_cast<T>(eps));
+        const T mom = static_cast<T>(momentum);
+        if (rmp) rmp[c] = (1 - mom) * rmp[c] + mom * mu;
+        // The running variance is the unbiased one (n - 1), as in PyTorch.
+        if (rvp) rvp[c] = (1 - mom) * rvp[c] + mom * (ss / T(count - 1));
+      } else {
+        mu = rmp[c];
+        invstd = T(1) / std::sqrt(rvp[c] + static_cast<T>(eps));
+      }
+      smp[c] = mu;
+      sip[c] = invstd;
+      const T scale = wp ? wp[c] * invstd : invstd, shift = (bp ? bp[c] : T(0)) - mu * scale;
+      for (int64_t n = 0; n < p.N; ++n) {
+        const T* xs = xp + (n * p.C + c) * p.S;
+        T* ys = yp + (n * p.C + c) * p.S;
+        for (int64_t s = 0; s < p.S; ++s) ys[s] = xs[s] * scale + shift;
+      }
+    }
+  });
+  if (training) {  // write the running statistics back in place (they may be non-contiguous or another dtype)
+    if (has(running_mean) && !rm.is_same(*running_mean)) running_mean->copy_(rm);
+    if (has(running_var) && !rv.is_same(*running_var)) running_var->copy_(rv);
+    if (has(running_mean)) running_mean->bump_version();
+    if (has(running_var)) running_var->bump_version();
+  }
+  const ScalarType out_dt = input.dtype();
+  if (out_dt != dt) return {y.to(out_dt), save_mean, save_invstd};
+  return {y, save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps) {
+  const Planes p = planes_of(input);
+  TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
+           sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
+  check_channel_tensor(weight, p.C, "weight");
+  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
+  Tensor mean, invstd;
+  if (has(save_mean) && has(save_invstd) && save_mean->numel() == p.C && save_invstd->numel() == p.C) {
+    mean = save_mean->to(dt).contiguous();
+    invstd = save_invstd->to(dt).contiguous();
+  } else {
+    TL_CHECK(!train, "native_batch_norm_backward: training mode needs save_mean and save_invstd of ", p.C,
+             " elements");
+    TL_CHECK(has(running_mean) && has(running_var) && running_mean->numel() == p.C && running_var->numel() == p.C,
+             "native_batch_norm_backward: evaluation mode needs running_mean and running_var of ", p.C, " elements");
+    mean = running_mean->to(dt).contiguous();
+    invstd = running_var->to(dt).add(eps).rsqrt().contiguous();
+  }
+  Tensor go = grad_out.to(dt).contiguous(), x = input.to(dt).contiguous(), w = opt(weight, dt);
+  Tensor gx = empty_tensor(input.sizes(), x.options());
+  Tensor gw = empty_tensor({p.C}, x.options()), gb = empty_tensor({p.C}, x.options());
+  const int64_t count = p.N * p.S;
+  dispatch_fd(dt, "native_batch_norm_backward", [&](auto tag) {
+    using T = decltype(tag);
+    const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w);
+    const T *mp = mean.data_ptr<T>(), *ip = invstd.data_ptr<T>();
+    T *gxp = gx.data_ptr<T>(), *gwp = gw.data_ptr<T>(), *gbp = gb.data_ptr<T>();
+#pragma omp parallel for schedule(static) if (parallel(p.C, count))
+    for (int64_t c = 0; c < p.C; ++c) {
+      const T m = mp[c], r = ip[c], wc = wp ? wp[c] : T(1);
+      T sum_g = 0, sum_gxh = 0;  // sums of grad and of grad * xhat over the channel
+      for (int64_t n = 0; n < p.N; ++n) {
+        const T *g = gp + (n * p.C + c) * p.S, *xs = xp + (n * p.C + c) * p.S;
+        for (int64_t s = 0; s < p.S; ++s) {
+          sum_g += g[s];
+          sum_gxh += g[s] * (xs[s] - m);
+        }
+      }
+      sum_gxh *= r;
+      gwp[c] = sum_gxh;
+      gbp[c] = sum_g;
+      const T a = train && count > 0 ? sum_g / count : T(0), k = train && count > 0 ? sum_gxh * r / count : T(0);
+      for (int64_t n = 0; n < p.N; ++n) {
+        const T *g = gp + (n * p.C + c) * p.S, *xs = xp + (n * p.C + c) * p.S;
+        T* o = gxp + (n * p.C + c) * p.S;
+        for (int64_t s = 0; s < p.S; ++s) o[s] = wc * r * (g[s] - a - (xs[s] - m) * k);
+      }
+    }
+  });
+  const ScalarType out_dt = input.dtype();
+  auto back = [&](const Tensor& t) { return t.dtype() != out_dt ? t.to(out_dt) : t; };
+  return {back(gx), has(weight) ? back(gw) : Tensor(), back(gb)};
+}
+
+Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                  const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var, bool training,
+                  double momentum, double eps, bool cudnn_enabled) {
+  return std::get<0>(
+      tl::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
+}
+
+// ---- group norm: layer norm over (C/G * spatial) per group, then the per-channel affine ---------------
+
+Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps, bool cudnn_enabled) {
+  TL_CHECK(input.dim() >= 2, "Expected at least 2 dimensions for input tensor but received ", input.dim());
+  const int64_t N = input.sizes()[0], C = input.sizes()[1];
+  TL_CHECK(num_groups > 0 && C % num_groups == 0, "Expected number of channels in input to be divisible by ",
+           "num_groups, but got input of shape ", sizes_str(input.sizes()), " and num_groups=", num_groups);
+  TL_CHECK(!has(weight) || (weight->dim() == 1 && weight->numel() == C), "Expected weight to be a vector of size ",
+           "equal to the number of channels in input, but got weight of shape ",
+           has(weight) ? sizes_str(weight->sizes()) : "", " and input of shape ", sizes_str(input.sizes()));
+  TL_CHECK(!has(bias) || (bias->dim() == 1 && bias->numel() == C), "Expected bias to be a vector of size equal to ",
+           "the number of channels in input, but got bias of shape ", has(bias) ? sizes_str(bias->sizes()) : "",
+           " and input of shape ", sizes_str(input.sizes()));
+  const int64_t per_group = N * C > 0 ? input.numel() / (N * num_groups) : 0;
+  Tensor y = std::get<0>(
+      tl::native_layer_norm(input.reshape({N, num_groups, per_group}), {per_group}, std::nullopt, std::nullopt, eps));
+  y = y.reshape(input.sizes());
+  std::vector<int64_t> affine(input.dim(), 1);
+  affine[1] = C;
+  if (has(weight)) y = y.mul(weight->reshape(affine));
+  if (has(bias)) y = y.add(bias->reshape(affine));
+  return y;
+}
+
+}  // namespace tl::native

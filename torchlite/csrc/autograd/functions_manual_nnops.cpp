@@ -1,0 +1,101 @@
+#include "torchlite/csrc/autograd/functions_manual_nnops.h"
+
+#include <optional>
+#include <vector>
+
+#include "generated/Functions.h"
+#include "torchlite/csrc/autograd/grad_mode.h"
+
+namespace tl::autograd {
+
+namespace {
+
+Tensor sum_keep(const Tensor& t, int64_t dim) { return t.sum(IntArrayRef(dim), true); }
+
+std::optional<Tensor> opt(const Tensor& t) { return t.defined() ? std::optional<Tensor>(t) : std::nullopt; }
+
+std::vector<int64_t> range(int64_t begin, int64_t end) {
+  std::vector<int64_t> v;
+  for (int64_t i = begin; i < end; ++i) v.push_back(i);
+  return v;
+}
+
+}  // namespace
+
+Tensor softmax_backward_data_output_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& output,
+                                             int64_t dim) {
+  return grad.mul(grad_output.sub(sum_keep(grad_output.mul(output), dim)))
+      .sub(grad_output.mul(sum_keep(grad.mul(output), dim)));
+}
+
+Tensor log_softmax_backward_data_grad_backward(const Tensor& grad, const Tensor& output, int64_t dim) {
+  return grad.sub(sum_keep(grad.mul(output.exp()), dim));
+}
+
+Tensor log_softmax_backward_data_output_backward(const Tensor& grad, const Tensor& grad_output,
+                                                 const Tensor& output, int64_t dim) {
+  return grad.mul(output.exp()).mul(sum_keep(grad_output, dim)).neg();
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const Tensor& input,
+                                                       IntArrayRef normalized_shape, const Tensor& weight,
+                                                       const Tensor& bias, const Tensor& mean, const Tensor& rstd,
+                                                       double eps, std::array<bool, 3> mask) {
+  if (!GradMode::is_enabled())
+    return tl::native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, opt(weight), opt(bias));
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  const std::vector<int64_t> norm_dims = range(axis, input.dim()), lead_dims = range(0, axis);
+  Tensor xc = input.sub(input.mean(IntArrayRef(norm_dims), true));
+  Tensor r = xc.mul(xc).mean(IntArrayRef(norm_dims), true).add(eps).rsqrt();
+  Tensor xhat = xc.mul(r);
+  Tensor g = weight.defined() ? grad.mul(weight) : grad;
+  auto sum_lead = [&](const Tensor& t) { return axis > 0 ? t.sum(IntArrayRef(lead_dims)) : t; };
+  Tensor gx, gw, gb;
+  if (mask[0])
+    gx = r.mul(g.sub(g.mean(IntArrayRef(norm_dims), true))
+                   .sub(xhat.mul(g.mul(xhat).mean(IntArrayRef(norm_dims), true))));
+  if (mask[1] && weight.defined()) gw = sum_lead(grad.mul(xhat));
+  if (mask[2] && bias.defined()) gb = sum_lead(grad);
+  return {gx, gw, gb};
+}
+
+std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const Tensor& input, const Tensor& weight,
+                                                       const Tensor& save_mean, const Tensor& save_invstd,
+                                                       bool training, double eps, std::array<bool, 3> mask) {
+  if (!GradMode::is_enabled())
+    return tl::native_batch_norm_backward(grad, input, opt(weight), std::nullopt, std::nullopt, save_mean, save_invstd,
+                                          training, eps);
+  std::vector<int64_t> dims = range(0, input.dim()), shape(input.dim(), 1);
+  dims.erase(dims.begin() + 1);
+  shape[1] = input.sizes()[1];
+  const IntArrayRef d(dims);
+  Tensor xc, r;
+  if (training) {  // the batch statistics depend on the input
+    xc = input.sub(input.mean(d, true));
+    r = xc.mul(xc).mean(d, true).add(eps).rsqrt();
+  } else {
+    xc = input.sub(save_mean.reshape(shape));
+    r = save_invstd.reshape(shape);
+  }
+  Tensor xhat = xc.mul(r);
+  Tensor gx, gw, gb;
+  if (mask[0]) {
+    Tensor scale = weight.defined() ? r.mul(weight.reshape(shape)) : r;
+    gx = training ? scale.mul(grad.sub(grad.mean(d, true)).sub(xhat.mul(grad.mul(xhat).mean(d, true))))
+                  : scale.mul(grad);
+  }
+  if (mask[1] && weight.defined()) gw = grad.mul(xhat).sum(d);
+  if (mask[2]) gb = grad.sum(d);
+  return {gx, gw, gb};
+}
+
+std::tuple<Tensor, Tensor, Tensor> fused_norm_backward_not_differentiable(const char* op) {
+  TL_ERROR(op, " is not differentiable: differentiate native_layer_norm / native_batch_norm with create_graph=True");
+}
+
+Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const Tensor& weight, int64_t reduction,
+                                int64_t ignore_index) {
+  return std::get<0>(tl::nll_loss_forward(grad, target, opt(weight), reduction, ignore_index));
+}
+
+}  // namespace tl::autograd
