@@ -2,7 +2,10 @@
 // and the composites fmod.Scalar and clamp with tensor bounds.
 #include "aten/native/PointwiseOps.h"
 
+#include <algorithm>
+#include <cctype>
 #include <optional>
+#include <string>
 
 #include "aten/native/BinaryOps.h"
 #include "generated/Functions.h"
@@ -22,11 +25,22 @@ TensorIterator ternary_op_iter(const char* name, const Tensor& out, const Tensor
       .build();
 }
 
+namespace {
+
+// PyTorch's lower-case type names in lerp's messages ("float", "double").
+std::string lower_type_name(ScalarType t) {
+  std::string s = torch_type_name(t);
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+}  // namespace
+
 void check_lerp_dtypes(const Tensor& self, const Tensor& end, const Tensor& weight) {
-  TL_CHECK(self.dtype() == end.dtype(), "expected dtype ", torch_type_name(self.dtype()), " for `end` but got dtype ",
-           torch_type_name(end.dtype()));
-  TL_CHECK(!weight.defined() || self.dtype() == weight.dtype(), "expected dtype ", torch_type_name(self.dtype()),
-           " for `weight` but got dtype ", torch_type_name(weight.dtype()));
+  TL_CHECK(self.dtype() == end.dtype(), "expected dtype ", lower_type_name(self.dtype()), " for `end` but got dtype ",
+           lower_type_name(end.dtype()));
+  TL_CHECK(!weight.defined() || self.dtype() == weight.dtype(), "expected dtype ", lower_type_name(self.dtype()),
+           " for `weight` but got dtype ", lower_type_name(weight.dtype()));
 }
 
 void check_addcdiv_dtypes(const Tensor& tensor1, const Tensor& tensor2) {

@@ -175,6 +175,22 @@ def _c_nn(name):
     return lambda lib, *a, **k: (getattr(lib._C._nn, name, None) or getattr(lib.ops.aten, name))(*a, **k)
 
 
+def _random_samples(dtype, rng):
+    """Shapes only: values are checked statistically in tests/test_random_ops.py."""
+    yield SampleInput((rand((3, 4), dtype, rng, 0.0, 1.0),))
+
+
+def _dropout_backward_samples(dtype, rng):
+    mask = lambda s: rng.random(s) > 0.5
+    yield SampleInput((rand((2, 3), dtype, rng), mask((2, 3)), 2.0))
+    yield SampleInput((rand((5,), dtype, rng), mask((5,)), 1.25))
+    yield SampleInput((rand((0, 3), dtype, rng), mask((0, 3)), 2.0), grad=False)
+
+
+def _random(name, op=None, **kw):
+    return OpInfo(name, _random_samples, op=op, differentiable=False, torch=False, **kw)
+
+
 _GELU_KW = ({"approximate": "none"}, {"approximate": "tanh"})
 
 OPS = [
@@ -219,4 +235,11 @@ OPS = [
     OpInfo("isneginf", _classify_samples, ref=np.isneginf, differentiable=False, supports_out=True),
     OpInfo("isfinite", _classify_samples, ref=np.isfinite, differentiable=False),
     OpInfo("nan_to_num", _nan_to_num_samples, ref=_nan_to_num_ref, supports_out=True, inplace=True),
+    # random (tests/test_random_ops.py checks the distributions)
+    _random("bernoulli"),
+    _random("multinomial", op=lambda lib, p: lib.multinomial(p, 2)),
+    _random("randperm", op=lambda lib, p: lib.randperm(p.shape[-1])),
+    _random("native_dropout", op=lambda lib, x: lib.native_dropout(x, 0.5, True), covers=("dropout",)),
+    OpInfo("native_dropout_backward", _dropout_backward_samples, ref=lambda g, m, scale: g * m * scale,
+           op=lambda lib, *a: (getattr(lib, "native_dropout_backward", None) or lib.ops.aten.native_dropout_backward)(*a)),
 ]

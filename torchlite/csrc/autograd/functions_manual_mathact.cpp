@@ -43,3 +43,12 @@ Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const 
 }
 
 }  // namespace tl::autograd
+
+namespace tl::autograd {
+
+double dropout_scale(double p, std::optional<bool> train) {
+  if (train.has_value() && !*train) return 1.0;
+  return p == 1.0 ? 0.0 : 1.0 / (1.0 - p);
+}
+
+}  // namespace tl::autograd

@@ -2,6 +2,7 @@
 // Backward helpers of the activations and pointwise math ops (h-mathact). Built from
 // differentiable ops, like functions_manual.h: the second derivatives the formulas of the
 // *_backward operators need.
+#include <optional>
 #include <string>
 
 #include "aten/ATen.h"
@@ -16,5 +17,12 @@ Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Sc
 // Derivative of elu_backward in self_or_result (self: x; result: elu's output).
 Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,
                            const Scalar& input_scale, bool is_result, const Tensor& self_or_result);
+
+}  // namespace tl::autograd
+
+namespace tl::autograd {
+
+// native_dropout's output scale: 1 / (1 - p) in training (0 for p == 1), 1 otherwise.
+double dropout_scale(double p, std::optional<bool> train);
 
 }  // namespace tl::autograd
