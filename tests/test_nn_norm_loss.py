@@ -42,7 +42,8 @@ def _check_fwd_bwd(fn_tl, fn_torch, *arrays, rtol=1e-10, atol=1e-10, seed=7):
 
 @needs_torch
 @pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
-@pytest.mark.parametrize("shape, dim", [((64, 1000), -1), ((8, 50, 7), 1), ((5, 6, 7, 3), 0)])
+@pytest.mark.parametrize("shape, dim", [((64, 1000), -1), ((8, 50, 7), 1), ((5, 6, 7, 3), 0), ((3, 257), 0),
+                                        ((2, 5, 600), 1)])
 def test_softmax_larger_matches_torch(name, shape, dim):
     _check_fwd_bwd(lambda x: getattr(F, name)(x, dim), lambda x: getattr(TF, name)(x, dim), _r(*shape))
 

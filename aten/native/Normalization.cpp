@@ -130,17 +130,15 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, In
       const T* xr = xp + i * N;
       T* yr = yp + i * N;
       T mu = 0;
+#pragma omp simd reduction(+ : mu)
       for (int64_t j = 0; j < N; ++j) mu += xr[j];
       mu /= N;
       T var = 0;  // two passes: no cancellation for large means
+#pragma omp simd reduction(+ : var)
       for (int64_t j = 0; j < N; ++j) var += (xr[j] - mu) * (xr[j] - mu);
       const T r = T(1) / std::sqrt(var / N + static_cast<T>(eps));
-      for (int64_t j = 0; j < N; ++j) {
-        T v = (xr[j] - mu) * r;
-        if (wp) v *= wp[j];
-        if (bp) v += bp[j];
-        yr[j] = v;
-      }
+#pragma omp simd
+      for (int64_t j = 0; j < N; ++j) yr[j] = (xr[j] - mu) * r * (wp ? wp[j] : T(1)) + (bp ? bp[j] : T(0));
       mp[i] = mu;
       rp[i] = r;
     }
@@ -175,12 +173,14 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
       const T *g = gp + i * N, *xr = xp + i * N;
       const T m = mp[i], r = rp[i];
       T sum_g = 0, sum_gx = 0;  // sums of g = grad * w and of g * xhat
+#pragma omp simd reduction(+ : sum_g, sum_gx)
       for (int64_t j = 0; j < N; ++j) {
         const T gj = wp ? g[j] * wp[j] : g[j];
         sum_g += gj;
         sum_gx += gj * (xr[j] - m) * r;
       }
       const T a = sum_g / N, c = sum_gx / N;
+#pragma omp simd
       for (int64_t j = 0; j < N; ++j) {
         const T gj = wp ? g[j] * wp[j] : g[j];
         gxp[i * N + j] = r * (gj - a - (xr[j] - m) * r * c);
@@ -247,12 +247,14 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, co
         T sum = 0;
         for (int64_t n = 0; n < p.N; ++n) {
           const T* xs = xp + (n * p.C + c) * p.S;
+#pragma omp simd reduction(+ : sum)
           for (int64_t s = 0; s < p.S; ++s) sum += xs[s];
         }
         mu = sum / count;
         T ss = 0;
         for (int64_t n = 0; n < p.N; ++n) {
           const T* xs = xp + (n * p.C + c) * p.S;
+#pragma omp simd reduction(+ : ss)
           for (int64_t s = 0; s < p.S; ++s) ss += (xs[s] - mu) * (xs[s] - mu);
         }
         invstd = T(1) / std::sqrt(ss / count + static_cast<T>(eps));
@@ -270,6 +272,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, co
       for (int64_t n = 0; n < p.N; ++n) {
         const T* xs = xp + (n * p.C + c) * p.S;
         T* ys = yp + (n * p.C + c) * p.S;
+#pragma omp simd
         for (int64_t s = 0; s < p.S; ++s) ys[s] = xs[s] * scale + shift;
       }
     }
@@ -321,6 +324,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
       T sum_g = 0, sum_gxh = 0;  // sums of grad and of grad * xhat over the channel
       for (int64_t n = 0; n < p.N; ++n) {
         const T *g = gp + (n * p.C + c) * p.S, *xs = xp + (n * p.C + c) * p.S;
+#pragma omp simd reduction(+ : sum_g, sum_gxh)
         for (int64_t s = 0; s < p.S; ++s) {
           sum_g += g[s];
           sum_gxh += g[s] * (xs[s] - m);
@@ -333,6 +337,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
       for (int64_t n = 0; n < p.N; ++n) {
         const T *g = gp + (n * p.C + c) * p.S, *xs = xp + (n * p.C + c) * p.S;
         T* o = gxp + (n * p.C + c) * p.S;
+#pragma omp simd
         for (int64_t s = 0; s < p.S; ++s) o[s] = wc * r * (g[s] - a - (xs[s] - m) * k);
       }
     }

@@ -1,6 +1,7 @@
 // softmax and log_softmax (forward and backward) along one dimension. A tensor is viewed as
 // (outer, D, inner) rows of D elements `inner` apart; rows are independent, and OpenMP splits them
-// when the work is large enough. Half/BFloat16 run in float.
+// when the work is large enough. exp is the vectorisable one (Note [Vectorisable exp]).
+// Half/BFloat16 run in float.
 #include <omp.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "aten/native/ElementwiseFunctors.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 
@@ -34,12 +36,27 @@ Rows rows_of(IntArrayRef sizes, int64_t dim) {
   return r;
 }
 
-// f(offset of the row's first element) for every row.
+// Rows of the (outer, D, inner) view go to threads as blocks: with inner == 1 a block is a run of
+// contiguous rows; otherwise it is up to kBlock neighbouring columns of one outer index, which the
+// loops walk together so that the innermost loop is contiguous (and vectorises).
+constexpr int64_t kBlock = 256;
+
+// f(first element, number of columns n, column stride) for every block; a column is one row of D
+// elements, `stride` apart (inner), the n columns of a block being adjacent.
 template <typename F>
-void for_each_row(const Rows& r, F&& f) {
-  const int64_t rows = r.outer * r.inner;
-#pragma omp parallel for schedule(static) if (rows > 1 && rows * r.D >= kGrain && omp_get_max_threads() > 1)
-  for (int64_t k = 0; k < rows; ++k) f((k / r.inner) * r.D * r.inner + k % r.inner);
+void for_each_block(const Rows& r, F&& f) {
+  const int64_t blocks_per_outer = (r.inner + kBlock - 1) / kBlock, blocks = r.outer * blocks_per_outer;
+  const bool par = blocks > 1 && r.outer * r.inner * r.D >= kGrain && omp_get_max_threads() > 1;
+  if (r.inner == 1) {
+#pragma omp parallel for schedule(static) if (par)
+    for (int64_t k = 0; k < r.outer; ++k) f(k * r.D, int64_t(1), int64_t(1));
+    return;
+  }
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t k = 0; k < blocks; ++k) {
+    const int64_t o = k / blocks_per_outer, i0 = (k % blocks_per_outer) * kBlock;
+    f(o * r.D * r.inner + i0, std::min(kBlock, r.inner - i0), r.inner);
+  }
 }
 
 void check_float(const Tensor& t, const char* op) {
@@ -67,24 +84,47 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, bool half_to_float, const c
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       const T* xp = x.data_ptr<T>();
       T* yp = out.data_ptr<T>();
-      const int64_t D = r.D, s = r.inner;
-      for_each_row(r, [&](int64_t base) {
-        const T* xr = xp + base;
-        T* yr = yp + base;
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t d = 0; d < D; ++d) m = std::max(m, xr[d * s]);
-        T sum = 0;
-        for (int64_t d = 0; d < D; ++d) {
-          const T e = std::exp(xr[d * s] - m);
-          if constexpr (!Log) yr[d * s] = e;
-          sum += e;
-        }
-        if constexpr (Log) {
-          const T shift = m + std::log(sum);
-          for (int64_t d = 0; d < D; ++d) yr[d * s] = xr[d * s] - shift;
+      const int64_t D = r.D;
+      for_each_block(r, [&](int64_t base, int64_t n, int64_t stride) {
+        const T* x = xp + base;
+        T* y = yp + base;
+        // Per column: m = max, then sum of exp(x - m); `acc` holds m, then log(sum) + m or 1 / sum.
+        T m[kBlock], sum[kBlock];
+        for (int64_t i = 0; i < n; ++i) m[i] = -std::numeric_limits<T>::infinity(), sum[i] = 0;
+        if (stride == 1) {  // one contiguous row (n == 1): vectorise along it
+          T mx = m[0], acc = 0;
+#pragma omp simd reduction(max : mx)
+          for (int64_t d = 0; d < D; ++d) mx = x[d] > mx ? x[d] : mx;
+#pragma omp simd reduction(+ : acc)
+          for (int64_t d = 0; d < D; ++d) {
+            const T e = ew::exp(x[d] - mx);
+            if constexpr (!Log) y[d] = e;
+            acc += e;
+          }
+          m[0] = mx;
+          sum[0] = acc;
         } else {
-          const T inv = T(1) / sum;
-          for (int64_t d = 0; d < D; ++d) yr[d * s] *= inv;
+          for (int64_t d = 0; d < D; ++d)
+            for (int64_t i = 0; i < n; ++i) m[i] = x[d * stride + i] > m[i] ? x[d * stride + i] : m[i];
+          for (int64_t d = 0; d < D; ++d)
+            for (int64_t i = 0; i < n; ++i) {
+              const T e = ew::exp(x[d * stride + i] - m[i]);
+              if constexpr (!Log) y[d * stride + i] = e;
+              sum[i] += e;
+            }
+        }
+        // A row of -inf has m = -inf and gives NaN, as in PyTorch.
+        for (int64_t i = 0; i < n; ++i) sum[i] = Log ? m[i] + std::log(sum[i]) : T(1) / sum[i];
+        for (int64_t d = 0; d < D; ++d) {
+          const T* xr = x + d * stride;
+          T* yr = y + d * stride;
+          if constexpr (Log) {
+#pragma omp simd
+            for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] - sum[i];
+          } else {
+#pragma omp simd
+            for (int64_t i = 0; i < n; ++i) yr[i] *= sum[i];
+          }
         }
       });
     }
@@ -114,14 +154,28 @@ Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, in
         const T* gp = go.data_ptr<T>();
         const T* yp = y.data_ptr<T>();
         T* ip = gi.data_ptr<T>();
-        const int64_t D = r.D, s = r.inner;
-        for_each_row(r, [&](int64_t base) {
-          const T *g = gp + base, *yr = yp + base;
+        const int64_t D = r.D;
+        for_each_block(r, [&](int64_t base, int64_t n, int64_t stride) {
+          const T *g = gp + base, *y = yp + base;
           T* o = ip + base;
-          T sum = 0;
-          for (int64_t d = 0; d < D; ++d) sum += Log ? g[d * s] : g[d * s] * yr[d * s];
-          for (int64_t d = 0; d < D; ++d)
-            o[d * s] = Log ? g[d * s] - std::exp(yr[d * s]) * sum : yr[d * s] * (g[d * s] - sum);
+          T sum[kBlock];
+          for (int64_t i = 0; i < n; ++i) sum[i] = 0;
+          if (stride == 1) {
+            T acc = 0;
+#pragma omp simd reduction(+ : acc)
+            for (int64_t d = 0; d < D; ++d) acc += Log ? g[d] : g[d] * y[d];
+            sum[0] = acc;
+          } else {
+            for (int64_t d = 0; d < D; ++d)
+              for (int64_t i = 0; i < n; ++i) sum[i] += Log ? g[d * stride + i] : g[d * stride + i] * y[d * stride + i];
+          }
+          for (int64_t d = 0; d < D; ++d) {
+            const T *gr = g + d * stride, *yr = y + d * stride;
+            T* orow = o + d * stride;
+#pragma omp simd
+            for (int64_t i = 0; i < n; ++i)
+              orow[i] = Log ? gr[i] - ew::exp(yr[i]) * sum[i] : yr[i] * (gr[i] - sum[i]);
+          }
         });
       }
     });
