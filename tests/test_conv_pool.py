@@ -119,3 +119,162 @@ def test_conv_bfloat16_runs_in_float():
     assert y.dtype == tl.bfloat16
     ref = F.conv2d(x.float(), w.float())
     assert_close(y.float(), ref.numpy(), rtol=2e-2, atol=5e-2)
+
+
+# ---- padding ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: F.pad(tl.zeros(1, 2, 4), (5, 5), mode="reflect"), RuntimeError,
+     r"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding \(5, 5\) "
+     r"at dimension 2 of input \[1, 2, 4\]"),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 4), (1, 1, 3, 0), mode="reflect"), RuntimeError,
+     r"Argument #6: Padding size should be less than the corresponding input dimension, but got: padding \(3, 0\) "
+     r"at dimension 2 of input \[1, 2, 3, 4\]"),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (1,)), RuntimeError, "Padding length must be divisible by 2"),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (1, 1, 1), mode="reflect"), RuntimeError, "Padding length must be divisible by 2"),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (1,) * 8), RuntimeError,
+     "Padding length should be less than or equal to two times the input dimension but got padding length 8 and "
+     "input of dimension 3"),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (-3, -2)), RuntimeError,
+     "The input size 4, plus negative padding -3 and -2 resulted in a negative output size"),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (1, 1), mode="reflect", value=1.0), RuntimeError,
+     "Padding mode \"reflect\" doesn't take in value argument"),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (1, 1), mode="foo"), NotImplementedError, "Unrecognised padding mode foo"),
+    (lambda: F.pad(tl.zeros(4), (1, 1), mode="reflect"), NotImplementedError,
+     "Padding size 2 is not supported for 1D input tensor."),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 4), (1, 1), mode="replicate"), NotImplementedError,
+     "Padding size 2 is not supported for 4D input tensor."),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (5, 1), mode="circular"), RuntimeError,
+     "Padding value causes wrapping around more than once."),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 4), (0, 0, -2, -2), mode="circular"), RuntimeError,
+     "Negative padding value is resulting in an empty dimension"),
+    (lambda: F.pad(tl.zeros(1, 2, 4), (-4, 0), mode="replicate"), RuntimeError,
+     r"input \(W: 4\) is too small. Calculated output W: 0"),
+    (lambda: F.pad(tl.zeros(1, 2, 0), (1, 1), mode="reflect"), RuntimeError,
+     r"Expected 2D or 3D \(batch mode\) tensor with possibly 0 batch size and other non-zero dimensions for input, "
+     r"but got: \[1, 2, 0\]"),
+    (lambda: tl._C._nn.reflection_pad2d(tl.zeros(1, 2, 3, 4), (1, 1)), RuntimeError,
+     "padding size is expected to be 4, but got: 2"),
+    (lambda: tl._C._nn.reflection_pad1d(tl.zeros(2, 3, dtype=tl.bool), (1, 1)), NotImplementedError,
+     "\"reflection_pad1d\" not implemented for 'Bool'"),
+    (lambda: tl.constant_pad_nd(tl.zeros(1, 2, 4), (1, 1, 1)), RuntimeError,
+     "Length of pad must be even but instead it equals 3"),
+    (lambda: tl._C._nn._pad_circular(tl.zeros(2, 3, 4), (1,) * 6), RuntimeError,
+     "Invalid padding size, expected 1 or 2 non-padded dimensions, which would be equivalent to padding of length "
+     "4 or 2 respectively but got 6"),
+])
+def test_pad_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_constant_pad_keeps_integer_dtype():
+    x = tl.tensor(np.arange(6).reshape(2, 3))
+    y = F.pad(x, (1, 1), value=2.5)
+    assert y.dtype == tl.int64
+    np.testing.assert_array_equal(y.numpy(), np.pad(np.arange(6).reshape(2, 3), ((0, 0), (1, 1)), constant_values=2))
+    r = F.pad(x, (2, 1), mode="reflect")
+    np.testing.assert_array_equal(r.numpy(), np.pad(np.arange(6).reshape(2, 3), ((0, 0), (2, 1)), mode="reflect"))
+
+
+@needs_torch
+@pytest.mark.parametrize("mode, pad", [
+    ("constant", (3, -1, 2, 2, 1, 0)), ("reflect", (5, 4, 3, 6)), ("replicate", (7, 2, -3, 4)),
+    ("circular", (9, 8, 4, -2)), ("reflect", (9, 7)), ("replicate", (0, 12)),
+])
+def test_pad_larger_matches_torch(mode, pad):
+    shape = (3, 4, 10, 12) if len(pad) > 2 else (3, 4, 12)
+    (tx,), (px,) = _both(_r(*shape), grad=True)
+    ours, theirs = F.pad(tx, pad, mode=mode), TORCH.nn.functional.pad(px, pad, mode=mode)
+    assert_close(ours, theirs.detach().numpy(), rtol=0, atol=0)
+    g = _r(*theirs.shape, seed=3)
+    ours.backward(tl.tensor(g))
+    theirs.backward(TORCH.from_numpy(g))
+    assert_close(tx.grad, px.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+# ---- interpolation, pixel shuffle -----------------------------------------------------------------
+
+@needs_torch
+@pytest.mark.parametrize("shape, kw", [
+    ((2, 3, 7), {"size": 15}),
+    ((2, 3, 7), {"scale_factor": 2.7}),
+    ((2, 3, 7), {"scale_factor": 0.6, "recompute_scale_factor": True}),
+    ((2, 3, 5, 6), {"size": (9, 4)}),
+    ((2, 3, 5, 6), {"scale_factor": (1.7, 2.0)}),
+    ((2, 3, 5, 6), {"size": (11, 13), "mode": "bilinear"}),
+    ((2, 3, 5, 6), {"size": 9, "mode": "bilinear", "align_corners": True}),
+    ((2, 3, 9, 8), {"scale_factor": 0.45, "mode": "bilinear"}),
+    ((2, 3, 5, 6), {"scale_factor": 2.3, "mode": "bilinear", "align_corners": True}),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_interpolate_matches_torch(shape, kw, dtype):
+    (tx,), (px,) = _both(_r(*shape).astype(dtype), grad=True)
+    ours, theirs = F.interpolate(tx, **kw), TORCH.nn.functional.interpolate(px, **kw)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    assert_close(ours, theirs.detach().numpy(), rtol=tol, atol=tol)
+    g = _r(*theirs.shape, seed=3).astype(dtype)
+    ours.backward(tl.tensor(g))
+    theirs.backward(TORCH.from_numpy(g))
+    assert_close(tx.grad, px.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("call, error, message", [
+    (lambda: F.interpolate(tl.zeros(1, 2, 3, 4), size=(5, 5), scale_factor=2), ValueError,
+     "only one of size or scale_factor should be defined"),
+    (lambda: F.interpolate(tl.zeros(1, 2, 3, 4)), ValueError, "either size or scale_factor should be defined"),
+    (lambda: F.interpolate(tl.zeros(1, 2, 3, 4), size=(5, 5, 5)), ValueError,
+     r"Input and output must have the same number of spatial dimensions, but got input with spatial dimensions of "
+     r"\[3, 4\] and output size of \(5, 5, 5\)"),
+    (lambda: F.interpolate(tl.zeros(1, 2, 3, 4), scale_factor=(2, 2, 2)), ValueError,
+     r"Input and scale_factor must have the same number of spatial dimensions"),
+    (lambda: F.interpolate(tl.zeros(1, 2, 3, 4), size=5, align_corners=True), ValueError,
+     "align_corners option can only be set with the interpolating modes"),
+    (lambda: F.interpolate(tl.zeros(1, 2, 4), size=5, mode="bilinear"), NotImplementedError,
+     "Got 3D input, but bilinear mode needs 4D input"),
+    (lambda: F.interpolate(tl.zeros(3, 4), size=5), NotImplementedError,
+     r"Input Error: Only 3D, 4D and 5D input Tensors supported \(got 2D\)"),
+    (lambda: F.interpolate(tl.zeros(1, 2, 3, 4), size=5, mode="bicubic"), NotImplementedError,
+     "mode 'bicubic' with 4D input is not implemented"),
+    (lambda: F.interpolate(tl.zeros(1, 2, 3, 4), scale_factor=0.1), RuntimeError,
+     r"Input and output sizes should be greater than 0, but got input \(H: 3, W: 4\) output \(H: 0, W: 0\)"),
+    (lambda: tl._C._nn.upsample_nearest1d(tl.zeros(2, 4), [3]), RuntimeError,
+     "It is expected input_size equals to 3, but got size 2"),
+    (lambda: tl._C._nn.upsample_nearest1d(tl.zeros(1, 2, 4), [3, 3]), RuntimeError,
+     "It is expected output_size equals to 1, but got size 2"),
+    (lambda: tl._C._nn.upsample_nearest1d(tl.zeros(1, 0, 4), [3]), RuntimeError,
+     r"Non-empty 3D data tensor expected but got a tensor with sizes \[1, 0, 4\]"),
+    (lambda: tl._C._nn.upsample_nearest2d_backward(tl.zeros(1, 2, 5, 4), [5, 5], [1, 2, 3, 3]), RuntimeError,
+     r"Expected grad_output to have the same shape as output; output.size\(3\) = 5 but got grad_output.size\(3\) = 4"),
+    (lambda: F.pixel_shuffle(tl.zeros(3, 4), 2), RuntimeError,
+     r"pixel_shuffle expects input to have at least 3 dimensions, but got input with 2 dimension\(s\)"),
+    (lambda: F.pixel_shuffle(tl.zeros(1, 5, 3, 4), 2), RuntimeError,
+     r"divisible by the square of upscale_factor, but input.size\(-3\)=5 is not divisible by 4"),
+    (lambda: F.pixel_shuffle(tl.zeros(1, 4, 3, 4), 0), RuntimeError,
+     "pixel_shuffle expects a positive upscale_factor, but got 0"),
+    (lambda: F.pixel_unshuffle(tl.zeros(1, 4, 3, 4), 2), RuntimeError,
+     r"pixel_unshuffle expects height to be divisible by downscale_factor, but input.size\(-2\)=3 is not divisible"),
+    (lambda: F.pixel_unshuffle(tl.zeros(1, 4, 4, 3), 2), RuntimeError,
+     r"pixel_unshuffle expects width to be divisible by downscale_factor, but input.size\(-1\)=3 is not divisible"),
+])
+def test_interpolate_errors(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_upsample_aliases_warn_and_match_interpolate():
+    x = tl.tensor(_r(1, 2, 3, 4))
+    with pytest.warns(UserWarning, match="upsample_bilinear is deprecated"):
+        y = F.upsample_bilinear(x, scale_factor=2)
+    assert_close(y, F.interpolate(x, scale_factor=2, mode="bilinear", align_corners=True).numpy(), rtol=0, atol=0)
+    with pytest.warns(UserWarning, match="upsample_nearest is deprecated"):
+        y = F.upsample_nearest(x, size=(5, 7))
+    assert_close(y, F.interpolate(x, size=(5, 7)).numpy(), rtol=0, atol=0)
+    with pytest.warns(UserWarning, match="upsample is deprecated"):
+        y = F.upsample(x, size=6, mode="bilinear")
+    assert_close(y, F.interpolate(x, size=6, mode="bilinear").numpy(), rtol=0, atol=0)
+
+
+def test_pixel_shuffle_round_trip():
+    x = tl.tensor(_r(2, 12, 3, 5))
+    assert_close(F.pixel_unshuffle(F.pixel_shuffle(x, 2), 2), x.numpy(), rtol=0, atol=0)

@@ -396,3 +396,203 @@ OPS += [
     OpInfo("_max_pool_scatter", _scatter_samples, op=lambda lib, g, i, s: lib._C._max_pool_scatter(g, i, s),
            ref=np_scatter, torch=False),
 ]
+
+
+# ---- padding --------------------------------------------------------------------------------------
+
+def np_pad(x, pad, mode="constant", value=None):
+    """F.pad: pad[2i], pad[2i+1] pad dimension -1-i; negative pads crop (first, as PyTorch's
+    index maps come out the same for every mode)."""
+    widths = [(0, 0)] * x.ndim
+    for i in range(len(pad) // 2):
+        d = x.ndim - 1 - i
+        before, after = pad[2 * i], pad[2 * i + 1]
+        x = np.take(x, np.arange(max(-before, 0), x.shape[d] - max(-after, 0)), axis=d)
+        widths[d] = (max(before, 0), max(after, 0))
+    if mode == "constant":
+        return np.pad(x, widths, constant_values=value or 0)
+    return np.pad(x, widths, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
+
+
+def _constant_pad_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 4), [1, 2]))
+    yield SampleInput((r(2, 3, 4), [1, 0, 0, 2, 1, 1], 1.5))
+    yield SampleInput((r(3, 5), [-1, 2, 1, -2]))  # negative pads crop
+    yield SampleInput((r(3, 5), [-2, -3]), {"value": -1.0})
+    yield SampleInput((r(4), [0, 0]))
+    yield SampleInput((r(0, 3), [1, 1, 2, 0]), grad=False)
+    yield SampleInput((r(2, 1, 3), [2, 1, 0, 1]))
+
+
+def _pad1d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 5), [2, 1]))
+    yield SampleInput((r(3, 4), [3, 3]))  # unbatched
+    yield SampleInput((r(1, 2, 6), [-2, 3]))
+    yield SampleInput((r(2, 1, 4), [0, -1]))
+    yield SampleInput((r(0, 2, 4), [1, 1]), grad=False)
+
+
+def _pad2d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 2, 3, 4), [1, 2, 2, 1]))
+    yield SampleInput((r(2, 3, 3), [2, 0, 1, 2]))  # unbatched
+    yield SampleInput((r(1, 1, 4, 5), [-1, 2, 1, -2]))
+    yield SampleInput((r(1, 2, 1, 3), [1, 1, 0, 0]))
+    yield SampleInput((r(0, 2, 3, 3), [1, 1, 1, 1]), grad=False)
+
+
+def _pad_circular_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 5), [2, 1]))
+    yield SampleInput((r(2, 3, 4), [1, 2, 3, 0]))
+    yield SampleInput((r(1, 2, 3, 4), [4, 4, -1, 1]))
+    yield SampleInput((r(3, 4), [-2, 1]))
+
+
+def _pad_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 4), (1, 2)))
+    yield SampleInput((r(2, 3, 4), (1, 2, 0, 1)), {"value": 2.0})
+    yield SampleInput((r(2, 3, 4), (-1, 2)), {"mode": "constant"})
+    yield SampleInput((r(2, 3, 5), (2, 3)), {"mode": "reflect"})
+    yield SampleInput((r(1, 2, 3, 4), (1, 2, 2, 1)), {"mode": "reflect"})
+    yield SampleInput((r(2, 3, 5), (2, 3)), {"mode": "replicate"})
+    yield SampleInput((r(2, 3, 4), (3, 1, 1, 2)), {"mode": "replicate"})
+    yield SampleInput((r(2, 3, 5), (2, 3)), {"mode": "circular"})
+    yield SampleInput((r(1, 2, 3, 4), (1, 2, 2, 1)), {"mode": "circular"})
+
+
+def _nn(name):
+    return lambda lib, *a, **k: getattr(lib._C._nn, name)(*a, **k)
+
+
+def _pad_ref(mode):
+    return lambda x, p: np_pad(x, p, mode)
+
+
+OPS += [
+    OpInfo("constant_pad_nd", _constant_pad_samples, ref=lambda x, p, value=0: np_pad(x, p, "constant", value)),
+    OpInfo("reflection_pad1d", _pad1d_samples, op=_nn("reflection_pad1d"), ref=_pad_ref("reflect"),
+           covers=("reflection_pad1d_backward",)),
+    OpInfo("reflection_pad2d", _pad2d_samples, op=_nn("reflection_pad2d"), ref=_pad_ref("reflect"),
+           covers=("reflection_pad2d_backward",)),
+    OpInfo("replication_pad1d", _pad1d_samples, op=_nn("replication_pad1d"), ref=_pad_ref("replicate"),
+           covers=("replication_pad1d_backward",)),
+    OpInfo("replication_pad2d", _pad2d_samples, op=_nn("replication_pad2d"), ref=_pad_ref("replicate"),
+           covers=("replication_pad2d_backward",)),
+    OpInfo("_pad_circular", _pad_circular_samples, op=_nn("_pad_circular"), ref=_pad_ref("circular")),
+    OpInfo("pad", _pad_samples, op=_F("pad"), ref=np_pad),
+]
+
+
+# ---- upsampling, pixel shuffle ---------------------------------------------------------------------
+
+def _nearest_index(n_in, n_out, scale):
+    ratio = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
+    o = np.arange(n_out)
+    if n_out == n_in:
+        return o
+    if n_out == 2 * n_in:
+        return o >> 1
+    return np.minimum(np.floor(o.astype(np.float32) * ratio).astype(np.int64), n_in - 1)
+
+
+def np_upsample_nearest(x, output_size, scales_h=None, scales_w=None, scales=None):
+    if x.ndim == 3:
+        return x[..., _nearest_index(x.shape[-1], output_size[0], scales)]
+    ih = _nearest_index(x.shape[-2], output_size[0], scales_h)
+    return x[..., ih, :][..., _nearest_index(x.shape[-1], output_size[1], scales_w)]
+
+
+def _linear_taps(n_in, n_out, align_corners, scale):
+    o = np.arange(n_out, dtype=np.float64)
+    if n_in == n_out:
+        return o.astype(np.int64), o.astype(np.int64), np.zeros(n_out)
+    if align_corners:
+        src = o * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    else:
+        ratio = 1.0 / scale if scale else n_in / n_out
+        src = np.maximum(ratio * (o + 0.5) - 0.5, 0.0)
+    i0 = np.minimum(src.astype(np.int64), n_in - 1)
+    return i0, np.minimum(i0 + 1, n_in - 1), np.clip(src - i0, 0.0, 1.0)
+
+
+def np_upsample_bilinear(x, output_size, align_corners, scales_h=None, scales_w=None):
+    h0, h1, lh = _linear_taps(x.shape[-2], output_size[0], align_corners, scales_h)
+    w0, w1, lw = _linear_taps(x.shape[-1], output_size[1], align_corners, scales_w)
+    rows = x[..., h0, :] * (1 - lh)[:, None] + x[..., h1, :] * lh[:, None]
+    return (rows[..., w0] * (1 - lw) + rows[..., w1] * lw).astype(x.dtype)
+
+
+def _nearest1d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 4), [8]))
+    yield SampleInput((r(1, 2, 5), [3]))
+    yield SampleInput((r(1, 2, 3), [7]), {"scales": 2.5})
+    yield SampleInput((r(2, 1, 4), [4]))
+    yield SampleInput((r(0, 2, 4), [6]), grad=False)
+
+
+def _nearest2d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 3, 4), [6, 8]))
+    yield SampleInput((r(1, 2, 5, 4), [3, 7]))
+    yield SampleInput((r(1, 2, 3, 4), [7, 9]), {"scales_h": 2.5, "scales_w": 2.3})
+    yield SampleInput((r(1, 1, 1, 1), [2, 3]))
+    yield SampleInput((r(0, 2, 3, 3), [6, 6]), grad=False)
+
+
+def _bilinear_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 2, 3, 4), [5, 7], False))
+    yield SampleInput((r(2, 2, 3, 4), [5, 7], True))
+    yield SampleInput((r(1, 2, 5, 6), [2, 3], False))  # downsampling
+    yield SampleInput((r(1, 2, 5, 6), [1, 4], True))  # a single output row
+    yield SampleInput((r(1, 1, 3, 4), [3, 9], False))  # rows unchanged
+    yield SampleInput((r(1, 2, 3, 4), [7, 9], False), {"scales_h": 2.5, "scales_w": 2.3})
+    yield SampleInput((r(0, 2, 3, 3), [6, 6], False), grad=False)
+
+
+def np_pixel_shuffle(x, r):
+    *lead, c, h, w = x.shape
+    y = x.reshape(*lead, c // (r * r), r, r, h, w)
+    y = np.moveaxis(y, [-5, -4, -3, -2, -1], [-5, -3, -1, -4, -2])
+    return y.reshape(*lead, c // (r * r), h * r, w * r)
+
+
+def np_pixel_unshuffle(x, r):
+    *lead, c, h, w = x.shape
+    y = x.reshape(*lead, c, h // r, r, w // r, r)
+    y = np.moveaxis(y, [-5, -4, -3, -2, -1], [-5, -2, -4, -1, -3])
+    return y.reshape(*lead, c * r * r, h // r, w // r)
+
+
+def _pixel_shuffle_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 8, 2, 3), 2))
+    yield SampleInput((r(9, 2, 2), 3))
+    yield SampleInput((r(2, 1, 4, 1, 2), 2))
+    yield SampleInput((r(1, 3, 2, 2), 1))
+    yield SampleInput((r(1, 4, 1, 1), 2))  # (no empty sample: PyTorch's backward mis-shapes it)
+
+
+def _pixel_unshuffle_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 2, 4, 6), 2))
+    yield SampleInput((r(1, 6, 3), 3))
+    yield SampleInput((r(2, 1, 1, 2, 4), 2))
+    yield SampleInput((r(1, 1, 1, 1), 1))
+
+
+OPS += [
+    OpInfo("upsample_nearest1d", _nearest1d_samples, op=_nn("upsample_nearest1d"), ref=np_upsample_nearest,
+           covers=("upsample_nearest1d_backward",)),
+    OpInfo("upsample_nearest2d", _nearest2d_samples, op=_nn("upsample_nearest2d"), ref=np_upsample_nearest,
+           covers=("upsample_nearest2d_backward",)),
+    OpInfo("upsample_bilinear2d", _bilinear_samples, op=_nn("upsample_bilinear2d"), ref=np_upsample_bilinear,
+           covers=("upsample_bilinear2d_backward",), atol=1e-5),
+    OpInfo("pixel_shuffle", _pixel_shuffle_samples, ref=np_pixel_shuffle),
+    OpInfo("pixel_unshuffle", _pixel_unshuffle_samples, ref=np_pixel_unshuffle),
+]

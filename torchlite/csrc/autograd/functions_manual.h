@@ -82,3 +82,4 @@ std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n);
 }  // namespace tl::autograd
 #include "torchlite/csrc/autograd/functions_manual_mathact.h"
 #include "torchlite/csrc/autograd/functions_manual_nnops.h"
+#include "torchlite/csrc/autograd/functions_manual_conv.h"

@@ -1,0 +1,211 @@
+// Padding: constant_pad_nd (N-d, negative pads crop), reflection / replication padding (1-d and
+// 2-d, with their backward operators; loops in cpu/PaddingKernel.cpp), circular padding (a
+// composite of narrow + cat) and `pad`, the dispatcher behind F.pad.
+#include "aten/native/Padding.h"
+
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "generated/Functions.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+std::vector<int64_t> pad_source_indices(PadMode mode, int64_t in, int64_t before, int64_t out) {
+  std::vector<int64_t> idx(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) {
+    const int64_t j = o - before;  // position in the input before folding back
+    if (mode == PadMode::Replicate)
+      idx[o] = std::clamp<int64_t>(j, 0, in - 1);
+    else
+      idx[o] = j < 0 ? -j : j >= in ? 2 * (in - 1) - j : j;
+  }
+  return idx;
+}
+
+namespace {
+
+std::string sizes_str(IntArrayRef s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
+
+const char* mode_name(PadMode mode) { return mode == PadMode::Reflect ? "reflection" : "replication"; }
+
+// Checks of reflection_pad{nd}d / replication_pad{nd}d (nd = 1 or 2) and their geometry;
+// padding is (left, right[, top, bottom]).
+PlaneGather pad_geom(PadMode mode, int64_t nd, const Tensor& self, IntArrayRef padding) {
+  TL_CHECK(static_cast<int64_t>(padding.size()) == 2 * nd, "padding size is expected to be ", 2 * nd, ", but got: ",
+           padding.size());
+  const int64_t dim = self.dim();
+  bool ok = dim == nd + 1 || dim == nd + 2;
+  for (int64_t d = dim == nd + 2 ? 1 : 0; ok && d < dim; ++d) ok = self.sizes()[d] != 0;
+  TL_CHECK(ok, "Expected ", nd + 1, "D or ", nd + 2,
+           "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: ",
+           sizes_str(self.sizes()));
+  PlaneGather g;
+  g.W = self.sizes()[dim - 1];
+  g.OW = g.W + padding[0] + padding[1];
+  if (nd == 2) {
+    g.H = self.sizes()[dim - 2];
+    g.OH = g.H + padding[2] + padding[3];
+  }
+  if (mode == PadMode::Reflect) {
+    // PyTorch numbers the arguments of its 2-d kernel: #4 = the width pads, #6 = the height pads.
+    TL_CHECK(padding[0] < g.W && padding[1] < g.W, "Argument #4: Padding size should be less than the corresponding ",
+             "input dimension, but got: padding (", padding[0], ", ", padding[1], ") at dimension ", dim - 1,
+             " of input ", sizes_str(self.sizes()));
+    if (nd == 2)
+      TL_CHECK(padding[2] < g.H && padding[3] < g.H, "Argument #6: Padding size should be less than the ",
+               "corresponding input dimension, but got: padding (", padding[2], ", ", padding[3], ") at dimension ",
+               dim - 2, " of input ", sizes_str(self.sizes()));
+  }
+  if (nd == 1)
+    TL_CHECK(g.OW >= 1, "input (W: ", g.W, ") is too small. Calculated output W: ", g.OW);
+  else
+    TL_CHECK(g.OW >= 1 && g.OH >= 1, "input (H: ", g.H, ", W: ", g.W, ") is too small. Calculated output H: ", g.OH,
+             " W: ", g.OW);
+  g.planes = self.numel() / (g.H * g.W);
+  g.ih = pad_source_indices(mode, g.H, nd == 2 ? padding[2] : 0, g.OH);
+  g.iw = pad_source_indices(mode, g.W, padding[0], g.OW);
+  return g;
+}
+
+std::vector<int64_t> padded_shape(const Tensor& self, const PlaneGather& g, int64_t nd) {
+  std::vector<int64_t> s = self.sizes().vec();
+  s.back() = g.OW;
+  if (nd == 2) s[s.size() - 2] = g.OH;
+  return s;
+}
+
+Tensor pad_forward(PadMode mode, int64_t nd, const Tensor& self, IntArrayRef padding) {
+  const PlaneGather g = pad_geom(mode, nd, self, padding);
+  TL_CHECK_KIND(ErrorKind::NotImplemented, self.dtype() != ScalarType::Bool, "\"", mode_name(mode), "_pad", nd,
+                "d\" not implemented for 'Bool'");
+  Tensor out = empty_tensor(padded_shape(self, g, nd), self.options());
+  if (out.numel() > 0) plane_gather_kernel(g, self.contiguous(), out);
+  return out;
+}
+
+Tensor pad_backward(PadMode mode, int64_t nd, const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  const PlaneGather g = pad_geom(mode, nd, self, padding);
+  const std::vector<int64_t> shape = padded_shape(self, g, nd);
+  TL_CHECK(grad_output.sizes().equals(shape), mode_name(mode), "_pad", nd, "d_backward: grad_output of size ",
+           sizes_str(grad_output.sizes()), " does not match the output size ", sizes_str(shape));
+  if (low_precision(grad_output.dtype()))
+    return pad_backward(mode, nd, grad_output.to(ScalarType::Float), self, padding).to(grad_output.dtype());
+  Tensor gx = empty_tensor(self.sizes(), grad_output.options());
+  if (gx.numel() > 0) plane_scatter_kernel(g, grad_output.contiguous(), gx);
+  return gx;
+}
+
+}  // namespace
+
+Tensor reflection_pad1d_cpu(const Tensor& self, IntArrayRef padding) {
+  return pad_forward(PadMode::Reflect, 1, self, padding);
+}
+
+Tensor reflection_pad2d_cpu(const Tensor& self, IntArrayRef padding) {
+  return pad_forward(PadMode::Reflect, 2, self, padding);
+}
+
+Tensor replication_pad1d_cpu(const Tensor& self, IntArrayRef padding) {
+  return pad_forward(PadMode::Replicate, 1, self, padding);
+}
+
+Tensor replication_pad2d_cpu(const Tensor& self, IntArrayRef padding) {
+  return pad_forward(PadMode::Replicate, 2, self, padding);
+}
+
+Tensor reflection_pad1d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  return pad_backward(PadMode::Reflect, 1, grad_output, self, padding);
+}
+
+Tensor reflection_pad2d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  return pad_backward(PadMode::Reflect, 2, grad_output, self, padding);
+}
+
+Tensor replication_pad1d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  return pad_backward(PadMode::Replicate, 1, grad_output, self, padding);
+}
+
+Tensor replication_pad2d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  return pad_backward(PadMode::Replicate, 2, grad_output, self, padding);
+}
+
+// ---- constant and circular padding -----------------------------------------------------------
+
+Tensor constant_pad_nd_cpu(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+  TL_CHECK(pad.size() % 2 == 0, "Length of pad must be even but instead it equals ", pad.size());
+  const int64_t dim = self.dim(), npad = static_cast<int64_t>(pad.size()) / 2;
+  TL_CHECK(npad <= dim, "Length of pad should be no more than twice the number of dimensions of the input. Pad length is ",
+           pad.size(), " while the input has ", dim, " dimensions.");
+  // pad[2i], pad[2i+1] pad dimension dim-1-i. The kept input region goes to the output at the
+  // positive pads' offsets; negative pads cut it.
+  std::vector<int64_t> shape = self.sizes().vec();
+  Tensor src = self;
+  for (int64_t i = 0; i < npad; ++i) {
+    const int64_t d = dim - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];
+    shape[d] += before + after;
+    TL_CHECK(shape[d] >= 0, "The input size ", self.sizes()[d], ", plus negative padding ", before, " and ", after,
+             " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
+    src = src.slice(d, std::max<int64_t>(-before, 0), self.sizes()[d] - std::max<int64_t>(-after, 0));
+  }
+  Tensor out = empty_tensor(shape, self.options());
+  if (out.numel() == 0) return out;
+  out.fill_(value);
+  Tensor dst = out;
+  for (int64_t i = 0; i < npad; ++i) {
+    const int64_t d = dim - 1 - i;
+    const int64_t start = std::max<int64_t>(pad[2 * i], 0);
+    dst = dst.slice(d, start, start + src.sizes()[d]);
+  }
+  if (src.numel() > 0) dst.copy_(src);
+  return out;
+}
+
+Tensor _pad_circular(const Tensor& self, IntArrayRef pad) {
+  const int64_t dim = self.dim(), npad = static_cast<int64_t>(pad.size()) / 2;
+  TL_CHECK(pad.size() % 2 == 0 && (npad == dim - 1 || npad == dim - 2),
+           "Invalid padding size, expected 1 or 2 non-padded dimensions, which would be equivalent to padding of ",
+           "length ", 2 * (dim - 1), " or ", 2 * (dim - 2), " respectively but got ", pad.size());
+  Tensor out = self;
+  for (int64_t i = 0; i < npad; ++i) {
+    const int64_t d = dim - 1 - i, before = pad[2 * i], after = pad[2 * i + 1], n = self.sizes()[d];
+    const int64_t kept = n - std::max<int64_t>(-before, 0) - std::max<int64_t>(-after, 0);
+    TL_CHECK(kept >= 0, "Negative padding value is resulting in an empty dimension");
+    TL_CHECK(before <= kept && after <= kept, "Padding value causes wrapping around more than once.");
+    Tensor center = out.narrow(d, std::max<int64_t>(-before, 0), kept);
+    std::vector<Tensor> parts;
+    // The front pad repeats the end of what is kept, the back pad its start.
+    if (before > 0) parts.push_back(center.narrow(d, kept - before, before));
+    parts.push_back(center);
+    if (after > 0) parts.push_back(center.narrow(d, 0, after));
+    out = parts.size() == 1 ? center : tl::cat(parts, d);
+  }
+  return out;
+}
+
+Tensor pad(const Tensor& self, IntArrayRef pad, const std::string& mode, std::optional<double> value) {
+  const bool known = mode == "constant" || mode == "reflect" || mode == "replicate" || mode == "circular";
+  TL_CHECK_KIND(ErrorKind::NotImplemented, known, "Unrecognised padding mode ", mode);
+  TL_CHECK(pad.size() % 2 == 0, "Padding length must be divisible by 2");
+  const int64_t dim = self.dim(), npad = static_cast<int64_t>(pad.size()) / 2;
+  TL_CHECK(npad <= dim, "Padding length should be less than or equal to two times the input dimension but got ",
+           "padding length ", pad.size(), " and input of dimension ", dim);
+  if (mode == "constant") return tl::constant_pad_nd(self, pad, value.value_or(0.0));
+  TL_CHECK(!value || *value == 0, "Padding mode \"", mode, "\" doesn't take in value argument");
+  // Reflect / replicate / circular pad the last 1 or 2 dimensions of an (un)batched input.
+  TL_CHECK_KIND(ErrorKind::NotImplemented, (npad == 1 || npad == 2) && (dim == npad + 1 || dim == npad + 2),
+                "Padding size ", pad.size(), " is not supported for ", dim, "D input tensor.");
+  if (mode == "circular") return tl::_pad_circular(self, pad);
+  if (mode == "reflect") return npad == 1 ? tl::reflection_pad1d(self, pad) : tl::reflection_pad2d(self, pad);
+  return npad == 1 ? tl::replication_pad1d(self, pad) : tl::replication_pad2d(self, pad);
+}
+
+}  // namespace tl::native

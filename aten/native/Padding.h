@@ -1,0 +1,30 @@
+#pragma once
+// Reflection and replication padding (argument checks in Padding.cpp, loops in
+// cpu/PaddingKernel.cpp) and nearest upsampling (Upsample.cpp) are plane gathers: the input is
+// `planes` contiguous H x W planes (batch and channels flattened; 1-d ops run with H = 1), the
+// output OH x OW planes, and output row oh reads input row ih[oh] (likewise for columns). A
+// padding mode or a nearest scale is just a map from output to input indices, made once per axis.
+#include <cstdint>
+#include <vector>
+
+#include "aten/ATen.h"
+
+namespace tl::native {
+
+enum class PadMode { Reflect, Replicate };
+
+// The input index each output index of one axis reads: `before` elements are added in front
+// (negative: cropped), the output has `out` elements, the input `in`.
+std::vector<int64_t> pad_source_indices(PadMode mode, int64_t in, int64_t before, int64_t out);
+
+struct PlaneGather {
+  int64_t planes = 0, H = 1, W = 1, OH = 1, OW = 1;
+  std::vector<int64_t> ih, iw;  // source row / column of each output row / column
+};
+
+// out[p, oh, ow] = x[p, ih[oh], iw[ow]]; any dtype (values are moved, not combined).
+void plane_gather_kernel(const PlaneGather& g, const Tensor& x, const Tensor& out);
+// The adjoint: gx (zeroed here) [p, ih[oh], iw[ow]] += gy[p, oh, ow]; float and double.
+void plane_scatter_kernel(const PlaneGather& g, const Tensor& gy, const Tensor& gx);
+
+}  // namespace tl::native

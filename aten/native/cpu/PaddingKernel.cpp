@@ -1,0 +1,81 @@
+// CPU loops of reflection / replication padding (geometry in Padding.h). Planes are independent:
+// OpenMP splits them when the work is large enough.
+#include <omp.h>
+
+#include <cstring>
+
+#include "aten/native/Padding.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 15;  // elements below which one thread does it all
+
+bool parallel_for(int64_t planes, int64_t work_per_plane) {
+  return planes > 1 && planes * work_per_plane >= kGrain && omp_get_max_threads() > 1;
+}
+
+// Gathers with T a same-sized unsigned integer: the copy needs only the element size.
+template <typename T>
+void gather_loop(const PlaneGather& g, const Tensor& x, const Tensor& out) {
+  const T* xp = static_cast<const T*>(x.data_ptr());
+  T* op = static_cast<T*>(out.data_ptr());
+  const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
+#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane))
+  for (int64_t p = 0; p < g.planes; ++p) {
+    const T* xs = xp + p * in_plane;
+    T* os = op + p * out_plane;
+    for (int64_t oh = 0; oh < g.OH; ++oh) {
+      const T* row = xs + g.ih[oh] * g.W;
+      T* orow = os + oh * g.OW;
+      for (int64_t ow = 0; ow < g.OW; ++ow) orow[ow] = row[g.iw[ow]];
+    }
+  }
+}
+
+template <typename T>
+void scatter_loop(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
+  const T* gyp = gy.data_ptr<T>();
+  T* gxp = gx.data_ptr<T>();
+  const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
+#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane))
+  for (int64_t p = 0; p < g.planes; ++p) {
+    T* gs = gxp + p * in_plane;
+    std::memset(gs, 0, sizeof(T) * static_cast<size_t>(in_plane));
+    const T* ys = gyp + p * out_plane;
+    for (int64_t oh = 0; oh < g.OH; ++oh) {
+      T* row = gs + g.ih[oh] * g.W;
+      const T* yrow = ys + oh * g.OW;
+      for (int64_t ow = 0; ow < g.OW; ++ow) row[g.iw[ow]] += yrow[ow];
+    }
+  }
+}
+
+}  // namespace
+
+void plane_gather_kernel(const PlaneGather& g, const Tensor& x, const Tensor& out) {
+  switch (x.element_size()) {
+    case 1:
+      return gather_loop<uint8_t>(g, x, out);
+    case 2:
+      return gather_loop<uint16_t>(g, x, out);
+    case 4:
+      return gather_loop<uint32_t>(g, x, out);
+    default:  // 8
+      return gather_loop<uint64_t>(g, x, out);
+  }
+}
+
+void plane_scatter_kernel(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
+  switch (gy.dtype()) {
+    case ScalarType::Float:
+      return scatter_loop<float>(g, gy, gx);
+    case ScalarType::Double:
+      return scatter_loop<double>(g, gy, gx);
+    default:
+      TL_CHECK_TYPE(false, "plane scatter (padding / upsampling backward): not implemented for '", dtype_name(gy.dtype()), "'");
+  }
+}
+
+}  // namespace tl::native

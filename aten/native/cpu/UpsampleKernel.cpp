@@ -1,0 +1,125 @@
+// CPU loops of bilinear upsampling (geometry in Upsample.h). The source positions follow
+// PyTorch's arithmetic (in the tensor's own precision) so results agree to rounding.
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "aten/native/Upsample.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 15;
+
+bool parallel_for(int64_t planes, int64_t work_per_plane) {
+  return planes > 1 && planes * work_per_plane >= kGrain && omp_get_max_threads() > 1;
+}
+
+// Per output index of one axis: the two input taps and their weights.
+template <typename T>
+struct Taps {
+  std::vector<int64_t> i0, i1;
+  std::vector<T> l0, l1;
+};
+
+template <typename T>
+Taps<T> linear_taps(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  Taps<T> t{std::vector<int64_t>(out), std::vector<int64_t>(out), std::vector<T>(out), std::vector<T>(out)};
+  T ratio;
+  if (align_corners)
+    ratio = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
+  else
+    ratio = scale && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
+  for (int64_t o = 0; o < out; ++o) {
+    if (in == out) {
+      t.i0[o] = t.i1[o] = o;
+      t.l0[o] = T(1);
+      t.l1[o] = T(0);
+      continue;
+    }
+    T src = align_corners ? ratio * static_cast<T>(o) : ratio * (static_cast<T>(o) + T(0.5)) - T(0.5);
+    if (src < 0) src = T(0);
+    const int64_t i0 = std::min(static_cast<int64_t>(src), in - 1);
+    const T l1 = std::clamp(src - static_cast<T>(i0), T(0), T(1));
+    t.i0[o] = i0;
+    t.i1[o] = i0 + (i0 < in - 1 ? 1 : 0);
+    t.l1[o] = l1;
+    t.l0[o] = T(1) - l1;
+  }
+  return t;
+}
+
+template <typename F>
+void dispatch_float(ScalarType dt, const char* what, F&& f) {
+  switch (dt) {
+    case ScalarType::Float:
+      return f(float());
+    case ScalarType::Double:
+      return f(double());
+    default:
+      TL_CHECK_TYPE(false, "\"", what, "\" not implemented for '", dtype_name(dt), "'");
+  }
+}
+
+}  // namespace
+
+void upsample_bilinear2d_kernel(const BilinearGeom& g, const Tensor& x, const Tensor& out) {
+  dispatch_float(x.dtype(), "upsample_bilinear2d", [&](auto v) {
+    using T = decltype(v);
+    const Taps<T> th = linear_taps<T>(g.H, g.OH, g.align_corners, g.scales_h);
+    const Taps<T> tw = linear_taps<T>(g.W, g.OW, g.align_corners, g.scales_w);
+    const T* xp = x.data_ptr<T>();
+    T* op = out.data_ptr<T>();
+    const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
+#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane * 4))
+    for (int64_t p = 0; p < g.planes; ++p) {
+      const T* xs = xp + p * in_plane;
+      T* os = op + p * out_plane;
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        const T* r0 = xs + th.i0[oh] * g.W;
+        const T* r1 = xs + th.i1[oh] * g.W;
+        const T h0 = th.l0[oh], h1 = th.l1[oh];
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          const int64_t a = tw.i0[ow], b = tw.i1[ow];
+          const T w0 = tw.l0[ow], w1 = tw.l1[ow];
+          os[oh * g.OW + ow] = h0 * (w0 * r0[a] + w1 * r0[b]) + h1 * (w0 * r1[a] + w1 * r1[b]);
+        }
+      }
+    }
+  });
+}
+
+void upsample_bilinear2d_backward_kernel(const BilinearGeom& g, const Tensor& gy, const Tensor& gx) {
+  dispatch_float(gy.dtype(), "upsample_bilinear2d_backward", [&](auto v) {
+    using T = decltype(v);
+    const Taps<T> th = linear_taps<T>(g.H, g.OH, g.align_corners, g.scales_h);
+    const Taps<T> tw = linear_taps<T>(g.W, g.OW, g.align_corners, g.scales_w);
+    const T* gyp = gy.data_ptr<T>();
+    T* gxp = gx.data_ptr<T>();
+    const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
+#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane * 4))
+    for (int64_t p = 0; p < g.planes; ++p) {
+      T* gs = gxp + p * in_plane;
+      std::memset(gs, 0, sizeof(T) * static_cast<size_t>(in_plane));
+      const T* ys = gyp + p * out_plane;
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        T* r0 = gs + th.i0[oh] * g.W;
+        T* r1 = gs + th.i1[oh] * g.W;
+        const T h0 = th.l0[oh], h1 = th.l1[oh];
+        for (int64_t ow = 0; ow < g.OW; ++ow) {
+          const int64_t a = tw.i0[ow], b = tw.i1[ow];
+          const T w0 = tw.l0[ow], w1 = tw.l1[ow], y = ys[oh * g.OW + ow];
+          r0[a] += h0 * w0 * y;
+          r0[b] += h0 * w1 * y;
+          r1[a] += h1 * w0 * y;
+          r1[b] += h1 * w1 * y;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace tl::native

@@ -1,0 +1,108 @@
+"""Convolution, pooling, padding and upsampling: torchlite vs PyTorch side by side, float32.
+
+    python benchmarks/bench_conv.py [--threads 1] [--repeats 5] [--quick]
+
+Each case runs the same call on both libraries in alternation (see bench_ops.py for why);
+the table reports median milliseconds and the ratio torchlite / torch (lower is better).
+"fwd+bwd" is the forward pass plus autograd.grad of every input that requires a gradient.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench_ops import _load_torch, fmt_row, measure  # noqa: E402
+
+
+def _tensors(lib, arrays, grad):
+    return [lib.tensor(a, requires_grad=grad) if lib.__name__ == "torchlite"
+            else lib.from_numpy(a.copy()).requires_grad_(grad) for a in arrays]
+
+
+def _runner(lib, fn, arrays, backward):
+    """A callable running fn(lib, *inputs), plus the gradients of all inputs (seeded with ones)."""
+    inputs = _tensors(lib, arrays, backward)
+    if not backward:
+        return lambda: fn(lib, *inputs)
+
+    def run():
+        y = fn(lib, *inputs)
+        lib.autograd.grad(y, inputs, lib.ones_like(y))
+    return run
+
+
+def _cnn(lib, x, w1, b1, w2, b2):
+    F = lib.nn.functional
+    h = F.max_pool2d(lib.relu(F.conv2d(x, w1, b1, padding=1)), 2)
+    return F.max_pool2d(lib.relu(F.conv2d(h, w2, b2, padding=1)), 2)
+
+
+def cases(quick: bool):
+    """(name, arrays, fn(lib, *tensors), backward?) with float32 NumPy inputs."""
+    rng = np.random.default_rng(0)
+    r = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    n = 8 if quick else 32
+    batch = 16 if quick else 64
+    conv = (r(n, 16, 32, 32), r(32, 16, 3, 3), r(32))
+    pool = (r(n, 32, 32, 32),)
+    cnn = (r(batch, 1, 28, 28), r(16, 1, 3, 3), r(16), r(32, 16, 3, 3), r(32))
+    cifar = (r(batch, 3, 32, 32), r(32, 3, 3, 3), r(32), r(64, 32, 3, 3), r(64))
+    conv2d = lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, padding=1)  # noqa: E731
+    return [
+        (f"conv2d {n}x16x32x32 k3 -> 32", conv, conv2d, False),
+        (f"conv2d {n}x16x32x32 k3 -> 32", conv, conv2d, True),
+        (f"conv2d s2 {n}x16x32x32 k3", conv, lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, stride=2), False),
+        (f"max_pool2d {n}x32x32x32 k2", pool, lambda lib, x: lib.nn.functional.max_pool2d(x, 2), False),
+        (f"max_pool2d {n}x32x32x32 k2", pool, lambda lib, x: lib.nn.functional.max_pool2d(x, 2), True),
+        (f"max_pool2d {n}x32x32x32 k3s2p1", pool,
+         lambda lib, x: lib.nn.functional.max_pool2d(x, 3, 2, 1), False),
+        (f"avg_pool2d {n}x32x32x32 k2", pool, lambda lib, x: lib.nn.functional.avg_pool2d(x, 2), False),
+        (f"avg_pool2d {n}x32x32x32 k2", pool, lambda lib, x: lib.nn.functional.avg_pool2d(x, 2), True),
+        (f"pad reflect {n}x32x32x32 (2,2,2,2)", pool,
+         lambda lib, x: lib.nn.functional.pad(x, (2, 2, 2, 2), mode="reflect"), False),
+        (f"bilinear x2 {n}x32x32x32", pool,
+         lambda lib, x: lib.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"), False),
+        (f"bilinear x2 {n}x32x32x32", pool,
+         lambda lib, x: lib.nn.functional.interpolate(x, scale_factor=2, mode="bilinear"), True),
+        (f"CNN {batch}x1x28x28 (conv-relu-pool x2)", cnn, _cnn, False),
+        (f"CNN {batch}x1x28x28 (conv-relu-pool x2)", cnn, _cnn, True),
+        (f"CNN {batch}x3x32x32 (conv-relu-pool x2)", cifar, _cnn, False),
+        (f"CNN {batch}x3x32x32 (conv-relu-pool x2)", cifar, _cnn, True),
+    ]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--quick", action="store_true", help="smaller batches, fewer iterations")
+    args = p.parse_args()
+    os.environ["OMP_NUM_THREADS"] = str(args.threads)
+    import torchlite as tl
+
+    torch = _load_torch()
+    if torch is None:
+        sys.exit("bench_conv.py compares with PyTorch, which is not installed")
+    tl.set_num_threads(args.threads)
+    torch.set_num_threads(args.threads)
+    print(f"threads={args.threads} repeats={args.repeats} torch={torch.__version__}  (ms, median; float32)")
+    widths = [40, 10, 12, 11, 10]
+    print(fmt_row(["case", "pass", "torchlite", "torch", "ratio"], widths))
+    number = 2 if args.quick else 5
+    for name, arrays, fn, backward in cases(args.quick):
+        fns = {lib.__name__: _runner(lib, fn, arrays, backward) for lib in (tl, torch)}
+        res = measure(fns, number, args.repeats)
+        ms = {k: v * 1e3 for k, v in res.items()}
+        print(fmt_row([name, "fwd+bwd" if backward else "fwd", f"{ms['torchlite']:.3f}", f"{ms['torch']:.3f}",
+                       f"{ms['torchlite'] / ms['torch']:.2f}x"], widths))
+
+
+if __name__ == "__main__":
+    main()
