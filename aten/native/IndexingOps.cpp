@@ -98,29 +98,46 @@ void check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index, 
   }
 }
 
-// For each element of `index` (row-major): the element offset in `a` of the same position with
-// `dim` replaced by the index value (bounds-checked against a's size at `dim`), and the offset in
-// `b` of the same position. `b` may be undefined.
-struct GatherWalk {
-  std::vector<int64_t> a_off, b_off;
-};
-
-GatherWalk gather_walk(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& b, const char* op) {
-  Tensor a1 = as_1d(a), i1 = as_1d(index).to(ScalarType::Long).contiguous();
-  std::vector<int64_t> a_strides = a1.strides().vec();
-  const int64_t a_dim_stride = a_strides[dim];
-  a_strides[dim] = 0;
-  GatherWalk w;
-  w.a_off = walk_offsets(i1.sizes(), a_strides);
-  if (b.defined()) w.b_off = walk_offsets(i1.sizes(), as_1d(b).strides());
-  const int64_t size = a1.sizes()[dim];
+// The index of gather/scatter as a contiguous int64 tensor, every value checked against a's size
+// at `dim` before any memory is written.
+Tensor checked_gather_index(const Tensor& a, int64_t dim, const Tensor& index) {
+  Tensor i1 = as_1d(index).to(ScalarType::Long).contiguous();
+  const int64_t size = as_1d(a).sizes()[dim];
   const int64_t* idx = i1.data_ptr<int64_t>();
-  for (size_t i = 0; i < w.a_off.size(); ++i) {
-    const int64_t v = idx[i];
-    TL_CHECK(v >= 0 && v < size, "index ", v, " is out of bounds for dimension ", dim, " with size ", size);
-    w.a_off[i] += v * a_dim_stride;
+  for (int64_t i = 0, n = i1.numel(); i < n; ++i) {
+    TL_CHECK(idx[i] >= 0 && idx[i] < size, "index ", idx[i], " is out of bounds for dimension ", dim, " with size ",
+             size);
   }
-  return w;
+  return i1;
+}
+
+// Calls f(i, a_off, b_off) for each element i (row-major) of the checked index `i1`: a_off is the
+// element offset in `a` of the same position with `dim` replaced by the index value, b_off the
+// offset of the same position in `b` (0 when b is undefined). Rows run along the last dim.
+template <typename F>
+void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b, F&& f) {
+  const int64_t nd = i1.dim(), n = i1.numel();
+  if (n == 0) return;
+  IntArrayRef sizes = i1.sizes();
+  std::vector<int64_t> as = as_1d(a).strides().vec();
+  const int64_t a_dim_stride = as[dim];
+  as[dim] = 0;
+  std::vector<int64_t> bs = b.defined() ? as_1d(b).strides().vec() : std::vector<int64_t>(nd, 0);
+  const int64_t* idx = i1.data_ptr<int64_t>();
+  const int64_t inner = sizes[nd - 1], ai = as[nd - 1], bi = bs[nd - 1];
+  std::vector<int64_t> ctr(static_cast<size_t>(nd), 0);
+  int64_t ao = 0, bo = 0;
+  for (int64_t i = 0; i < n; i += inner) {
+    for (int64_t k = 0; k < inner; ++k) f(i + k, ao + k * ai + idx[i + k] * a_dim_stride, bo + k * bi);
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      ao += as[d];
+      bo += bs[d];
+      if (++ctr[d] < sizes[d]) break;
+      ao -= as[d] * sizes[d];
+      bo -= bs[d] * sizes[d];
+      ctr[d] = 0;
+    }
+  }
 }
 
 // ---- reductions used by scatter / scatter_reduce / index_add -----------------------------------
@@ -205,41 +222,40 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
     write_back(work, out);
     return out.defined() ? out : work;
   }
-  GatherWalk w = gather_walk(work, dim, index, src, op);
+  const Tensor i1 = checked_gather_index(work, dim, index);
   dispatch_all_types(self.dtype(), op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = work.data_ptr<T>();
     const T* sp = src.defined() ? static_cast<const T*>(src.data_ptr()) : nullptr;
     const T v = value.to<T>();
-    const size_t n = w.a_off.size();
     if (!include_self) {
       const T id = reduce_identity<T>(r);
-      for (size_t i = 0; i < n; ++i) dst[w.a_off[i]] = id;
+      gather_walk(work, dim, i1, Tensor(), [&](int64_t, int64_t ao, int64_t) { dst[ao] = id; });
     }
     std::vector<int64_t> counts;
     if (r == Reduce::Mean) counts.assign(static_cast<size_t>(work.numel()), include_self ? 1 : 0);
-    for (size_t i = 0; i < n; ++i) {
-      combine(dst[w.a_off[i]], sp ? sp[w.b_off[i]] : v, r);
-      if (r == Reduce::Mean) ++counts[w.a_off[i]];
-    }
+    gather_walk(work, dim, i1, src, [&](int64_t, int64_t ao, int64_t bo) {
+      combine(dst[ao], sp ? sp[bo] : v, r);
+      if (r == Reduce::Mean) ++counts[ao];
+    });
     if (r == Reduce::Mean) {
       using A = opmath_t<T>;
-      for (size_t i = 0; i < n; ++i) {
-        int64_t& c = counts[w.a_off[i]];
-        if (c <= 0) continue;  // already divided (several indices hit the same target)
-        const A q = static_cast<A>(dst[w.a_off[i]]);
+      gather_walk(work, dim, i1, Tensor(), [&](int64_t, int64_t ao, int64_t) {
+        int64_t& c = counts[ao];
+        if (c <= 0) return;  // already divided (several indices hit the same target)
+        const A q = static_cast<A>(dst[ao]);
         if constexpr (std::is_same_v<T, bool>) {
-          dst[w.a_off[i]] = q;
+          dst[ao] = q;
         } else if constexpr (std::is_integral_v<A>) {
-          A d = static_cast<A>(c);
+          const A d = static_cast<A>(c);
           A f = q / d;
           if ((q % d != 0) && ((q < 0) != (d < 0))) --f;  // floor division, as PyTorch
-          dst[w.a_off[i]] = static_cast<T>(f);
+          dst[ao] = static_cast<T>(f);
         } else {
-          dst[w.a_off[i]] = static_cast<T>(q / static_cast<A>(c));
+          dst[ao] = static_cast<T>(q / static_cast<A>(c));
         }
         c = 0;
-      }
+      });
     }
   });
   write_back(work, out);
@@ -299,12 +315,12 @@ Tensor gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool
   check_gather_scatter(self, dim, index, nullptr, "gather");
   Tensor res = empty_tensor(index.sizes(), self.options());
   if (index.numel() > 0) {
-    GatherWalk w = gather_walk(self, dim, index, Tensor(), "gather");
+    const Tensor i1 = checked_gather_index(self, dim, index);
     dispatch_all_types(self.dtype(), "gather", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* sp = self.data_ptr<T>();
       T* rp = res.data_ptr<T>();
-      for (size_t i = 0; i < w.a_off.size(); ++i) rp[i] = sp[w.a_off[i]];
+      gather_walk(self, dim, i1, Tensor(), [&](int64_t i, int64_t ao, int64_t) { rp[i] = sp[ao]; });
     });
   }
   return finish_out(res, out, "gather");
