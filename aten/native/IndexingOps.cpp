@@ -419,6 +419,16 @@ Tensor masked_fill_cpu_(const Tensor& self, const Tensor& mask, const Scalar& va
   TL_CHECK(IntArrayRef(shape).equals(self.sizes()), "masked_fill_: the mask of shape ", index_sizes_str(mask.sizes()),
            " cannot be broadcast to the shape ", index_sizes_str(self.sizes()), " of self");
   if (self.numel() == 0) return self;
+  if (self.is_contiguous() && mask.is_contiguous() && mask.sizes().equals(self.sizes())) {  // no offset tables
+    const bool* mp = mask.data_ptr<bool>();
+    dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = self.data_ptr<T>();
+      const T v = value.to<T>();
+      for (int64_t i = 0, n = self.numel(); i < n; ++i) p[i] = mp[i] ? v : p[i];
+    });
+    return self;
+  }
   const std::vector<int64_t> so = walk_offsets(self.sizes(), self.strides());
   const std::vector<int64_t> mo = walk_offsets(self.sizes(), mask.expand(self.sizes()).strides());
   const bool* mp = mask.data_ptr<bool>();
@@ -455,19 +465,20 @@ Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) 
 Tensor masked_select_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& out) {
   TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
   const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
-  const std::vector<int64_t> so = walk_offsets(shape, self.expand(shape).strides());
-  const std::vector<int64_t> mo = walk_offsets(shape, mask.expand(shape).strides());
+  if (!(self.is_contiguous() && mask.is_contiguous() && mask.sizes().equals(self.sizes()))) {
+    // One strided layout: both as contiguous tensors of the broadcast shape.
+    return masked_select_out_cpu(self.expand(shape).contiguous(), mask.expand(shape).contiguous(), out);
+  }
   const bool* mp = mask.data_ptr<bool>();
   int64_t count = 0;
-  for (int64_t o : mo) count += mp[o] ? 1 : 0;
+  for (int64_t i = 0, n = mask.numel(); i < n; ++i) count += mp[i];
   Tensor res = empty_tensor({count}, self.options());
   dispatch_all_types(self.dtype(), "masked_select", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* sp = self.data_ptr<T>();
     T* rp = res.data_ptr<T>();
-    int64_t k = 0;
-    for (size_t i = 0; i < so.size(); ++i)
-      if (mp[mo[i]]) rp[k++] = sp[so[i]];
+    for (int64_t i = 0, k = 0, n = mask.numel(); i < n; ++i)
+      if (mp[i]) rp[k++] = sp[i];
   });
   return finish_out(res, out, "masked_select");
 }
