@@ -1,5 +1,5 @@
 """Basic indexing: Tensor.__getitem__ / __setitem__ with ints, slices, None, Ellipsis, bools
-and tuples of them — values, shapes and strides vs NumPy, views sharing storage and the
+and tuples of them (advanced indexing: tests/test_advanced_indexing.py) — values, shapes and strides vs NumPy, views sharing storage and the
 version counter, assignment of scalars and broadcast tensors, and the error paths."""
 
 import numpy as np
@@ -129,7 +129,7 @@ def test_views_share_version_counter_and_write_through():
         (1.5, IndexError, r"only integers, slices \(`:`\), ellipsis \(`...`\), None and long or byte Variables are "
                           r"valid indices \(got float\)"),
         ("a", IndexError, "got str"),
-        ([0, 1], IndexError, "got list"),
+        ({0: 1}, IndexError, "got dict"),
         (2**70, ValueError, "Overflow"),
         (slice(0.5, 2), TypeError, "slice indices must be integers"),
     ],
@@ -141,12 +141,13 @@ def test_getitem_errors(index, exc, msg):
         x[index]
 
 
-def test_getitem_tensor_index_not_supported():
+def test_getitem_float_tensor_index_rejected():
+    # Tensor and list indices are advanced indexing (tests/test_advanced_indexing.py).
     x = tl.zeros(4)
-    with pytest.raises(IndexError, match="tensors used as indices"):
-        x[tl.tensor([0, 1])]
-    with pytest.raises(IndexError, match="tensors used as indices"):
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
         x[tl.tensor(1.0)]
+    with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+        x[tl.tensor([0.0, 1.0])]
 
 
 def test_huge_slice_bounds_clamp():

@@ -100,4 +100,6 @@ def is_floating_point(t: Tensor) -> "bool":
 
 from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after `import torch`)
 
+from torchlite._indexing import nonzero  # noqa: F401, E402  (as_tuple=)
+
 __all__ = [n for n in dir() if not n.startswith("_")]

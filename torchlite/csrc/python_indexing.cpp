@@ -1,11 +1,11 @@
-// Tensor.__getitem__ / __setitem__ for basic indexing: ints, slices, None, Ellipsis, bools and
-// tuples of them. Every step is a view op from the YAML (select, slice, unsqueeze), so the
-// result shares storage (and the version counter) with the indexed tensor, and setitem
-// writes through copy_/fill_.
+// Tensor.__getitem__ / __setitem__: ints, slices, None, Ellipsis, bools, tensors, lists and
+// tuples of them. Basic items are view ops from the YAML (select, slice, unsqueeze), so without
+// a tensor or list index the result shares storage (and the version counter) with the indexed
+// tensor and setitem writes through copy_/fill_. Tensor and list indices (advanced indexing)
+// then go, at the dims they index in that view, to index.Tensor / index_put_
+// (Note [Advanced index layout] in aten/native/AdvancedIndexing.cpp).
 //
-// Differences from PyTorch: tensor and list indices (advanced indexing) raise IndexError
-// (a 0-dim integer tensor is read as an int); a second Ellipsis raises IndexError, as in
-// NumPy (PyTorch ignores it).
+// Differences from PyTorch: a second Ellipsis raises IndexError, as in NumPy (PyTorch ignores it).
 #include "torchlite/csrc/python_indexing.h"
 
 #include "aten/native/ShapeUtils.h"
@@ -14,12 +14,19 @@ namespace tl_python {
 
 namespace {
 
-enum class Kind { Int, Slice, None, Ellipsis, Bool };
+enum class Kind { Int, Slice, None, Ellipsis, Bool, Tensor };
 
 struct Item {
   Kind kind;
   int64_t value = 0;   // Int: the index; Bool: 0/1
   PyObject* obj = nullptr;  // Slice: the slice object
+  Tensor tensor;            // Tensor: the index tensor (long/int, or a bool/uint8 mask)
+  // The dims of self an item consumes: a mask one per dim, an int, slice or index tensor one.
+  int64_t consumes() const {
+    if (kind == Kind::Tensor) return is_mask() ? tensor.dim() : 1;
+    return kind == Kind::Int || kind == Kind::Slice ? 1 : 0;
+  }
+  bool is_mask() const { return tensor.dtype() == ScalarType::Bool || tensor.dtype() == ScalarType::Byte; }
 };
 
 int64_t int_from_pylong(PyObject* o) {
@@ -44,11 +51,18 @@ Item classify(PyObject* it) {
   py::handle h(it);
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
-    TL_CHECK_INDEX(t.dim() == 0 && is_integral(t.dtype(), /*include_bool=*/true),
-                   "tensors used as indices are not supported yet (only 0-dim integer tensors are), got a tensor "
-                   "of shape ", t.sizes(), " and dtype ", t.dtype());
+    TL_CHECK_INDEX(is_integral(t.dtype(), /*include_bool=*/true),
+                   "tensors used as indices must be long, int, byte or bool tensors");
+    if (t.dim() > 0) return {Kind::Tensor, 0, nullptr, t};
     if (t.dtype() == ScalarType::Bool) return {Kind::Bool, t.item().to<bool>() ? 1 : 0};
     return {Kind::Int, t.item().to_long()};
+  }
+  // A list, nested tuple or array (NumPy) is an index tensor, as in PyTorch.
+  if (PyList_Check(it) || PyTuple_Check(it) || (PySequence_Check(it) && PyObject_HasAttrString(it, "__array__"))) {
+    py::module_ tl_mod = py::module_::import("torchlite");
+    py::object t = PySequence_Size(it) == 0 ? tl_mod.attr("tensor")(h, py::arg("dtype") = tl_mod.attr("int64"))
+                                            : tl_mod.attr("tensor")(h);
+    return classify(t.ptr());
   }
   if (PyIndex_Check(it) && !PySequence_Check(it)) {  // NumPy integers and other __index__ objects
     py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(it));
@@ -58,11 +72,18 @@ Item classify(PyObject* it) {
   bad_index(it);
 }
 
-Tensor apply_index(const Tensor& self, const std::vector<Item>& items) {
+// The view of `self` that the basic items select, and the advanced indices on that view's dims
+// (empty when there are none).
+struct Indexed {
+  Tensor view;
+  std::vector<std::optional<Tensor>> indices;
+};
+
+Indexed apply_index(const Tensor& self, const std::vector<Item>& items) {
   int64_t consumed = 0, ellipses = 0;
   bool has_int = false, has_slice = false;
   for (const Item& it : items) {
-    if (it.kind == Kind::Int || it.kind == Kind::Slice) ++consumed;
+    consumed += it.consumes();
     if (it.kind == Kind::Int) has_int = true;
     if (it.kind == Kind::Slice) has_slice = true;
     if (it.kind == Kind::Ellipsis) ++ellipses;
@@ -76,8 +97,17 @@ Tensor apply_index(const Tensor& self, const std::vector<Item>& items) {
   Tensor t = self;
   int64_t dim = 0;       // the dim of `t` the next item applies to
   int64_t self_dim = 0;  // the same dim counted in `self`, for messages (as PyTorch reports it)
+  std::vector<std::optional<Tensor>> indices;
+  int64_t covered = 0;  // the dims of `t` that `indices` spans (a mask spans its dims)
   for (const Item& it : items) {
     switch (it.kind) {
+      case Kind::Tensor:
+        for (; covered < dim; ++covered) indices.emplace_back(std::nullopt);  // dims taken whole
+        indices.emplace_back(it.tensor);
+        covered += it.consumes();
+        dim += it.consumes();
+        self_dim += it.consumes();
+        break;
       case Kind::Int: {
         const int64_t size = t.sizes()[dim];
         TL_CHECK_INDEX(it.value >= -size && it.value < size, "index ", it.value, " is out of bounds for dimension ",
@@ -120,15 +150,15 @@ Tensor apply_index(const Tensor& self, const std::vector<Item>& items) {
   }
   // Indexing always returns a new tensor object (x[...] is not x), viewing the same memory.
   if (t.is_same(self)) t = self.view(self.sizes());
-  return t;
+  return {t, std::move(indices)};
 }
 
-Tensor index_view(const Tensor& self, py::handle index) {
+Indexed index_view(const Tensor& self, py::handle index) {
   PyObject* o = index.ptr();
   if (PyLong_CheckExact(o)) {  // fast path: a[i]
     TL_CHECK_INDEX(self.dim() > 0, "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
                                    "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number");
-    return self.select(0, int_from_pylong(o));
+    return {self.select(0, int_from_pylong(o)), {}};
   }
   std::vector<Item> items;
   if (PyTuple_Check(o)) {
@@ -144,7 +174,10 @@ Tensor index_view(const Tensor& self, py::handle index) {
 }  // namespace
 
 void init_indexing(PyTensorClass& cls) {
-  cls.def("__getitem__", [](const Tensor& self, py::handle index) { return index_view(self, index); });
+  cls.def("__getitem__", [](const Tensor& self, py::handle index) {
+    Indexed r = index_view(self, index);
+    return r.indices.empty() ? r.view : tl::index(r.view, r.indices);
+  });
   cls.def("__setitem__", [](const Tensor& self, py::handle index, py::handle value) {
     PyObject* v = value.ptr();
     const bool is_tensor = py::isinstance<TensorImpl>(value);
@@ -154,7 +187,14 @@ void init_indexing(PyTensorClass& cls) {
       throw py::type_error(std::string("can't assign a ") + Py_TYPE(v)->tp_name + " to a " +
                            tl::native::legacy_type_name(self));
     }
-    Tensor view = index_view(self, index);
+    auto [view, indices] = index_view(self, index);
+    if (!indices.empty()) {
+      Tensor src = is_number ? scalar_to_tensor(value.cast<Scalar>(), view.dtype(), view.device())
+                             : value.cast<Tensor>();
+      if (src.dtype() != view.dtype()) src = src.to(view.dtype());
+      tl::index_put_(view, indices, src, false);
+      return;
+    }
     if (is_number) {
       view.fill_(value.cast<Scalar>());
       return;

@@ -42,6 +42,13 @@ inline std::vector<SavedVariable> make_saved_list(TensorList ts, bool is_output)
   for (const Tensor& t : ts) out.emplace_back(t, is_output);
   return out;
 }
+// A `Tensor?[]` argument (advanced indexing): None is saved as an undefined tensor.
+inline std::vector<SavedVariable> make_saved_list(const std::vector<std::optional<Tensor>>& ts, bool is_output) {
+  std::vector<SavedVariable> out;
+  out.reserve(ts.size());
+  for (const std::optional<Tensor>& t : ts) out.emplace_back(t, is_output);
+  return out;
+}
 std::vector<Tensor> unpack_list(const std::vector<SavedVariable>& vs, const std::shared_ptr<Node>& saved_for);
 
 // The message of a backward through freed saved tensors.

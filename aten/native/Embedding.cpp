@@ -1,0 +1,81 @@
+// embedding (a row lookup through index_select), its dense backward, and one_hot.
+#include <algorithm>
+#include <vector>
+
+#include "aten/native/IndexingUtils.h"
+#include "generated/Functions.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+namespace {
+void check_embedding_indices(const Tensor& indices, const char* op) {
+  TL_CHECK(indices.dtype() == ScalarType::Long || indices.dtype() == ScalarType::Int, op,
+           "(): Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
+           "but got ", dtype_name(indices.dtype()), " instead");
+}
+}  // namespace
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
+                 bool sparse) {
+  TL_CHECK(weight.dim() == 2, "'weight' must be 2-D");
+  TL_CHECK(!sparse, "embedding(): sparse=True (sparse gradients) is not supported");
+  check_embedding_indices(indices, "embedding");
+  std::vector<int64_t> shape = indices.sizes().vec();
+  shape.push_back(weight.sizes()[1]);
+  return tl::index_select(weight, 0, indices.reshape({-1})).view(shape);
+}
+
+Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                    int64_t padding_idx, bool scale_grad_by_freq) {
+  check_embedding_indices(indices, "embedding_backward");
+  Tensor idx = indices.reshape({-1}).to(ScalarType::Long).contiguous();
+  const int64_t n = idx.numel();
+  const int64_t dim = grad_output.numel() / std::max<int64_t>(n, 1);
+  TL_CHECK(n == 0 || grad_output.numel() == n * dim, "embedding_backward(): grad_output of shape ",
+           index_sizes_str(grad_output.sizes()), " does not match indices of shape ", index_sizes_str(indices.sizes()));
+  const int64_t d = n > 0 ? dim : grad_output.sizes()[grad_output.dim() - 1];
+  Tensor g = grad_output.reshape({n, d}).contiguous();
+  Tensor gw = tl::zeros({num_weights, d}, grad_output.dtype());
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    TL_CHECK_INDEX(ip[i] >= 0 && ip[i] < num_weights, "embedding_backward(): index ", ip[i],
+                   " is out of bounds for num_weights ", num_weights);
+  }
+  std::vector<int64_t> counts;
+  if (scale_grad_by_freq) {
+    counts.assign(static_cast<size_t>(num_weights), 0);
+    for (int64_t i = 0; i < n; ++i) ++counts[ip[i]];
+  }
+  dispatch_floating_types(grad_output.dtype(), "embedding_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = opmath_t<T>;
+    const T* gp = g.data_ptr<T>();
+    T* wp = gw.data_ptr<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (ip[i] == padding_idx) continue;
+      const A scale = scale_grad_by_freq ? A(1) / static_cast<A>(counts[ip[i]]) : A(1);
+      T* row = wp + ip[i] * d;
+      const T* src = gp + i * d;
+      for (int64_t k = 0; k < d; ++k) row[k] = static_cast<T>(static_cast<A>(row[k]) + scale * static_cast<A>(src[k]));
+    }
+  });
+  return gw;
+}
+
+Tensor one_hot(const Tensor& self, int64_t num_classes) {
+  TL_CHECK(self.dtype() == ScalarType::Long, "one_hot is only applicable to index tensor of type LongTensor.");
+  if (self.numel() == 0) {
+    TL_CHECK(num_classes > 0, "Can not infer total number of classes from empty tensor.");
+  } else {
+    TL_CHECK(self.min().item().to_long() >= 0, "Class values must be non-negative.");
+    const int64_t top = self.max().item().to_long();
+    if (num_classes == -1) num_classes = top + 1;
+    TL_CHECK(top < num_classes, "Class values must be smaller than num_classes.");
+  }
+  std::vector<int64_t> shape = self.sizes().vec();
+  shape.push_back(num_classes);
+  return tl::zeros(shape, ScalarType::Long).scatter_(-1, self.unsqueeze(-1), Scalar(1));
+}
+
+}  // namespace tl::native

@@ -1,0 +1,547 @@
+// Indexing operators: index_select, gather, scatter (and its reductions), index_add,
+// masked_fill, masked_select, take, nonzero.
+//
+// Note [Indexing kernels]: every index is bounds-checked before memory is touched and an
+// out-of-range one raises IndexError naming the index and the size (RuntimeError where PyTorch
+// raises it). Ops that write into a tensor (scatter, index_add, ...) work on a contiguous
+// buffer: `self` itself when it is contiguous, else a copy written back at the end.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "aten/native/IndexingUtils.h"
+#include "aten/native/ShapeUtils.h"
+#include "aten/native/TensorIterator.h"
+#include "generated/Functions.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+namespace {
+
+// The i-th element of an int64/int32 index tensor (contiguous).
+struct IndexReader {
+  const void* data;
+  bool is_long;
+  int64_t operator[](int64_t i) const {
+    return is_long ? static_cast<const int64_t*>(data)[i] : static_cast<const int32_t*>(data)[i];
+  }
+};
+
+void check_index_dtype(const Tensor& index, const char* op) {
+  TL_CHECK(index.dtype() == ScalarType::Long || index.dtype() == ScalarType::Int, op,
+           "(): Expected dtype int32 or int64 for index");
+}
+
+// `self` as it is (same sizes, strides) or the result written to `out` (resized): the contract
+// of out= kernels; an undefined `out` means the functional form.
+Tensor finish_out(const Tensor& res, const Tensor& out, const char* op) {
+  if (!out.defined() || res.is_same(out)) return res;
+  TL_CHECK(out.dtype() == res.dtype(), op, "(): Expected out tensor to have dtype ", dtype_name(res.dtype()),
+           ", but got ", dtype_name(out.dtype()), " instead");
+  resize_out(out, res.sizes());
+  out.copy_(res);
+  return out;
+}
+
+// A 0-dim tensor as 1-d (gather/scatter treat a scalar as a one-element vector).
+Tensor as_1d(const Tensor& t) { return t.dim() == 0 ? t.reshape({1}) : t; }
+
+// Writable result of an op that updates a copy of `self`: `out` (self when in-place), or a
+// new tensor; contiguous.
+Tensor result_like_self(const Tensor& self, const Tensor& out, const char* op) {
+  if (!out.defined()) return self.clone(MemoryFormat::Contiguous);
+  if (!out.is_same(self)) {
+    TL_CHECK(out.dtype() == self.dtype(), op, "(): Expected out tensor to have dtype ", dtype_name(self.dtype()),
+             ", but got ", dtype_name(out.dtype()), " instead");
+    resize_out(out, self.sizes());
+    out.copy_(self);
+  }
+  return out.is_contiguous() ? out : out.contiguous();
+}
+
+void write_back(const Tensor& work, const Tensor& out) {
+  if (out.defined() && !work.is_same(out)) out.copy_(work);
+}
+
+// ---- gather / scatter geometry ------------------------------------------------------------------
+
+// Checks shared by gather and the scatters: same number of dims, index no larger than `self`
+// outside `dim` (and no larger than `src` anywhere).
+void check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index, const Tensor* src, const char* op) {
+  check_index_dtype(index, op);
+  const int64_t nd = std::max<int64_t>(self.dim(), 1);
+  const int64_t ind = std::max<int64_t>(index.dim(), 1);
+  TL_CHECK(index.numel() == 0 || ind == nd, "Index tensor must have the same number of dimensions as ",
+           src ? "self" : "input", " tensor");
+  if (src) {
+    TL_CHECK(index.numel() == 0 || std::max<int64_t>(src->dim(), 1) == ind,
+             "Index tensor must have the same number of dimensions as src tensor");
+  }
+  if (index.numel() == 0) return;
+  Tensor s1 = as_1d(self), i1 = as_1d(index);
+  for (int64_t d = 0; d < nd; ++d) {
+    const bool fits_self = d == dim || i1.sizes()[d] <= s1.sizes()[d];
+    if (!src) {
+      TL_CHECK(fits_self, "Size does not match at dimension ", d, " expected index ", index_sizes_str(index.sizes()),
+               " to be no larger than self ", index_sizes_str(self.sizes()), " apart from dimension ", dim);
+      continue;
+    }
+    TL_CHECK(fits_self && i1.sizes()[d] <= as_1d(*src).sizes()[d], "Expected index ",
+             index_sizes_str(index.sizes()), " to be no larger than self ", index_sizes_str(self.sizes()),
+             " apart from dimension ", dim, " and to be no larger size than src ", index_sizes_str(src->sizes()));
+  }
+}
+
+// The index of gather/scatter as a contiguous int64 tensor, every value checked against a's size
+// at `dim` before any memory is written.
+Tensor checked_gather_index(const Tensor& a, int64_t dim, const Tensor& index) {
+  Tensor i1 = as_1d(index).to(ScalarType::Long).contiguous();
+  const int64_t size = as_1d(a).sizes()[dim];
+  const int64_t* idx = i1.data_ptr<int64_t>();
+  for (int64_t i = 0, n = i1.numel(); i < n; ++i) {
+    TL_CHECK(idx[i] >= 0 && idx[i] < size, "index ", idx[i], " is out of bounds for dimension ", dim, " with size ",
+             size);
+  }
+  return i1;
+}
+
+// Calls f(i, a_off, b_off) for each element i (row-major) of the checked index `i1`: a_off is the
+// element offset in `a` of the same position with `dim` replaced by the index value, b_off the
+// offset of the same position in `b` (0 when b is undefined). Rows run along the last dim.
+template <typename F>
+void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b, F&& f) {
+  const int64_t nd = i1.dim(), n = i1.numel();
+  if (n == 0) return;
+  IntArrayRef sizes = i1.sizes();
+  std::vector<int64_t> as = as_1d(a).strides().vec();
+  const int64_t a_dim_stride = as[dim];
+  as[dim] = 0;
+  std::vector<int64_t> bs = b.defined() ? as_1d(b).strides().vec() : std::vector<int64_t>(nd, 0);
+  const int64_t* idx = i1.data_ptr<int64_t>();
+  const int64_t inner = sizes[nd - 1], ai = as[nd - 1], bi = bs[nd - 1];
+  std::vector<int64_t> ctr(static_cast<size_t>(nd), 0);
+  int64_t ao = 0, bo = 0;
+  for (int64_t i = 0; i < n; i += inner) {
+    for (int64_t k = 0; k < inner; ++k) f(i + k, ao + k * ai + idx[i + k] * a_dim_stride, bo + k * bi);
+    for (int64_t d = nd - 2; d >= 0; --d) {
+      ao += as[d];
+      bo += bs[d];
+      if (++ctr[d] < sizes[d]) break;
+      ao -= as[d] * sizes[d];
+      bo -= bs[d] * sizes[d];
+      ctr[d] = 0;
+    }
+  }
+}
+
+// ---- reductions used by scatter / scatter_reduce / index_add -----------------------------------
+
+enum class Reduce { Assign, Sum, Prod, Mean, Amax, Amin };
+
+Reduce parse_reduce(const std::string& r, bool legacy) {
+  if (legacy) {
+    if (r == "add") return Reduce::Sum;
+    if (r == "multiply") return Reduce::Prod;
+    TL_CHECK(false, "reduce argument must be either add or multiply, got ", r);
+  }
+  if (r == "sum") return Reduce::Sum;
+  if (r == "prod") return Reduce::Prod;
+  if (r == "mean") return Reduce::Mean;
+  if (r == "amax") return Reduce::Amax;
+  if (r == "amin") return Reduce::Amin;
+  TL_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", r);
+}
+
+template <typename T>
+T reduce_identity(Reduce r) {
+  using A = opmath_t<T>;
+  switch (r) {
+    case Reduce::Prod:
+      return static_cast<T>(A(1));
+    case Reduce::Amax:
+      if constexpr (std::numeric_limits<A>::has_infinity) return static_cast<T>(-std::numeric_limits<A>::infinity());
+      else return static_cast<T>(std::numeric_limits<A>::lowest());
+    case Reduce::Amin:
+      if constexpr (std::numeric_limits<A>::has_infinity) return static_cast<T>(std::numeric_limits<A>::infinity());
+      else return static_cast<T>(std::numeric_limits<A>::max());
+    default:
+      return static_cast<T>(A(0));
+  }
+}
+
+template <typename A>
+bool is_nan(A v) {
+  if constexpr (std::is_floating_point_v<A>) return std::isnan(v);
+  else return false;
+}
+
+template <typename T>
+inline void combine(T& dst, T v, Reduce r) {
+  using A = opmath_t<T>;
+  const A a = static_cast<A>(dst), b = static_cast<A>(v);
+  switch (r) {
+    case Reduce::Assign:
+      dst = v;
+      return;
+    case Reduce::Sum:
+    case Reduce::Mean:
+      if constexpr (std::is_same_v<T, bool>) dst = a || b;
+      else dst = static_cast<T>(a + b);
+      return;
+    case Reduce::Prod:
+      if constexpr (std::is_same_v<T, bool>) dst = a && b;
+      else dst = static_cast<T>(a * b);
+      return;
+    case Reduce::Amax:  // NaN propagates, as in max()
+      if (is_nan(b) || b > a) dst = v;
+      return;
+    case Reduce::Amin:
+      if (is_nan(b) || b < a) dst = v;
+      return;
+  }
+}
+
+// Scatters src (or `value` when src is undefined) into `self`'s copy held by out, reducing with
+// `r`; scatter_reduce's include_self=False first resets every target to the reduction's identity
+// and mean divides by the number of values each target received.
+Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Scalar& value,
+                    Reduce r, bool include_self, const Tensor& out, const char* op) {
+  dim = wrap_dim(dim, self.dim());
+  check_gather_scatter(self, dim, index, src.defined() ? &src : nullptr, op);
+  if (src.defined()) {
+    TL_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype");
+  }
+  Tensor work = result_like_self(self, out, op);
+  if (index.numel() == 0) {
+    write_back(work, out);
+    return out.defined() ? out : work;
+  }
+  const Tensor i1 = checked_gather_index(work, dim, index);
+  dispatch_all_types(self.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = work.data_ptr<T>();
+    const T* sp = src.defined() ? static_cast<const T*>(src.data_ptr()) : nullptr;
+    const T v = value.to<T>();
+    if (!include_self) {
+      const T id = reduce_identity<T>(r);
+      gather_walk(work, dim, i1, Tensor(), [&](int64_t, int64_t ao, int64_t) { dst[ao] = id; });
+    }
+    std::vector<int64_t> counts;
+    if (r == Reduce::Mean) counts.assign(static_cast<size_t>(work.numel()), include_self ? 1 : 0);
+    gather_walk(work, dim, i1, src, [&](int64_t, int64_t ao, int64_t bo) {
+      combine(dst[ao], sp ? sp[bo] : v, r);
+      if (r == Reduce::Mean) ++counts[ao];
+    });
+    if (r == Reduce::Mean) {
+      using A = opmath_t<T>;
+      gather_walk(work, dim, i1, Tensor(), [&](int64_t, int64_t ao, int64_t) {
+        int64_t& c = counts[ao];
+        if (c <= 0) return;  // already divided (several indices hit the same target)
+        const A q = static_cast<A>(dst[ao]);
+        if constexpr (std::is_same_v<T, bool>) {
+          dst[ao] = q;
+        } else if constexpr (std::is_integral_v<A>) {
+          const A d = static_cast<A>(c);
+          A f = q / d;
+          if ((q % d != 0) && ((q < 0) != (d < 0))) --f;  // floor division, as PyTorch
+          dst[ao] = static_cast<T>(f);
+        } else {
+          dst[ao] = static_cast<T>(q / static_cast<A>(c));
+        }
+        c = 0;
+      });
+    }
+  });
+  write_back(work, out);
+  return out.defined() ? out : work;
+}
+
+// ---- index_select / index_add geometry -----------------------------------------------------------
+
+// The index of index_select / index_add: 1-d (or 0-d), int32/int64, contiguous.
+Tensor check_1d_index(const Tensor& index, const char* op) {
+  TL_CHECK_INDEX(index.dim() <= 1, op, "(): Index is supposed to be a vector");
+  check_index_dtype(index, op);
+  return index.contiguous();
+}
+
+}  // namespace
+
+// ---- index_select ----------------------------------------------------------------------------------
+
+Tensor index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  dim = wrap_dim(dim, self.dim());
+  Tensor idx = check_1d_index(index, "index_select");
+  Tensor s = as_1d(self).contiguous();
+  const int64_t size = s.sizes()[dim], n = idx.numel();
+  std::vector<int64_t> shape = s.sizes().vec();
+  shape[dim] = n;
+  if (self.dim() == 0) shape.clear();  // a 0-dim self gives a 0-dim result (index has one element)
+  TL_CHECK_INDEX(self.dim() > 0 || n == 1, "index_select(): Index to scalar can have only 1 value, got ", n,
+                 " value(s)");
+  Tensor res = empty_tensor(shape, self.options());
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= s.sizes()[d];
+  for (int64_t d = dim + 1; d < s.dim(); ++d) inner *= s.sizes()[d];
+  IndexReader ir{idx.data_ptr(), idx.dtype() == ScalarType::Long};
+  for (int64_t i = 0; i < n; ++i) {
+    TL_CHECK_INDEX(ir[i] >= 0 && ir[i] < size, "index out of range in self: index ", ir[i],
+                   " is out of bounds for dimension ", dim, " with size ", size);
+  }
+  const size_t row = static_cast<size_t>(inner) * self.element_size();
+  const char* sp = static_cast<const char*>(s.data_ptr());
+  char* rp = static_cast<char*>(res.data_ptr());
+  if (row > 0) {
+#pragma omp parallel for schedule(static) if (outer * n * inner > (1 << 16))
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < n; ++i) {
+        std::memcpy(rp + (o * n + i) * row, sp + (o * size + ir[i]) * row, row);
+      }
+    }
+  }
+  return finish_out(res, out, "index_select");
+}
+
+// ---- gather --------------------------------------------------------------------------------------
+
+Tensor gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/, const Tensor& out) {
+  dim = wrap_dim(dim, self.dim());
+  check_gather_scatter(self, dim, index, nullptr, "gather");
+  Tensor res = empty_tensor(index.sizes(), self.options());
+  if (index.numel() > 0) {
+    const Tensor i1 = checked_gather_index(self, dim, index);
+    dispatch_all_types(self.dtype(), "gather", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* sp = self.data_ptr<T>();
+      T* rp = res.data_ptr<T>();
+      gather_walk(self, dim, i1, Tensor(), [&](int64_t i, int64_t ao, int64_t) { rp[i] = sp[ao]; });
+    });
+  }
+  return finish_out(res, out, "gather");
+}
+
+// ---- scatter family --------------------------------------------------------------------------------
+
+Tensor scatter_src_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  return scatter_impl(self, dim, index, src, Scalar(0), Reduce::Assign, true, out, "scatter");
+}
+
+Tensor scatter_value_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                             const Tensor& out) {
+  return scatter_impl(self, dim, index, Tensor(), value, Reduce::Assign, true, out, "scatter");
+}
+
+Tensor scatter_reduce_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                              const std::string& reduce, const Tensor& out) {
+  return scatter_impl(self, dim, index, src, Scalar(0), parse_reduce(reduce, true), true, out, "scatter");
+}
+
+Tensor scatter_value_reduce_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                    const std::string& reduce, const Tensor& out) {
+  return scatter_impl(self, dim, index, Tensor(), value, parse_reduce(reduce, true), true, out, "scatter");
+}
+
+Tensor scatter_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                           const Tensor& out) {
+  return scatter_impl(self, dim, index, src, Scalar(0), Reduce::Sum, true, out, "scatter_add");
+}
+
+Tensor scatter_reduce_two_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                                  const std::string& reduce, bool include_self, const Tensor& out) {
+  return scatter_impl(self, dim, index, src, Scalar(0), parse_reduce(reduce, false), include_self, out,
+                      "scatter_reduce");
+}
+
+// ---- index_add ---------------------------------------------------------------------------------------
+
+Tensor index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                         const Scalar& alpha, const Tensor& out) {
+  dim = wrap_dim(dim, self.dim());
+  Tensor idx = check_1d_index(index, "index_add");
+  const int64_t n = idx.numel();
+  Tensor s1 = as_1d(self), src = as_1d(source);
+  bool same_shape = s1.dim() == src.dim() && (source.dim() > 0 || self.dim() == 0);
+  for (int64_t d = 0; same_shape && d < s1.dim(); ++d) same_shape = d == dim || s1.sizes()[d] == src.sizes()[d];
+  TL_CHECK(same_shape, "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+           "self.shape = ", index_sizes_str(self.sizes()), " source.shape = ", index_sizes_str(source.sizes()));
+  TL_CHECK(src.sizes()[dim] == n, "index_add_(): Number of indices (", n, ") should be equal to source.size(dim) (",
+           src.sizes()[dim], ")");
+  TL_CHECK(source.dtype() == self.dtype(), "index_add_(): self (", dtype_name(self.dtype()), ") and source (",
+           dtype_name(source.dtype()), ") must have the same scalar type");
+  TL_CHECK(!is_integral(self.dtype(), /*include_bool=*/true) || !alpha.is_floating_point(),
+           "For integral input tensors, argument alpha must not be a floating point number.");
+  Tensor work = result_like_self(self, out, "index_add");
+  const int64_t size = s1.sizes()[dim];
+  IndexReader ir{idx.data_ptr(), idx.dtype() == ScalarType::Long};
+  for (int64_t i = 0; i < n; ++i) {
+    TL_CHECK(ir[i] >= 0 && ir[i] < size, "index ", ir[i], " is out of bounds for dimension ", dim, " with size ",
+             size);
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d) outer *= s1.sizes()[d];
+  for (int64_t d = dim + 1; d < s1.dim(); ++d) inner *= s1.sizes()[d];
+  Tensor sc = src.contiguous();
+  dispatch_all_types(self.dtype(), "index_add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = opmath_t<T>;
+    T* dst = work.data_ptr<T>();
+    const T* sp = sc.data_ptr<T>();
+    const A a = alpha.to<A>();
+    // Threads split the outer rows, so no two write the same element.
+#pragma omp parallel for schedule(static) if (outer > 1 && outer * n * inner > (1 << 16))
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < n; ++i) {
+        T* d = dst + (o * size + ir[i]) * inner;
+        const T* s = sp + (o * n + i) * inner;
+        for (int64_t k = 0; k < inner; ++k) {
+          if constexpr (std::is_same_v<T, bool>) d[k] = d[k] || (a && s[k]);
+          else d[k] = static_cast<T>(static_cast<A>(d[k]) + a * static_cast<A>(s[k]));
+        }
+      }
+    }
+  });
+  write_back(work, out);
+  return out.defined() ? out : work;
+}
+
+// ---- masked_fill ------------------------------------------------------------------------------------
+
+Tensor masked_fill_cpu_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+           dtype_name(mask.dtype()));
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  TL_CHECK(IntArrayRef(shape).equals(self.sizes()), "masked_fill_: the mask of shape ", index_sizes_str(mask.sizes()),
+           " cannot be broadcast to the shape ", index_sizes_str(self.sizes()), " of self");
+  if (self.numel() == 0) return self;
+  if (self.is_contiguous() && mask.is_contiguous() && mask.sizes().equals(self.sizes())) {  // no offset tables
+    const bool* mp = mask.data_ptr<bool>();
+    dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* p = self.data_ptr<T>();
+      const T v = value.to<T>();
+      for (int64_t i = 0, n = self.numel(); i < n; ++i) p[i] = mp[i] ? v : p[i];
+    });
+    return self;
+  }
+  const std::vector<int64_t> so = walk_offsets(self.sizes(), self.strides());
+  const std::vector<int64_t> mo = walk_offsets(self.sizes(), mask.expand(self.sizes()).strides());
+  const bool* mp = mask.data_ptr<bool>();
+  dispatch_all_types(self.dtype(), "masked_fill_", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* p = self.data_ptr<T>();
+    const T v = value.to<T>();
+    for (size_t i = 0; i < so.size(); ++i)
+      if (mp[mo[i]]) p[so[i]] = v;
+  });
+  return self;
+}
+
+Tensor masked_fill_tensor_cpu_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  TL_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+           value.dim(), " dimension(s).");
+  return masked_fill_cpu_(self, mask, value.item());
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  Tensor res = self.expand(shape).clone(MemoryFormat::Contiguous);
+  return res.masked_fill_(mask, value);
+}
+
+Tensor masked_fill(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  Tensor res = self.expand(shape).clone(MemoryFormat::Contiguous);
+  return res.masked_fill_(mask, value);
+}
+
+// ---- masked_select / take / nonzero ---------------------------------------------------------------
+
+Tensor masked_select_out_cpu(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  if (!(self.is_contiguous() && mask.is_contiguous() && mask.sizes().equals(self.sizes()))) {
+    // One strided layout: both as contiguous tensors of the broadcast shape.
+    return masked_select_out_cpu(self.expand(shape).contiguous(), mask.expand(shape).contiguous(), out);
+  }
+  const bool* mp = mask.data_ptr<bool>();
+  int64_t count = 0;
+  for (int64_t i = 0, n = mask.numel(); i < n; ++i) count += mp[i];
+  Tensor res = empty_tensor({count}, self.options());
+  dispatch_all_types(self.dtype(), "masked_select", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* sp = self.data_ptr<T>();
+    T* rp = res.data_ptr<T>();
+    for (int64_t i = 0, k = 0, n = mask.numel(); i < n; ++i)
+      if (mp[i]) rp[k++] = sp[i];
+  });
+  return finish_out(res, out, "masked_select");
+}
+
+Tensor take_out_cpu(const Tensor& self, const Tensor& index, const Tensor& out) {
+  TL_CHECK_TYPE(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
+                dtype_name(index.dtype()));
+  const int64_t n = self.numel();
+  Tensor idx = index.contiguous();
+  const int64_t* ip = idx.data_ptr<int64_t>();
+  TL_CHECK_INDEX(n > 0 || idx.numel() == 0, "take(): tried to take from an empty tensor");
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    TL_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
+                   " elements.");
+  }
+  Tensor res = empty_tensor(index.sizes(), self.options());
+  if (idx.numel() > 0) {
+    const std::vector<int64_t> so = walk_offsets(self.sizes(), self.strides());
+    dispatch_all_types(self.dtype(), "take", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* sp = self.data_ptr<T>();
+      T* rp = res.data_ptr<T>();
+      for (int64_t i = 0; i < idx.numel(); ++i) rp[i] = sp[so[ip[i] < 0 ? ip[i] + n : ip[i]]];
+    });
+  }
+  return finish_out(res, out, "take");
+}
+
+Tensor nonzero_out_cpu(const Tensor& self, const Tensor& out) {
+  const int64_t nd = self.dim();
+  const std::vector<int64_t> so = walk_offsets(self.sizes(), self.strides());
+  std::vector<int64_t> hits;
+  dispatch_all_types(self.dtype(), "nonzero", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using A = opmath_t<T>;
+    const T* sp = self.data_ptr<T>();
+    for (size_t i = 0; i < so.size(); ++i)
+      if (static_cast<A>(sp[so[i]]) != A(0)) hits.push_back(static_cast<int64_t>(i));
+  });
+  const int64_t count = static_cast<int64_t>(hits.size());
+  Tensor res = empty_tensor({count, nd}, TensorOptions(ScalarType::Long, self.device()));
+  int64_t* rp = res.data_ptr<int64_t>();
+  for (int64_t k = 0; k < count; ++k) {  // the flat position as coordinates
+    int64_t flat = hits[k];
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      rp[k * nd + d] = flat % self.sizes()[d];
+      flat /= self.sizes()[d];
+    }
+  }
+  if (out.defined()) {
+    TL_CHECK(out.dtype() == ScalarType::Long, "nonzero: Expected out tensor to have scalar type Long but got scalar type",
+             dtype_name(out.dtype()));
+  }
+  return finish_out(res, out, "nonzero");
+}
+
+Tensor argwhere(const Tensor& self) { return tl::nonzero(self); }
+
+std::vector<Tensor> where(const Tensor& condition) {
+  Tensor nz = tl::nonzero(condition);
+  std::vector<Tensor> cols;
+  for (int64_t d = 0; d < condition.dim(); ++d) cols.push_back(nz.select(1, d));
+  return cols;
+}
+
+}  // namespace tl::native
