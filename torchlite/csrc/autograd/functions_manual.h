@@ -80,3 +80,4 @@ namespace tl::autograd {
 std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n);
 
 }  // namespace tl::autograd
+#include "torchlite/csrc/autograd/functions_manual_reduce.h"
