@@ -155,8 +155,11 @@ class OperatorName:
         return self.base + ("_" if self.inplace else "")
 
     def unambiguous(self) -> str:
-        """C++ identifier unique per overload: add_Tensor, add__Scalar, add_out"""
-        return f"{self.name}_{self.overload}" if self.overload else self.name
+        """C++ identifier unique per overload: add_Tensor, add__Scalar, add_out; std_op, since a
+        struct tl::ops::std would hide namespace std from the generated code after it."""
+        if self.overload:
+            return f"{self.name}_{self.overload}"
+        return f"{self.name}_op" if self.name == "std" else self.name
 
     def __str__(self) -> str:
         return f"{self.name}.{self.overload}" if self.overload else self.name

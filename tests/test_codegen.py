@@ -131,6 +131,7 @@ def test_parsed_model():
 
     u = parse_schema("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)")
     assert (u.name.base, u.name.name, u.name.inplace, u.name.unambiguous()) == ("add", "add_", True, "add__Tensor")
+    assert parse_schema("std(Tensor self, bool unbiased=True) -> Tensor").name.unambiguous() == "std_op"
     w = parse_schema("split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]")
     assert w.arguments[0].annotation.to_wildcard and not w.arguments[0].annotation.is_write
 
@@ -886,9 +887,10 @@ def test_generated_operators(tmp_path):
     assert _lines(body)[1:] == [
         "const Device dispatch_device = dispatch_device_of(self, other);",
         "check_same_device(schema, dispatch_device, self, other, out);",
-        "Kernel k = kernels[static_cast<int>(dispatch_device.type)];",
-        "if (TL_UNLIKELY(k == nullptr)) no_kernel(schema, dispatch_device);",
-        "Tensor result = k(self, other, alpha, out);",
+        # `kernel`, not a short name an argument may have (topk's `k`)
+        "Kernel kernel = kernels[static_cast<int>(dispatch_device.type)];",
+        "if (TL_UNLIKELY(kernel == nullptr)) no_kernel(schema, dispatch_device);",
+        "Tensor result = kernel(self, other, alpha, out);",
         "if (out.defined()) out.bump_version();",
         "return result;",
     ]
@@ -995,7 +997,7 @@ def test_generated_exotic_schemas(tmp_path):
     files = _generate(tmp_path, EXOTIC_NF)
     ops = _lines(files["Operators.cpp"])
     # Operators returning nothing still bump every written tensor, lists included.
-    assert "k(self, split_size, dim, out);" in ops
+    assert "kernel(self, split_size, dim, out);" in ops
     assert "for (const Tensor& t : out) if (t.defined()) t.bump_version();" in ops
     assert "for (const Tensor& t : self) if (t.defined()) t.bump_version();" in ops
     assert "const Device dispatch_device = device_of(self);" in ops

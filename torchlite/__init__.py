@@ -101,5 +101,7 @@ def is_floating_point(t: Tensor) -> "bool":
 from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after `import torch`)
 
 from torchlite._indexing import nonzero  # noqa: F401, E402  (as_tuple=)
+from torchlite.functional import *  # noqa: F401, F403, E402  (variadic einsum, meshgrid, ...)
+from torchlite import linalg  # noqa: F401, E402
 
 __all__ = [n for n in dir() if not n.startswith("_")]

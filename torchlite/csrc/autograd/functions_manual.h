@@ -84,3 +84,4 @@ std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n);
 #include "torchlite/csrc/autograd/functions_manual_nnops.h"
 #include "torchlite/csrc/autograd/functions_manual_conv.h"
 #include "torchlite/csrc/autograd/functions_manual_index.h"
+#include "torchlite/csrc/autograd/functions_manual_reduce.h"

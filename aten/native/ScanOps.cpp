@@ -1,0 +1,85 @@
+// Cumulative sum and product along a dim. The input is viewed as [outer, n, inner] (contiguous):
+// for inner == 1 each row is one running accumulator; otherwise step i adds row i to row i-1
+// over the whole inner run, a contiguous loop the compiler vectorises. OpenMP splits outer.
+#include <omp.h>
+
+#include "aten/native/ShapeUtils.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 15;
+
+// PyTorch's rule: an explicit dtype wins, then out's dtype, then integral inputs scan in Long.
+ScalarType scan_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
+  if (dtype) return *dtype;
+  if (out.defined()) return out.dtype();
+  return is_floating_point(self.dtype()) ? self.dtype() : ScalarType::Long;
+}
+
+template <typename T, typename Op>
+void scan_kernel(const T* src, T* dst, int64_t outer, int64_t n, int64_t inner, Op op) {
+  using acc_t = opmath_t<T>;
+#pragma omp parallel for schedule(static) if (outer > 1 && outer * n * inner >= kGrain)
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* s = src + o * n * inner;
+    T* d = dst + o * n * inner;
+    if (inner == 1) {
+      acc_t acc = n > 0 ? static_cast<acc_t>(s[0]) : acc_t();
+      if (n > 0) d[0] = static_cast<T>(acc);
+      for (int64_t i = 1; i < n; ++i) {
+        acc = op(acc, static_cast<acc_t>(s[i]));
+        d[i] = static_cast<T>(acc);
+      }
+      continue;
+    }
+    if (n > 0 && d != s) std::copy(s, s + inner, d);
+    for (int64_t i = 1; i < n; ++i) {
+      const T* si = s + i * inner;
+      const T* prev = d + (i - 1) * inner;
+      T* di = d + i * inner;
+      for (int64_t j = 0; j < inner; ++j) {
+        di[j] = static_cast<T>(op(static_cast<acc_t>(prev[j]), static_cast<acc_t>(si[j])));
+      }
+    }
+  }
+}
+
+template <typename Op>
+Tensor scan_out(const char* what, const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out,
+                Op op) {
+  const ScalarType dt = scan_dtype(self, dtype, out);
+  const int64_t d = wrap_dim(dim, self.dim());
+  // Scanning in place (x aliases the result) is safe: step i reads element i before writing it.
+  Tensor x = self.to(dt).contiguous();
+  const bool direct = out.defined() && out.dtype() == dt && out.sizes().equals(self.sizes()) && out.is_contiguous();
+  Tensor res = direct ? out : empty_tensor(self.sizes(), TensorOptions(dt, self.device()));
+  int64_t outer = 1, inner = 1;
+  for (int64_t i = 0; i < d; ++i) outer *= self.sizes()[i];
+  for (int64_t i = d + 1; i < self.dim(); ++i) inner *= self.sizes()[i];
+  const int64_t n = self.dim() == 0 ? 1 : self.sizes()[d];
+  dispatch_numeric_types(dt, what, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    scan_kernel(x.data_ptr<T>(), res.data_ptr<T>(), outer, n, inner, op);
+  });
+  if (!out.defined() || direct) return direct ? out : res;
+  TL_CHECK(out.dtype() == dt, "Expected out tensor to have dtype ", dtype_name(dt), ", but got ",
+           dtype_name(out.dtype()), " instead");
+  resize_out(out, res.sizes());
+  out.copy_(res);
+  return out;
+}
+
+}  // namespace
+
+Tensor cumsum_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return scan_out("cumsum", self, dim, dtype, out, [](auto a, auto b) { return a + b; });
+}
+
+Tensor cumprod_out_cpu(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return scan_out("cumprod", self, dim, dtype, out, [](auto a, auto b) { return a * b; });
+}
+
+}  // namespace tl::native

@@ -1,0 +1,225 @@
+// Sorting and selection along one dim (sort, topk, kthvalue, median) and the gather /
+// scatter-add pair their gradients use. Note [Rows along a dim]: each kernel moves the dim
+// last and makes the tensor contiguous, so every row is a contiguous run handled on its own
+// (OpenMP over rows), then moves the dim back in the results.
+#include <omp.h>
+
+#include <algorithm>
+#include <numeric>
+#include <utility>
+#include <vector>
+
+#include "aten/ATen.h"
+#include "generated/NativeFunctions.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 14;  // elements below which one thread does all rows
+
+// NaN compares above every number (PyTorch's order): ascending puts NaNs last.
+template <typename T>
+bool is_nan(T v) {
+  auto a = static_cast<opmath_t<T>>(v);
+  return a != a;
+}
+
+template <typename T>
+bool less_nan_last(T a, T b) {
+  return (!is_nan(a) && is_nan(b)) || static_cast<opmath_t<T>>(a) < static_cast<opmath_t<T>>(b);
+}
+
+// A strict order on (value, index) pairs: by value (descending or ascending), ties by index,
+// so unstable algorithms (nth_element, partial sorts) give the stable sort's answer.
+template <typename T>
+struct PairOrder {
+  bool descending;
+  bool operator()(const std::pair<T, int64_t>& a, const std::pair<T, int64_t>& b) const {
+    const bool before = descending ? less_nan_last(b.first, a.first) : less_nan_last(a.first, b.first);
+    const bool after = descending ? less_nan_last(a.first, b.first) : less_nan_last(b.first, a.first);
+    return before || (!after && a.second < b.second);
+  }
+};
+
+// The tensor as rows [..., n] along dim d (a 0-dim tensor is one row of one element).
+Tensor as_rows(const Tensor& t, int64_t d) { return t.dim() == 0 ? t.reshape({1}) : t.movedim(d, -1).contiguous(); }
+
+// A results' rows [..., m] back to a tensor with the row dim at d (ndim 0: a scalar again).
+Tensor from_rows(const Tensor& r, int64_t d, int64_t ndim) {
+  return ndim == 0 ? r.reshape(IntArrayRef()) : r.movedim(-1, d).contiguous();
+}
+
+// Sizes of the rows tensor of `t` along d with the row length replaced by m.
+std::vector<int64_t> row_shape(const Tensor& t, int64_t d, int64_t m) {
+  std::vector<int64_t> s;
+  for (int64_t i = 0; i < t.dim(); ++i) {
+    if (i != d) s.push_back(t.sizes()[i]);
+  }
+  s.push_back(m);
+  return s;
+}
+
+int64_t row_length(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
+
+// Runs f(row_index) over `rows` rows of `n` elements, in parallel when the work is large.
+template <typename F>
+void for_rows(int64_t rows, int64_t n, F&& f) {
+#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= kGrain)
+  for (int64_t r = 0; r < rows; ++r) f(r);
+}
+
+// values[r, :m] / indices[r, :m] = the first m pairs of each row of x in `order` (all of the
+// row when m == n). The rows tensors are returned in the row layout.
+std::pair<Tensor, Tensor> ordered_rows(const Tensor& x, int64_t m, bool descending, bool full_sort, const char* what) {
+  const int64_t n = x.dim() == 0 ? 1 : x.sizes().back();
+  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  if (!shape.empty()) shape.back() = m;
+  Tensor values = empty_tensor(shape, x.options());
+  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, x.device()));
+  dispatch_all_types(x.dtype(), what, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data_ptr<T>();
+    T* vo = values.data_ptr<T>();
+    int64_t* io = indices.data_ptr<int64_t>();
+    PairOrder<T> order{descending};
+    for_rows(rows, n, [&](int64_t r) {
+      std::vector<std::pair<T, int64_t>> buf(n);
+      for (int64_t i = 0; i < n; ++i) buf[i] = {src[r * n + i], i};
+      if (full_sort) {
+        std::sort(buf.begin(), buf.end(), order);
+      } else if (m > 0) {
+        std::nth_element(buf.begin(), buf.begin() + (m - 1), buf.end(), order);
+        std::sort(buf.begin(), buf.begin() + m, order);
+      }
+      for (int64_t i = 0; i < m; ++i) {
+        vo[r * m + i] = buf[i].first;
+        io[r * m + i] = buf[i].second;
+      }
+    });
+  });
+  return {values, indices};
+}
+
+// The k-th smallest (0-based) element of each row of x, or for a median (k < 0) the lower
+// median, where a row holding a NaN gives its first NaN (as PyTorch's median does).
+std::pair<Tensor, Tensor> kth_rows(const Tensor& x, int64_t k, const char* what) {
+  const int64_t n = x.dim() == 0 ? 1 : x.sizes().back();
+  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  if (!shape.empty()) shape.pop_back();
+  Tensor values = empty_tensor(shape, x.options());
+  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, x.device()));
+  dispatch_all_types(x.dtype(), what, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data_ptr<T>();
+    T* vo = values.data_ptr<T>();
+    int64_t* io = indices.data_ptr<int64_t>();
+    PairOrder<T> order{false};
+    for_rows(rows, n, [&](int64_t r) {
+      const T* row = src + r * n;
+      if (k < 0) {
+        const T* nan = std::find_if(row, row + n, [](T v) { return is_nan(v); });
+        if (nan != row + n) {
+          vo[r] = *nan;
+          io[r] = nan - row;
+          return;
+        }
+      }
+      const int64_t kk = k < 0 ? (n - 1) / 2 : k;
+      std::vector<std::pair<T, int64_t>> buf(n);
+      for (int64_t i = 0; i < n; ++i) buf[i] = {row[i], i};
+      std::nth_element(buf.begin(), buf.begin() + kk, buf.end(), order);
+      vo[r] = buf[kk].first;
+      io[r] = buf[kk].second;
+    });
+  });
+  return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> kth_along(const Tensor& self, int64_t dim, bool keepdim, int64_t k, const char* what) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  auto [values, indices] = kth_rows(as_rows(self, d), k, what);
+  if (self.dim() == 0) return {values.reshape(IntArrayRef()), indices.reshape(IntArrayRef())};
+  if (keepdim) return {values.unsqueeze(d), indices.unsqueeze(d)};
+  return {values, indices};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort_cpu(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending) {
+  (void)stable;  // the sort is always stable (ties keep their order)
+  const int64_t d = wrap_dim(dim, self.dim());
+  Tensor x = as_rows(self, d);
+  auto [values, indices] = ordered_rows(x, row_length(self, d), descending, true, "sort");
+  return {from_rows(values, d, self.dim()), from_rows(indices, d, self.dim())};
+}
+
+std::tuple<Tensor, Tensor> topk_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  (void)sorted;  // results always come sorted, which `sorted=False` allows
+  const int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK(k >= 0 && k <= row_length(self, d), "selected index k out of range");
+  auto [values, indices] = ordered_rows(as_rows(self, d), k, largest, false, "topk");
+  return {from_rows(values, d, self.dim()), from_rows(indices, d, self.dim())};
+}
+
+std::tuple<Tensor, Tensor> kthvalue_cpu(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK(k >= 1 && k <= row_length(self, d), "kthvalue(): selected number k out of range for dimension ", dim);
+  return kth_along(self, dim, keepdim, k - 1, "kthvalue");
+}
+
+std::tuple<Tensor, Tensor> median_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK_INDEX(row_length(self, d) > 0, "median(): Expected reduction dim ", d, " to have non-zero size.");
+  return kth_along(self, dim, keepdim, -1, "median");
+}
+
+Tensor median(const Tensor& self) {
+  if (self.numel() == 0) return tl::full({}, Scalar(NAN), self.scalar_type());
+  return std::get<0>(tl::median(self.reshape({-1}), 0, false));
+}
+
+Tensor _gather_along_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  Tensor x = as_rows(self, d), idx = as_rows(index, d);
+  const int64_t n = row_length(self, d), m = row_length(index, d);
+  const int64_t rows = m == 0 ? 0 : idx.numel() / m;
+  Tensor out = empty_tensor(idx.sizes(), x.options());
+  dispatch_all_types(x.dtype(), "gather", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data_ptr<T>();
+    const int64_t* ip = idx.data_ptr<int64_t>();
+    T* dst = out.data_ptr<T>();
+    for_rows(rows, m, [&](int64_t r) {
+      for (int64_t j = 0; j < m; ++j) dst[r * m + j] = src[r * n + ip[r * m + j]];
+    });
+  });
+  return from_rows(out, d, self.dim());
+}
+
+Tensor _scatter_add_along_dim_cpu(const Tensor& src, int64_t dim, const Tensor& index, IntArrayRef self_size) {
+  const int64_t d = wrap_dim(dim, static_cast<int64_t>(self_size.size()));
+  Tensor s = as_rows(src, d), idx = as_rows(index, d);
+  const int64_t n = self_size.empty() ? 1 : self_size[d], m = row_length(index, d);
+  const int64_t rows = m == 0 ? 0 : idx.numel() / m;
+  std::vector<int64_t> shape = row_shape(index, d, n);
+  Tensor out = empty_tensor(shape, src.options());
+  out.fill_(0);
+  dispatch_all_types(src.dtype(), "scatter_add", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* sp = s.data_ptr<T>();
+    const int64_t* ip = idx.data_ptr<int64_t>();
+    T* dst = out.data_ptr<T>();
+    for_rows(rows, m, [&](int64_t r) {
+      for (int64_t j = 0; j < m; ++j) {
+        T& o = dst[r * n + ip[r * m + j]];
+        o = static_cast<T>(static_cast<opmath_t<T>>(o) + static_cast<opmath_t<T>>(sp[r * m + j]));
+      }
+    });
+  });
+  return from_rows(out, d, static_cast<int64_t>(self_size.size()));
+}
+
+}  // namespace tl::native
