@@ -11,30 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-
-def _timeit(fn, number):
-    t0 = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t0) / number
-
-
-def measure(cases, number, repeats):
-    for fn in cases.values():
-        fn()
-    samples = {lib: [] for lib in cases}
-    for _ in range(repeats):
-        for lib, fn in cases.items():
-            samples[lib].append(_timeit(fn, number))
-    return {lib: statistics.median(v) for lib, v in samples.items()}
+from bench_ops import measure  # noqa: E402  (alternating medians; see bench_ops.py)
 
 
 def _logsumexp_np(a, axis):
