@@ -16,15 +16,6 @@ namespace {
 bool is_one(const Scalar& s) { return s.is_bool() ? s.to<bool>() : s.to_double() == 1.0; }
 bool is_zero(const Scalar& s) { return s.is_bool() ? !s.to<bool>() : s.to_double() == 0.0; }
 
-// Copies `result` into an out= tensor (resized as needed) whose dtype must match.
-Tensor write_out(const Tensor& result, const Tensor& out) {
-  TL_CHECK(out.dtype() == result.dtype(), "Expected out tensor to have dtype ", dtype_name(result.dtype()),
-           ", but got ", dtype_name(out.dtype()), " instead");
-  resize_out(out, result.sizes());
-  out.copy_(result);
-  return out;
-}
-
 // beta * self + alpha * prod, where `prod` is a fresh product (modified in place). As in
 // PyTorch, beta == 0 ignores self entirely (even its nan and inf), and the in-place form
 // (out is self) needs self to have the product's shape already.

@@ -33,14 +33,6 @@ std::tuple<Tensor, Tensor> var_and_mean(const char* what, const Tensor& self, st
 
 std::optional<Scalar> unbiased_correction(bool unbiased) { return Scalar(unbiased ? 1.0 : 0.0); }
 
-Tensor write_out(const Tensor& result, const Tensor& out) {
-  TL_CHECK(out.dtype() == result.dtype(), "Expected out tensor to have dtype ", dtype_name(result.dtype()),
-           ", but got ", dtype_name(out.dtype()), " instead");
-  resize_out(out, result.sizes());
-  out.copy_(result);
-  return out;
-}
-
 }  // namespace
 
 Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim) {

@@ -11,14 +11,6 @@ namespace tl::native {
 
 namespace {
 
-Tensor write_out(const Tensor& result, const Tensor& out) {
-  TL_CHECK(out.dtype() == result.dtype(), "Expected out tensor to have dtype ", dtype_name(result.dtype()),
-           ", but got ", dtype_name(out.dtype()), " instead");
-  resize_out(out, result.sizes());
-  out.copy_(result);
-  return out;
-}
-
 // The (rows, cols) mask of the last two dims where col - row <= k (lower) or >= k (upper).
 Tensor triangle_mask(const Tensor& self, int64_t k, bool lower) {
   TL_CHECK(self.dim() >= 2, lower ? "tril" : "triu", ": input tensor must have at least 2 dimensions");

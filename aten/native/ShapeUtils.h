@@ -29,6 +29,8 @@ std::vector<int64_t> infer_dense_strides(IntArrayRef sizes, IntArrayRef strides)
 
 // Resizes an out= tensor to `sizes` (keeping it when it already has them).
 void resize_out(const Tensor& out, IntArrayRef sizes);
+// The out= form of a composite: copies `result` into `out` (resized as needed; dtypes must match).
+Tensor write_out(const Tensor& result, const Tensor& out);
 
 // PyTorch's C++ type names in messages: "Long", "Float", ...
 const char* scalar_type_cpp_name(ScalarType t);

@@ -71,6 +71,14 @@ void resize_out(const Tensor& out, IntArrayRef sizes) {
   if (!out.sizes().equals(sizes)) out.impl()->set_sizes_contiguous(sizes);
 }
 
+Tensor write_out(const Tensor& result, const Tensor& out) {
+  TL_CHECK(out.dtype() == result.dtype(), "Expected out tensor to have dtype ", dtype_name(result.dtype()),
+           ", but got ", dtype_name(out.dtype()), " instead");
+  resize_out(out, result.sizes());
+  out.copy_(result);
+  return out;
+}
+
 const char* scalar_type_cpp_name(ScalarType t) {
   static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
   return names[static_cast<int>(t)];
