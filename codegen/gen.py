@@ -8,7 +8,7 @@ import zlib
 
 import jinja2
 
-from codegen import autograd, cpp_api, python_api
+from codegen import autograd, cpp_api, overlap, python_api
 from codegen.cpp_api import CppTypeError
 from codegen.model import FunctionSchema, SchemaKind
 from codegen.native_functions import DEVICE_KEYS, NativeFunction
@@ -36,7 +36,7 @@ def _shard(name: str, n: int) -> int:
 class OpView:
     """Everything the C++ templates need to know about one operator overload."""
 
-    def __init__(self, fn: NativeFunction, by_name: dict[str, NativeFunction]):
+    def __init__(self, fn: NativeFunction, by_name: dict[str, NativeFunction], inplace_targets: set[str]):
         s = fn.func
         self.schema_literal = cpp_api.cpp_string(str(s))
         self.struct = s.name.unambiguous()
@@ -52,6 +52,11 @@ class OpView:
         self.device_check_args = _device_check_args(s) if fn.device_check else []
         # Written tensors get their version counter bumped after the kernel ran.
         self.version_bumps = [cpp_api.version_bump(a) for a in s.arguments if a.is_write]
+        # Note [Overlapping writes]: kernels get inputs that are safe to read while they write.
+        try:
+            self.overlap = overlap.overlap_guard(s, fn.tags, inplace_target=str(fn.name) in inplace_targets)
+        except ValueError as e:
+            raise CodegenError(fn.loc, str(e)) from None
         self.delegate = None
         if fn.structured_delegate is not None:
             target = by_name[str(fn.structured_delegate)]
@@ -141,10 +146,11 @@ def generate(
     """Writes all outputs under out_dir/generated; returns the paths written or kept."""
     env = _env()
     by_name = {str(f.name): f for f in fns}
+    inplace_targets = {str(f.structured_delegate) for f in fns if f.structured_delegate and f.func.name.inplace}
     ops = []
     for f in fns:
         try:
-            ops.append(OpView(f, by_name))
+            ops.append(OpView(f, by_name, inplace_targets))
         except CppTypeError as e:
             raise CodegenError(f.loc, str(e)) from None
     _drop_ambiguous_defaults(ops)

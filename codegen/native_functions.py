@@ -15,6 +15,7 @@ PYTHON_MODULES = ("nn", "linalg", "special")
 # Ours plus the PyTorch tags (aten/src/ATen/native/tags.yaml) that entries copied from PyTorch carry.
 KNOWN_TAGS = (
     "pointwise",
+    "fill",  # ours: writes one value everywhere, so a written tensor may have internal overlap
     "reduction",
     "view",
     "factory",

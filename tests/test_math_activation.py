@@ -91,8 +91,11 @@ def test_activation_special_values():
     x = tl.tensor([float("nan"), float("inf"), -float("inf"), 0.0, 100.0, -100.0])
     tx = torch.tensor(x.numpy())
     for name in ("gelu", "silu", "elu", "leaky_relu", "softplus", "hardtanh", "relu6", "logsigmoid"):
-        np.testing.assert_allclose(getattr(F, name)(x).numpy(), getattr(TF, name)(tx).numpy(), rtol=1e-6, atol=1e-30,
-                                   err_msg=name)
+        got, want = getattr(F, name)(x).numpy(), getattr(TF, name)(tx).numpy()
+        if name == "gelu":  # PyTorch 2.13's float32 CPU gelu gives nan at +inf; the limit is +inf
+            assert got[1] == np.inf
+            got, want = np.delete(got, 1), np.delete(want, 1)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-30, err_msg=name)
 
 
 def test_activation_half_precision():

@@ -1,5 +1,6 @@
 #include "aten/core/Tensor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <sstream>
 
@@ -18,12 +19,22 @@ int64_t wrap_dim(int64_t dim, int64_t ndim, bool scalar_ok) {
   return dim < 0 ? dim + ndim : dim;
 }
 
+std::vector<bool> dim_mask(IntArrayRef dims, int64_t ndim) {
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(ndim, 0)), false);
+  for (int64_t d : dims) {
+    const int64_t w = wrap_dim(d, ndim);
+    if (ndim == 0) continue;
+    TL_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  return mask;
+}
+
 int64_t Tensor::size(int64_t d) const { return impl_->size(wrap_dim(d, dim(), false)); }
 int64_t Tensor::stride(int64_t d) const { return impl_->stride(wrap_dim(d, dim(), false)); }
 
 Tensor empty_tensor(IntArrayRef sizes, const TensorOptions& options) {
-  int64_t n = checked_numel(sizes);
-  auto storage = StorageImpl::allocate(static_cast<size_t>(n) * element_size(options.dtype), options.device);
+  auto storage = StorageImpl::allocate(checked_nbytes(sizes, element_size(options.dtype)), options.device);
   return Tensor::make(std::move(storage), options.dtype, sizes.vec(), contiguous_strides(sizes), 0);
 }
 
@@ -31,15 +42,11 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, const Tensor
   TL_CHECK(sizes.size() == strides.size(), "empty_strided: sizes ", sizes, " and strides ", strides,
            " must have the same length");
   checked_numel(sizes);
-  int64_t extent = 1;  // 1 + the largest reachable offset
-  bool empty = false;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    TL_CHECK(strides[i] >= 0, "empty_strided: negative strides are not supported, got ", strides);
-    if (sizes[i] == 0) empty = true;
-    extent += (sizes[i] - 1) * strides[i];
-  }
-  if (empty) extent = 0;
-  auto storage = StorageImpl::allocate(static_cast<size_t>(extent) * element_size(options.dtype), options.device);
+  for (int64_t st : strides)
+    TL_CHECK(st >= 0, "empty_strided: negative strides are not supported, got ", strides);
+  const int64_t elements = checked_storage_elements(sizes, strides, 0);
+  auto storage =
+      StorageImpl::allocate(checked_nbytes(IntArrayRef(elements), element_size(options.dtype)), options.device);
   return Tensor::make(std::move(storage), options.dtype, sizes.vec(), strides.vec(), 0);
 }
 

@@ -74,6 +74,9 @@ class Tensor {
 
 // Wraps a possibly negative dim into [0, ndim). IndexError names the allowed range.
 int64_t wrap_dim(int64_t dim, int64_t ndim, bool scalar_ok = true);
+// The dims of an `ndim`-dim tensor that `dims` names (each through wrap_dim); a repeated dim is
+// an error. A 0-dim tensor accepts dims -1 and 0, which name nothing: the mask is empty.
+std::vector<bool> dim_mask(IntArrayRef dims, int64_t ndim);
 
 // Allocation helpers for kernels (not operators: no Python binding, no autograd).
 Tensor empty_tensor(IntArrayRef sizes, const TensorOptions& options);

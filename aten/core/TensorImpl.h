@@ -72,7 +72,12 @@ class TensorImpl {
 
 // Row-major strides for the given sizes.
 std::vector<int64_t> contiguous_strides(IntArrayRef sizes);
-// Product of sizes, checking each size is non-negative.
+// Product of sizes, checking each size is non-negative and the product fits (Note [Checked sizes]).
 int64_t checked_numel(IntArrayRef sizes);
+// Elements a storage needs to hold a view with these sizes, (non-negative) strides and offset;
+// 0 when the view is empty. Checked the same way.
+int64_t checked_storage_elements(IntArrayRef sizes, IntArrayRef strides, int64_t offset);
+// Bytes of a contiguous tensor of these sizes, checked the same way.
+size_t checked_nbytes(IntArrayRef sizes, size_t itemsize);
 
 }  // namespace tl

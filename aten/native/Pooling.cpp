@@ -30,8 +30,9 @@ std::pair<int64_t, int64_t> pair_param(IntArrayRef v, IntArrayRef fallback, cons
 }
 
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1;
-  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  const int64_t span = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  // Rounded toward -inf: a window larger than the padded input gives 0 windows, not 1.
+  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
   // The last window must start inside the input or its left padding.
   if (ceil_mode && (out - 1) * stride >= in + pad) --out;
   return out;

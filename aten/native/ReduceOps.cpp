@@ -7,18 +7,8 @@
 namespace tl::native {
 
 std::vector<bool> make_dim_mask(std::optional<IntArrayRef> dims, int64_t ndim) {
-  std::vector<bool> mask(static_cast<size_t>(ndim), false);
-  if (!dims.has_value() || dims->empty()) {
-    std::fill(mask.begin(), mask.end(), true);
-    return mask;
-  }
-  for (int64_t d : *dims) {
-    int64_t w = wrap_dim(d, ndim);
-    if (ndim == 0) continue;
-    TL_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
-    mask[w] = true;
-  }
-  return mask;
+  if (!dims.has_value() || dims->empty()) return std::vector<bool>(static_cast<size_t>(ndim), true);
+  return dim_mask(*dims, ndim);
 }
 
 std::vector<bool> make_dim_mask(int64_t dim, int64_t ndim) {

@@ -24,12 +24,7 @@ Tensor triangle_mask(const Tensor& self, int64_t k, bool lower) {
 }  // namespace
 
 Tensor flip(const Tensor& self, IntArrayRef dims) {
-  std::vector<bool> flipped(self.dim(), false);
-  for (int64_t d : dims) {
-    const int64_t w = wrap_dim(d, self.dim());
-    TL_CHECK(!flipped[w], "dim ", w, " appears multiple times in the list of dims");
-    flipped[w] = true;
-  }
+  const std::vector<bool> flipped = dim_mask(dims, self.dim());
   std::vector<int64_t> strides = self.strides().vec();
   int64_t offset = self.storage_offset();
   for (int64_t d = 0; d < self.dim(); ++d) {

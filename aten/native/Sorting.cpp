@@ -50,16 +50,6 @@ Tensor from_rows(const Tensor& r, int64_t d, int64_t ndim) {
   return ndim == 0 ? r.reshape(IntArrayRef()) : r.movedim(-1, d).contiguous();
 }
 
-// Sizes of the rows tensor of `t` along d with the row length replaced by m.
-std::vector<int64_t> row_shape(const Tensor& t, int64_t d, int64_t m) {
-  std::vector<int64_t> s;
-  for (int64_t i = 0; i < t.dim(); ++i) {
-    if (i != d) s.push_back(t.sizes()[i]);
-  }
-  s.push_back(m);
-  return s;
-}
-
 int64_t row_length(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
 
 // Runs f(row_index) over `rows` rows of `n` elements, in parallel when the work is large.
@@ -181,45 +171,14 @@ Tensor median(const Tensor& self) {
   return std::get<0>(tl::median(self.reshape({-1}), 0, false));
 }
 
+// The sort/topk backward helpers are gather and scatter_add, whose checks (index dtype and
+// bounds) they share.
 Tensor _gather_along_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
-  const int64_t d = wrap_dim(dim, self.dim());
-  Tensor x = as_rows(self, d), idx = as_rows(index, d);
-  const int64_t n = row_length(self, d), m = row_length(index, d);
-  const int64_t rows = m == 0 ? 0 : idx.numel() / m;
-  Tensor out = empty_tensor(idx.sizes(), x.options());
-  dispatch_all_types(x.dtype(), "gather", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* src = x.data_ptr<T>();
-    const int64_t* ip = idx.data_ptr<int64_t>();
-    T* dst = out.data_ptr<T>();
-    for_rows(rows, m, [&](int64_t r) {
-      for (int64_t j = 0; j < m; ++j) dst[r * m + j] = src[r * n + ip[r * m + j]];
-    });
-  });
-  return from_rows(out, d, self.dim());
+  return tl::gather(self, dim, index);
 }
 
 Tensor _scatter_add_along_dim_cpu(const Tensor& src, int64_t dim, const Tensor& index, IntArrayRef self_size) {
-  const int64_t d = wrap_dim(dim, static_cast<int64_t>(self_size.size()));
-  Tensor s = as_rows(src, d), idx = as_rows(index, d);
-  const int64_t n = self_size.empty() ? 1 : self_size[d], m = row_length(index, d);
-  const int64_t rows = m == 0 ? 0 : idx.numel() / m;
-  std::vector<int64_t> shape = row_shape(index, d, n);
-  Tensor out = empty_tensor(shape, src.options());
-  out.fill_(0);
-  dispatch_all_types(src.dtype(), "scatter_add", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* sp = s.data_ptr<T>();
-    const int64_t* ip = idx.data_ptr<int64_t>();
-    T* dst = out.data_ptr<T>();
-    for_rows(rows, m, [&](int64_t r) {
-      for (int64_t j = 0; j < m; ++j) {
-        T& o = dst[r * n + ip[r * m + j]];
-        o = static_cast<T>(static_cast<opmath_t<T>>(o) + static_cast<opmath_t<T>>(sp[r * m + j]));
-      }
-    });
-  });
-  return from_rows(out, d, static_cast<int64_t>(self_size.size()));
+  return tl::zeros(self_size, src.scalar_type(), std::nullopt, src.device()).scatter_add_(dim, index, src);
 }
 
 }  // namespace tl::native

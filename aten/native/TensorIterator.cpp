@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "aten/native/MemoryOverlap.h"
+
 namespace tl {
 
 namespace {
@@ -74,6 +76,7 @@ TensorIterator TensorIteratorConfig::build() {
   TensorIterator it;
   it.noutputs_ = static_cast<int>(outputs_.size());
   it.original_outputs_ = outputs_;
+  it.check_overlap(*this);
   it.compute_shape(*this);
   it.compute_types(*this);
   it.allocate_or_check_outputs(*this);
@@ -123,6 +126,15 @@ void TensorIterator::compute_shape(const TensorIteratorConfig& c) {
   }
 }
 
+void TensorIterator::check_overlap(const TensorIteratorConfig& c) const {
+  if (!c.check_overlap_) return;
+  for (const Tensor& out : c.outputs_) {
+    if (!out.defined()) continue;
+    assert_no_internal_overlap(out);
+    for (const Tensor& in : c.inputs_) assert_no_partial_overlap(out, in);
+  }
+}
+
 void TensorIterator::compute_types(TensorIteratorConfig& c) {
   if (c.common_dtype_) {
     common_dtype_ = *c.common_dtype_;
@@ -164,6 +176,9 @@ void TensorIterator::allocate_or_check_outputs(const TensorIteratorConfig& c) {
     if (!out.sizes().equals(broadcast_shape_)) {
       TL_CHECK(c.resize_, "output with shape ", out.sizes(), " doesn't match the broadcast shape ",
                IntArrayRef(broadcast_shape_));
+      // Resizing may give `out` new memory: an input that is `out` itself must keep its values.
+      for (size_t k = c.outputs_.size(); k < operands_.size(); ++k)
+        if (operands_[k].is_same(out)) operands_[k] = copy_for_read(out);
       out.impl()->set_sizes_contiguous(broadcast_shape_);
     }
     // Compute into a temporary of the right dtype when out= has another one.

@@ -8,6 +8,7 @@
 //   is the fastest-moving in memory and coalesced where operands allow;
 // - inputs have the common dtype unless promotion is off (inputs of another dtype are cast
 //   into temporaries); outputs have the requested dtype (or the common one);
+// - outputs overlap no input partly and have no internal overlap (Note [Overlapping writes]);
 // - an output that needed a cast or a fresh allocation is computed in a temporary that
 //   finish() copies back into the caller's tensor.
 #include <functional>
@@ -43,6 +44,9 @@ class TensorIteratorConfig {
   TensorIteratorConfig& resize_outputs(bool v) { resize_ = v; return *this; }
   // Off for copy_, which converts between any dtypes.
   TensorIteratorConfig& enforce_safe_casting_to_output(bool v) { safe_cast_ = v; return *this; }
+  // Refuse outputs with internal overlap or that partly overlap an input (Note [Overlapping
+  // writes]); off only for fills, which write one value everywhere.
+  TensorIteratorConfig& check_mem_overlap(bool v) { check_overlap_ = v; return *this; }
   // The op name used in error messages.
   TensorIteratorConfig& name(const char* n) { name_ = n; return *this; }
 
@@ -56,6 +60,7 @@ class TensorIteratorConfig {
   bool int_to_float_ = false;
   bool resize_ = true;
   bool safe_cast_ = true;
+  bool check_overlap_ = true;
   std::optional<ScalarType> output_dtype_;
   std::optional<ScalarType> common_dtype_;
   const char* name_ = "op";
@@ -97,6 +102,7 @@ class TensorIterator {
  private:
   friend class TensorIteratorConfig;
   void compute_shape(const TensorIteratorConfig& c);
+  void check_overlap(const TensorIteratorConfig& c) const;
   void compute_types(TensorIteratorConfig& c);
   void allocate_or_check_outputs(const TensorIteratorConfig& c);
   void compute_strides_and_coalesce();

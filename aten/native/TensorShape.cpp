@@ -78,21 +78,15 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std:
            stride);
   int64_t offset = storage_offset.value_or(self.storage_offset());
   TL_CHECK(offset >= 0, "as_strided: negative storage offset ", offset);
-  int64_t extent = 0;  // largest element offset reached
-  bool empty = false;
   for (size_t i = 0; i < size.size(); ++i) {
     TL_CHECK(size[i] >= 0, "as_strided: negative size ", size[i], " in ", size);
     TL_CHECK(stride[i] >= 0, "as_strided: negative strides are not supported, got ", stride);
-    if (size[i] == 0) empty = true;
-    extent += (size[i] - 1) * stride[i];
   }
-  if (!empty) {
-    int64_t needed = (offset + extent + 1) * static_cast<int64_t>(self.element_size());
-    TL_CHECK(needed <= static_cast<int64_t>(self.impl()->storage()->nbytes), "setStorage: sizes ", size,
-             ", strides ", stride, ", storage offset ", offset, " and itemsize ", self.element_size(),
-             " requiring a storage size of ", needed, " are out of bounds for storage of size ",
-             self.impl()->storage()->nbytes);
-  }
+  const int64_t elements = checked_storage_elements(size, stride, offset);
+  const size_t needed = checked_nbytes(IntArrayRef(elements), self.element_size());
+  TL_CHECK(elements == 0 || needed <= self.impl()->storage()->nbytes, "setStorage: sizes ", size, ", strides ", stride,
+           ", storage offset ", offset, " and itemsize ", self.element_size(), " requiring a storage size of ", needed,
+           " are out of bounds for storage of size ", self.impl()->storage()->nbytes);
   return make_view(self, size.vec(), stride.vec(), offset);
 }
 
@@ -195,6 +189,7 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
   std::vector<bool> src_used(n, false);
   for (size_t i = 0; i < source.size(); ++i) {
     int64_t s = wrap_dim(source[i], n), d = wrap_dim(destination[i], n);
+    if (n == 0) continue;  // a 0-dim tensor: dims -1 and 0 move nothing
     TL_CHECK(!src_used[s], "movedim: repeated dim in `source` (", source, ")");
     TL_CHECK(order[d] == -1, "movedim: repeated dim in `destination` (", destination, ")");
     src_used[s] = true;

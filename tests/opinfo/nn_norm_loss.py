@@ -42,8 +42,8 @@ def _F(name):
 
 def np_log_softmax(x, dim, *_, dtype=None):
     x = x.astype(np.float64)
-    if x.ndim == 0:
-        return np.zeros_like(x)
+    if x.ndim == 0:  # one element: x - x (nan for inf, as PyTorch)
+        return x - x
     m = x.max(axis=dim, keepdims=True, initial=-np.inf)
     with np.errstate(divide="ignore"):  # an empty row
         return x - m - np.log(np.exp(x - m).sum(axis=dim, keepdims=True))
@@ -54,11 +54,11 @@ def np_softmax(x, dim, *_, dtype=None):
 
 
 def np_softmax_backward(go, y, dim, _dtype):
-    return y * (go - (go * y).sum(axis=dim, keepdims=True)) if y.ndim else go * 0
+    return y * (go - (go * y).sum(axis=dim, keepdims=True)) if y.ndim else y * (go - go * y)
 
 
 def np_log_softmax_backward(go, y, dim, _dtype):
-    return go - np.exp(y) * go.sum(axis=dim, keepdims=True) if y.ndim else go * 0
+    return go - np.exp(y) * go.sum(axis=dim, keepdims=True) if y.ndim else go - np.exp(y) * go
 
 
 def _softmax_samples(dtype, rng, private=False):

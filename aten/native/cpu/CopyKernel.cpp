@@ -39,7 +39,13 @@ Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
 Tensor fill_cpu_(const Tensor& self, const Scalar& value) {
   if (self.numel() == 0) return self;
   TensorIterator iter =
-      TensorIteratorConfig().name("fill_").add_output(self).resize_outputs(false).common_dtype(self.dtype()).build();
+      TensorIteratorConfig()
+          .name("fill_")
+          .add_output(self)
+          .resize_outputs(false)
+          .check_mem_overlap(false)  // one value everywhere: writing an alias twice is harmless
+          .common_dtype(self.dtype())
+          .build();
   dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = value.to<T>();
