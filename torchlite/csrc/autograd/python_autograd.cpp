@@ -236,8 +236,14 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
   ag.def("_set_inference_mode", &InferenceMode::set_enabled);
   ag.def("_run_backward", [](py::object tensors, py::object grad_tensors, bool keep_graph, bool create_graph,
                              py::object inputs, bool allow_unused, bool accumulate_grad) {
-    variable_list out = run_backward(from_sequence(tensors), from_sequence(grad_tensors), keep_graph, create_graph,
-                                     from_sequence(inputs), allow_unused, accumulate_grad);
+    variable_list roots = from_sequence(tensors), grads = from_sequence(grad_tensors), wrt = from_sequence(inputs);
+    variable_list out;
+    {
+      // Other Python threads run while the graph is walked; Python hooks and Functions take the
+      // GIL back themselves (PyCallable, PyFunctionNode).
+      py::gil_scoped_release no_gil;
+      out = run_backward(roots, grads, keep_graph, create_graph, wrt, allow_unused, accumulate_grad);
+    }
     return to_tuple(out);
   });
   ag.def("_function_finish", &function_finish);
