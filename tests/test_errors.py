@@ -50,7 +50,7 @@ def test_argument_error_lists_overloads():
 
 
 def test_argument_error_keeps_working_calls():
-    # Calls a real overload takes only with conversion still work.
+    # The catch-all overload must not catch calls a real overload takes only with conversion.
     t = torchlite.ones(3)
     assert torchlite.add(t, 1).tolist() == [2.0] * 3
     assert t.add(True).tolist() == [2.0] * 3

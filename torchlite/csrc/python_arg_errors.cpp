@@ -1,7 +1,5 @@
 // PyTorch's TypeError for arguments no overload accepts; see Note [Argument errors].
-#include <cstring>
 #include <sstream>
-#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -143,92 +141,44 @@ void check_overload(const std::string& name, const OverloadSpec& o, const std::v
   raise(os.str());
 }
 
-struct BoundName {
-  std::string name;
-  std::vector<OverloadSpec> overloads;
-  bool is_method;
-  bool binary_operator;
-};
-
-// pybind11's dispatcher (one function for every pybind11 function) and, per bound function
-// object, what its errors need. Keyed by the object the dispatcher receives as `self`.
-PyCFunctionWithKeywords pybind11_dispatcher = nullptr;
-std::unordered_map<PyObject*, BoundName>& bound_names() {
-  static auto* names = new std::unordered_map<PyObject*, BoundName>();
-  return *names;
+std::vector<py::object> given_positional(const ArgumentErrorGate& first, const py::args& rest, py::handle unset) {
+  std::vector<py::object> out;
+  if (!first.value.is(unset)) out.push_back(first.value);
+  for (py::handle h : rest) out.push_back(py::reinterpret_borrow<py::object>(h));
+  return out;
 }
 
-bool is_overload_mismatch(PyObject* value) {
-  PyObject* s = PyObject_Str(value);
-  if (s == nullptr) {
-    PyErr_Clear();
-    return false;
-  }
-  const char* text = PyUnicode_AsUTF8(s);
-  const bool mismatch = text != nullptr && std::strstr(text, "(): incompatible function arguments.") != nullptr;
-  Py_DECREF(s);
-  return mismatch;
-}
-
-PyObject* dispatch_with_errors(PyObject* self, PyObject* args, PyObject* kwargs) {
-  PyObject* result = pybind11_dispatcher(self, args, kwargs);
-  if (result != nullptr || !PyErr_ExceptionMatches(PyExc_TypeError)) return result;
-  auto it = bound_names().find(self);
-  if (it == bound_names().end()) return nullptr;
-  PyObject *type, *value, *trace;
-  PyErr_Fetch(&type, &value, &trace);
-  PyErr_NormalizeException(&type, &value, &trace);
-  if (!is_overload_mismatch(value)) {
-    PyErr_Restore(type, value, trace);
-    return nullptr;
-  }
-  Py_XDECREF(type);
-  Py_XDECREF(value);
-  Py_XDECREF(trace);
-  const BoundName& bound = it->second;
-  if (bound.binary_operator) return Py_NewRef(Py_NotImplemented);
-  try {
-    std::vector<py::object> given;
-    const Py_ssize_t n = PyTuple_GET_SIZE(args);
-    for (Py_ssize_t i = bound.is_method ? 1 : 0; i < n; ++i) {
-      given.push_back(py::reinterpret_borrow<py::object>(PyTuple_GET_ITEM(args, i)));
-    }
-    py::kwargs kw = kwargs ? py::reinterpret_borrow<py::kwargs>(kwargs) : py::kwargs();
-    raise_argument_error(bound.name, bound.overloads, given, kw);
-  } catch (py::error_already_set& e) {
-    e.restore();
-  } catch (py::builtin_exception& e) {
-    e.set_error();
-  } catch (const std::exception& e) {
-    PyErr_SetString(PyExc_TypeError, e.what());
-  }
-  return nullptr;
-}
-
-void install(py::handle fn, const char* name, std::vector<OverloadSpec> overloads, bool is_method) {
-  PyObject* f = fn.ptr();
-  if (PyInstanceMethod_Check(f)) f = PyInstanceMethod_GET_FUNCTION(f);
-  TL_CHECK(PyCFunction_Check(f), "def_argument_errors: ", name, " is not a pybind11 function");
-  PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(f)->m_ml;
-  auto meth = reinterpret_cast<PyCFunctionWithKeywords>(reinterpret_cast<void (*)()>(def->ml_meth));
-  if (meth != &dispatch_with_errors) {
-    TL_CHECK(pybind11_dispatcher == nullptr || pybind11_dispatcher == meth, "def_argument_errors: ", name,
-             " has an unexpected dispatcher");
-    pybind11_dispatcher = meth;
-    def->ml_meth = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&dispatch_with_errors));
-  }
-  const bool binary_operator = name[0] == '_' && name[1] == '_';
-  bound_names()[PyCFunction_GET_SELF(f)] = BoundName{name, std::move(overloads), is_method, binary_operator};
+// The catch-all's default first argument: a private object no caller passes.
+py::object unset_marker() {
+  static py::object* marker = new py::object(py::module_::import("builtins").attr("object")());
+  return *marker;
 }
 
 }  // namespace
 
 void def_argument_errors(py::module_& m, const char* name, std::vector<OverloadSpec> overloads) {
-  install(m.attr(name), name, std::move(overloads), false);
+  py::object unset = unset_marker();
+  m.def(
+      name,
+      [name = std::string(name), overloads = std::move(overloads), unset](const ArgumentErrorGate& first,
+                                                                         const py::args& rest,
+                                                                         const py::kwargs& kwargs) -> py::object {
+        raise_argument_error(name, overloads, given_positional(first, rest, unset), kwargs);
+      },
+      py::arg("__args") = unset, py::pos_only());
 }
 
 void def_argument_errors(PyTensorClass& cls, const char* name, std::vector<OverloadSpec> overloads) {
-  install(py::reinterpret_borrow<py::object>(cls.ptr()).attr("__dict__")[name], name, std::move(overloads), true);
+  py::object unset = unset_marker();
+  const bool binary_operator = name[0] == '_' && name[1] == '_';
+  cls.def(
+      name,
+      [name = std::string(name), overloads = std::move(overloads), unset, binary_operator](
+          py::handle, const ArgumentErrorGate& first, const py::args& rest, const py::kwargs& kwargs) -> py::object {
+        if (binary_operator) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+        raise_argument_error(name, overloads, given_positional(first, rest, unset), kwargs);
+      },
+      py::arg("__args") = unset, py::pos_only());
 }
 
 }  // namespace tl_python

@@ -83,14 +83,15 @@ py::object named_tuple(const char* name, std::initializer_list<const char*> fiel
 }
 
 // Note [Argument errors]: pybind11's own message for a call no overload accepts is a dump of
-// C++ signatures. def_argument_errors, called by the generated code once per bound name,
-// swaps the name's dispatcher for one that calls pybind11's and, only when pybind11 reports
-// that no overload matched, words PyTorch's TypeError instead: "add() got an unexpected
-// keyword argument 'dimm'", "relu(): argument 'input' (position 1) must be Tensor, not str",
-// "sum() received an invalid combination of arguments - got (...), but expected one of: ...".
-// Binary operator slots (__add__, ...) return NotImplemented instead, so Python raises
-// "unsupported operand type(s)". Overload resolution itself is untouched, and a call that
-// succeeds costs one extra C function call.
+// C++ signatures. Every generated name therefore ends with one more overload, added by
+// def_argument_errors, that takes anything and raises PyTorch's TypeError instead:
+// "add() got an unexpected keyword argument 'dimm'", "relu(): argument 'input' (position 1)
+// must be Tensor, not str", "sum() received an invalid combination of arguments - got (...),
+// but expected one of: ...". Binary operator slots (__add__, ...) return NotImplemented instead,
+// so Python raises "unsupported operand type(s)". The catch-all's first parameter is an
+// ArgumentErrorGate, which refuses to load in pybind11's first (no-conversion) pass: the
+// catch-all then runs only after every real overload also failed with conversions allowed,
+// and calls that succeed never reach it.
 struct ArgSpec {
   const char* name;
   const char* type;  // as PyTorch's messages spell it: Tensor, Number, tuple of ints, torch.dtype
@@ -115,12 +116,28 @@ bool accepts(py::handle h) {
   }
 }
 
+struct ArgumentErrorGate {
+  py::object value;
+};
+
 void def_argument_errors(py::module_& m, const char* name, std::vector<OverloadSpec> overloads);
 void def_argument_errors(PyTensorClass& cls, const char* name, std::vector<OverloadSpec> overloads);
 
 }  // namespace tl_python
 
 namespace pybind11::detail {
+
+template <>
+struct type_caster<tl_python::ArgumentErrorGate> {
+ public:
+  PYBIND11_TYPE_CASTER(tl_python::ArgumentErrorGate, const_name("object"));
+  bool load(handle src, bool convert) {
+    if (!convert) return false;
+    value.value = reinterpret_borrow<object>(src);
+    return true;
+  }
+  static handle cast(const tl_python::ArgumentErrorGate&, return_value_policy, handle) { return none().release(); }
+};
 
 template <>
 struct type_caster<tl::Tensor> {
