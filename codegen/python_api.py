@@ -69,6 +69,17 @@ def python_default(a: Argument) -> str:
     return f"py::int_({d})"
 
 
+def message_type(t: Type) -> str:
+    """A type as PyTorch's argument errors spell it: "Tensor", "Number", "tuple of ints"."""
+    if isinstance(t, OptionalType):
+        return message_type(t.elem)
+    if isinstance(t, ListType):
+        return f"tuple of {message_type(t.elem)}s"
+    names = {"Scalar": "Number", "SymInt": "int", "ScalarType": "torch.dtype", "Device": "torch.device",
+             "Generator": "torch.Generator", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format"}
+    return names.get(t.name, t.name)
+
+
 @dataclass(frozen=True)
 class Overload:
     """One pybind11 overload of a Python-visible name.
@@ -139,6 +150,23 @@ class Overload:
                 out.append("py::kw_only()")
             out.append('py::arg("out") = py::none()')
         return out
+
+    def error_spec(self) -> str:
+        """This overload as an OverloadSpec: what def_argument_errors needs to word PyTorch's
+        TypeError for a call that no overload accepts (Note [Argument errors])."""
+        specs = []
+        star = False
+        for a in self.python_args():
+            star = star or a.kwarg_only
+            default = "nullptr" if a.default is None else cpp_string(a.default)
+            accepts = f"accepts<{binding_type(a.type)}>"
+            specs.append(f'{{"{a.name}", "{message_type(a.type)}", &{accepts}, {default}, {str(star).lower()}}}')
+        if self.is_factory:
+            specs.append('{"requires_grad", "bool", &accepts<bool>, "False", true}')
+        if self.out_fn is not None:
+            specs.append('{"out", "Tensor", &accepts<py::handle>, "None", true}')
+        varargs = _eligible_varargs(self.fn, self.is_method)
+        return f"OverloadSpec{{{{{', '.join(specs)}}}, {str(varargs).lower()}}}"
 
     def call_expr(self, schema: FunctionSchema | None = None) -> str:
         """The C++ API call: tl::add(self, other, alpha) or tl::add_out(out, self, other, alpha)."""

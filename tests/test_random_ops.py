@@ -13,7 +13,7 @@ N = 200_000  # draws for frequency checks: standard error of a proportion <= 0.0
 
 
 def _same(a, b):
-    return a.dtype == b.dtype and np.array_equal(a.numpy(), b.numpy())
+    return a.dtype == b.dtype and np.array_equal(a.detach().numpy(), b.detach().numpy())
 
 
 # ---- bernoulli ----------------------------------------------------------------------------------

@@ -80,17 +80,24 @@ def __pos__(self):
 
 def __bool__(self):
     if self.numel() != 1:
-        raise RuntimeError(f"Boolean value of Tensor with {'no' if self.numel() == 0 else 'more than one'} "
-                           "values is ambiguous")
+        amount = "no values" if self.numel() == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
     return builtins.bool(self.item())
 
 
+def _python_number(self):
+    # float(t) / int(t) say ValueError where t.item() says RuntimeError, as in PyTorch.
+    if self.numel() != 1:
+        raise ValueError("only one element tensors can be converted to Python scalars")
+    return self.item()
+
+
 def __float__(self):
-    return builtins.float(self.item())
+    return builtins.float(_python_number(self))
 
 
 def __int__(self):
-    return builtins.int(self.item())
+    return builtins.int(_python_number(self))
 
 
 def __index__(self):

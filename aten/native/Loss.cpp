@@ -154,9 +154,9 @@ Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Te
 Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,
                    int64_t ignore_index) {
   TL_CHECK(self.dim() >= 1, "Expected 1 or more dimensions (got ", self.dim(), ")");
-  TL_CHECK(self.dim() == 1 || target.dim() >= 1, "Expected input batch_size (", self.sizes()[0],
+  TL_CHECK_VALUE(self.dim() == 1 || target.dim() >= 1, "Expected input batch_size (", self.sizes()[0],
            ") to match target batch_size (", target.dim() == 0 ? 1 : target.sizes()[0], ").");
-  TL_CHECK(self.dim() == 1 || self.sizes()[0] == target.sizes()[0], "Expected input batch_size (", self.sizes()[0],
+  TL_CHECK_VALUE(self.dim() == 1 || self.sizes()[0] == target.sizes()[0], "Expected input batch_size (", self.sizes()[0],
            ") to match target batch_size (", target.sizes()[0], ").");
   if (self.dim() <= 2) return tl::nll_loss(self, target, weight, reduction, ignore_index);
   std::vector<int64_t> expected{self.sizes()[0]};
@@ -175,6 +175,9 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
   TL_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
            "label_smoothing must be between 0.0 and 1.0. Got: ", label_smoothing);
   TL_CHECK(self.dim() >= 1, "Expected 1 or more dimensions (got ", self.dim(), ")");
+  TL_CHECK_VALUE(self.dim() == 1 || target.dim() == 0 || self.sizes()[0] == target.sizes()[0],
+                 "Expected input batch_size (", self.sizes()[0], ") to match target batch_size (", target.sizes()[0],
+                 ").");
   const int64_t class_dim = self.dim() == 1 ? 0 : 1, C = self.sizes()[class_dim];
   Tensor logp = tl::log_softmax(self, class_dim, std::nullopt);
   std::vector<int64_t> wshape(self.dim(), 1);

@@ -10,5 +10,5 @@ from opinfo.core import OpInfo, SampleInput  # noqa: F401
 
 REGISTRY = []
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-    if _info.name != "core":
+    if _info.name not in ("core", "errors"):  # errors.py holds ERRORS, not OPS
         REGISTRY.extend(importlib.import_module(f"{__name__}.{_info.name}").OPS)

@@ -109,6 +109,9 @@ Tensor tensor_from_numpy(py::array arr) {
 }
 
 void init_tensor_class(py::module_& m, PyTensorClass& cls) {
+  // Python's own messages ("unsupported operand type(s) for +: 'Tensor' and 'str'") print
+  // tp_name, which pybind11 sets to "torchlite._C.Tensor"; PyTorch's say 'Tensor'.
+  reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_name = "Tensor";
   cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
       .def("size", [](const Tensor& t) { return size_object(t.sizes()); })
       .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, py::arg("dim"))
@@ -148,6 +151,8 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
       .def("_storage_nbytes", [](const Tensor& t) { return static_cast<int64_t>(t.impl()->storage()->nbytes); })
       .def("numpy", [](py::object self, bool force) -> py::object {
         Tensor t = self.cast<Tensor>();
+        TL_CHECK(force || !tl::autograd::requires_grad(t),
+                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
         if (force && !t.is_cpu()) t = t.to(Device(DeviceType::CPU));
         TL_CHECK_TYPE(t.is_cpu(), "can't convert ", t.device(), " device type tensor to numpy. Use Tensor.cpu() to "
                                   "copy the tensor to host memory first.");

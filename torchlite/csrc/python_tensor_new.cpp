@@ -36,7 +36,8 @@ Category leaf_category(PyObject* o) {
   }
   if (PyIndex_Check(o)) return Category::Int;
   if (PyNumber_Check(o)) return Category::Float;
-  TL_CHECK_TYPE(false, "Could not infer dtype of ", Py_TYPE(o)->tp_name);
+  TL_CHECK_TYPE(!PyUnicode_Check(o), "new(): invalid data type 'str'");
+  TL_CHECK(false, "Could not infer dtype of ", Py_TYPE(o)->tp_name);
 }
 
 // Checks the nesting matches `shape` and finds the widest leaf category.

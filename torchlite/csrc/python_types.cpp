@@ -24,16 +24,17 @@ ScalarType dtype_from_object(py::handle h) { return h.cast<PyDType&>().type; }
 
 std::vector<int64_t> int_list_from_args(const py::args& args) {
   // x.view(2, 3) or x.view((2, 3)): a single sequence argument is the list itself.
+  // Anything else is not this overload's: reference_cast_error makes pybind11 try the next one
+  // and, failing all, the catch-all that words PyTorch's TypeError (Note [Argument errors]).
   if (args.size() == 1 && !PyLong_Check(args[0].ptr())) {
-    return py::cast<IntList>(args[0]).values;
+    py::detail::make_caster<IntList> list;
+    if (!list.load(args[0], true)) throw py::reference_cast_error();
+    return py::detail::cast_op<IntList&>(list).values;
   }
   std::vector<int64_t> out;
   out.reserve(args.size());
   for (py::handle h : args) {
-    if (!PyLong_Check(h.ptr()) && !PyIndex_Check(h.ptr())) {
-      throw py::type_error(std::string("expected a sequence of integers, but got an element of type ") +
-                           Py_TYPE(h.ptr())->tp_name);
-    }
+    if (PyBool_Check(h.ptr()) || (!PyLong_Check(h.ptr()) && !PyIndex_Check(h.ptr()))) throw py::reference_cast_error();
     out.push_back(py::cast<int64_t>(h));
   }
   return out;
@@ -167,7 +168,9 @@ bool type_caster<tl::Scalar>::load(handle src, bool convert) {
   if (!convert) return false;
   // NumPy scalars and other number-likes; a one-element Tensor goes through item().
   if (py::isinstance<tl::TensorImpl>(src)) {
-    value = src.cast<tl::Tensor>().item();
+    tl::Tensor t = src.cast<tl::Tensor>();
+    if (t.numel() != 1) return false;
+    value = t.item();
     return true;
   }
   if (PyIndex_Check(o)) {

@@ -144,7 +144,7 @@ void set_requires_grad(const Tensor& t, bool value) {
   }
   if (value) {
     TL_CHECK(is_differentiable_type(t.dtype()),
-             "only Tensors of floating point and complex dtype can require gradients");
+             "only Tensors of floating point dtype can require gradients");
     materialize_meta(t)->requires_grad_ = true;
   } else if (m != nullptr) {
     m->requires_grad_ = false;

@@ -2,16 +2,15 @@
 
 import math
 
+from torchlite import _C
+
 __all__ = ["cosine_similarity", "pairwise_distance"]
 
 
 def _broadcast(a, b):
     """a and b expanded to their common (broadcast) shape."""
-    sa, sb = tuple(a.shape), tuple(b.shape)
-    n = max(len(sa), len(sb))
-    sa, sb = (1,) * (n - len(sa)) + sa, (1,) * (n - len(sb)) + sb
-    shape = [y if x == 1 else x for x, y in zip(sa, sb)]
-    return a.expand(shape), b.expand(shape)
+    a, b = _C.broadcast_tensors([a, b])  # raises PyTorch's "The size of tensor a (3) must match ..."
+    return a, b
 
 
 def _vector_norm(x, p, dim, keepdim=False, min_norm=0.0):

@@ -1,0 +1,208 @@
+"""Error samples: calls that must raise, with the exception type and message start PyTorch gives.
+
+Each sample is run on torchlite (tests/test_errors.py) and, when PyTorch is installed, on torch
+too: both must raise `exc` with a message starting with `match`. `match` is the part of the
+message both libraries share; it is shorter where torchlite's wording goes on differently.
+The lambdas take the library module (`torchlite` or `torch`), as tests/helpers.py's do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from collections.abc import Callable
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ErrorSample:
+    desc: str
+    fn: Callable[[Any], Any]
+    exc: type[BaseException]
+    match: str = ""
+
+    def __str__(self) -> str:
+        return self.desc
+
+
+def _F(lib):
+    return lib.nn.functional
+
+
+def _t(lib, *shape, **kw):
+    return lib.ones(*shape, **kw)
+
+
+S = ErrorSample
+RE, IE, TE, VE = RuntimeError, IndexError, TypeError, ValueError
+
+ERRORS = [
+    # Python numbers from many-element tensors.
+    S("float() of 3 elements", lambda lib: float(_t(lib, 3)), VE,
+      "only one element tensors can be converted to Python scalars"),
+    S("int() of 3 elements", lambda lib: int(_t(lib, 3)), VE,
+      "only one element tensors can be converted to Python scalars"),
+    S("float() of 0 elements", lambda lib: float(_t(lib, 0)), VE, "only one element tensors"),
+    S("item() of 3 elements", lambda lib: _t(lib, 3).item(), RE, "a Tensor with 3 elements cannot be converted to Scalar"),
+    S("bool() of 3 elements", lambda lib: bool(_t(lib, 3)), RE,
+      "Boolean value of Tensor with more than one value is ambiguous"),
+    S("bool() of 0 elements", lambda lib: bool(_t(lib, 0)), RE, "Boolean value of Tensor with no values is ambiguous"),
+    S("index() of a float tensor", lambda lib: [1, 2][_t(lib, 1)], TE,
+      "only integer tensors of a single element can be converted to an index"),
+    # numpy() of a tensor that requires grad.
+    S("numpy() with requires_grad", lambda lib: _t(lib, 2, requires_grad=True).numpy(), RE,
+      "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."),
+    S("numpy() of a non-leaf", lambda lib: (_t(lib, 2, requires_grad=True) * 2).numpy(), RE,
+      "Can't call numpy() on Tensor that requires grad."),
+    # Losses with a mismatched batch.
+    S("cross_entropy batch mismatch", lambda lib: _F(lib).cross_entropy(lib.randn(3, 5), lib.tensor([1, 2])), VE,
+      "Expected input batch_size (3) to match target batch_size (2)."),
+    S("nll_loss batch mismatch", lambda lib: _F(lib).nll_loss(lib.randn(3, 5), lib.tensor([1, 2])), VE,
+      "Expected input batch_size (3) to match target batch_size (2)."),
+    S("nll_loss 4-d batch mismatch", lambda lib: _F(lib).nll_loss(lib.randn(3, 5, 2, 2), lib.zeros(2, 2, 2).long()), VE,
+      "Expected input batch_size (3) to match target batch_size (2)."),
+    S("mse_loss batch mismatch", lambda lib: _F(lib).mse_loss(lib.randn(3, 5), lib.randn(2, 5)), RE,
+      "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 0"),
+    S("l1_loss batch mismatch", lambda lib: _F(lib).l1_loss(lib.randn(3, 5), lib.randn(2, 5)), RE,
+      "The size of tensor a (3) must match the size of tensor b (2)"),
+    S("smooth_l1_loss batch mismatch", lambda lib: _F(lib).smooth_l1_loss(lib.randn(3, 5), lib.randn(2, 5)), RE,
+      "The size of tensor a (3) must match the size of tensor b (2)"),
+    S("binary_cross_entropy size mismatch", lambda lib: _F(lib).binary_cross_entropy(lib.rand(3), lib.rand(2)), VE,
+      "Using a target size ("),  # torchlite.Size([2]) where PyTorch prints torch.Size([2])
+    S("bce_with_logits size mismatch", lambda lib: _F(lib).binary_cross_entropy_with_logits(lib.rand(3), lib.rand(2)),
+      VE, "Target size ("),
+    S("nn.CrossEntropyLoss batch mismatch", lambda lib: lib.nn.CrossEntropyLoss()(lib.randn(4, 3), lib.tensor([0, 1])),
+      VE, "Expected input batch_size (4) to match target batch_size (2)."),
+    # Unknown keywords.
+    S("torch.add unknown keyword", lambda lib: lib.add(_t(lib, 3), _t(lib, 3), dimm=1), TE,
+      "add() got an unexpected keyword argument 'dimm'"),
+    S("Tensor.add unknown keyword", lambda lib: _t(lib, 3).add(_t(lib, 3), dimm=1), TE,
+      "add() got an unexpected keyword argument 'dimm'"),
+    S("relu unknown keyword", lambda lib: lib.relu(_t(lib, 3), foo=1), TE, "relu() got an unexpected keyword argument 'foo'"),
+    S("zeros unknown keyword", lambda lib: lib.zeros(2, foo=1), TE, "zeros() got an unexpected keyword argument 'foo'"),
+    S("cat unknown keyword", lambda lib: lib.cat([_t(lib, 2)], dimm=0), TE, "cat() got an unexpected keyword argument 'dimm'"),
+    S("Tensor.sum unknown keyword", lambda lib: _t(lib, 2).sum(axis2=0), TE,
+      "sum() "),  # PyTorch lists the overloads here; torchlite names the keyword
+    S("F.mse_loss unknown keyword", lambda lib: _F(lib).mse_loss(_t(lib, 2), _t(lib, 2), foo=1), TE,
+      "mse_loss() got an unexpected keyword argument 'foo'"),
+    # Wrong argument types and counts.
+    S("torch.add(t, str)", lambda lib: lib.add(_t(lib, 3), "a"), TE, "add()"),
+    S("Tensor.add(str)", lambda lib: _t(lib, 3).add("a"), TE, "add()"),
+    S("add alpha of type str", lambda lib: lib.add(_t(lib, 3), _t(lib, 3), alpha="x"), TE, "add()"),
+    S("relu(str)", lambda lib: lib.relu("a"), TE, "relu(): argument "),
+    S("relu with two positionals", lambda lib: lib.relu(_t(lib, 3), _t(lib, 3)), TE,
+      "relu() takes 1 positional argument but 2 were given"),
+    S("relu with none", lambda lib: lib.relu(), TE, "relu() missing 1 required positional arguments: "),
+    S("Tensor.transpose with one dim", lambda lib: _t(lib, 2, 2).transpose(0), TE,
+      "transpose() missing 1 required positional arguments: \"dim1\""),
+    S("torch.sum(t, str)", lambda lib: lib.sum(_t(lib, 3), "a"), TE,
+      "sum() received an invalid combination of arguments - got (Tensor, str), but expected one of:\n"),
+    S("Tensor.sum(dim=str)", lambda lib: _t(lib, 3).sum(dim="a"), TE,
+      "sum() received an invalid combination of arguments - got (dim=str"),
+    S("zeros(str)", lambda lib: lib.zeros("a"), TE, "zeros(): argument 'size' (position 1) must be tuple of ints, not str"),
+    S("mm(t, int)", lambda lib: lib.mm(_t(lib, 2, 2), 3), TE, "mm(): argument 'mat2' (position 2) must be Tensor, not int"),
+    S("cat(Tensor)", lambda lib: lib.cat(_t(lib, 2)), TE,
+      "cat(): argument 'tensors' (position 1) must be tuple of Tensors, not Tensor"),
+    S("clamp(t, str)", lambda lib: lib.clamp(_t(lib, 2), "a"), TE,
+      "clamp() received an invalid combination of arguments - got (Tensor, str), but expected one of:\n"),
+    S("Tensor + str", lambda lib: _t(lib, 2) + "a", TE, "unsupported operand type(s) for +: 'Tensor' and 'str'"),
+    S("Tensor - str", lambda lib: _t(lib, 2) - "a", TE, "unsupported operand type(s) for -: 'Tensor' and 'str'"),
+    S("Tensor.view(str)", lambda lib: _t(lib, 2).view("a"), TE, "view()"),  # one overload here, two in PyTorch
+    S("Tensor.reshape(str)", lambda lib: _t(lib, 2).reshape("a"), TE, "reshape(): argument 'shape' (position 1) must be "),
+    # Shapes.
+    S("add shape mismatch", lambda lib: _t(lib, 3) + _t(lib, 4), RE,
+      "The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 0"),
+    S("mul shape mismatch", lambda lib: _t(lib, 2, 3) * _t(lib, 2, 2), RE,
+      "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"),
+    S("in-place add broadcast", lambda lib: _t(lib, 1).add_(_t(lib, 3)), RE,
+      "output with shape [1] doesn't match the broadcast shape [3]"),
+    S("expand to fewer dims", lambda lib: _t(lib, 2, 3).expand(3), RE, "expand("),
+    S("expand wrong size", lambda lib: _t(lib, 2).expand(3), RE, "The expanded size of the tensor (3) must match"),
+    # matmul family.
+    S("mm shape", lambda lib: lib.mm(_t(lib, 2, 3), _t(lib, 2, 3)), RE,
+      "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+    S("matmul 2-d shape", lambda lib: lib.matmul(_t(lib, 2, 3), _t(lib, 2, 3)), RE,
+      "mat1 and mat2 shapes cannot be multiplied (2x3 and 2x3)"),
+    S("Tensor @ Tensor shape", lambda lib: _t(lib, 2, 3) @ _t(lib, 2, 3), RE, "mat1 and mat2 shapes cannot be multiplied"),
+    S("mm of 1-d", lambda lib: lib.mm(_t(lib, 3), _t(lib, 3)), RE, "self must be a matrix"),
+    S("dot sizes", lambda lib: lib.dot(_t(lib, 3), _t(lib, 4)), RE, "inconsistent tensor size"),
+    S("dot of 2-d", lambda lib: lib.dot(_t(lib, 2, 2), _t(lib, 2, 2)), RE, "1D tensors expected"),
+    S("bmm batch mismatch", lambda lib: lib.bmm(_t(lib, 2, 2, 3), _t(lib, 3, 3, 2)), RE,
+      "Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [3, 3]."),
+    S("bmm of 2-d", lambda lib: lib.bmm(_t(lib, 2, 2), _t(lib, 2, 2)), RE, "batch1 must be a 3D tensor"),
+    S("Linear in_features mismatch", lambda lib: lib.nn.Linear(3, 2)(_t(lib, 4, 5)), RE,
+      "mat1 and mat2 shapes cannot be multiplied (4x5 and 3x2)"),
+    # view / reshape.
+    S("view to a wrong numel", lambda lib: _t(lib, 3).view(2, 2), RE, "shape '[2, 2]' is invalid for input of size 3"),
+    S("reshape to a wrong numel", lambda lib: _t(lib, 3).reshape(2, 2), RE, "shape '[2, 2]' is invalid for input of size 3"),
+    S("reshape with two -1", lambda lib: _t(lib, 4).reshape(-1, -1), RE, "only one dimension can be inferred"),
+    S("view of non-contiguous", lambda lib: _t(lib, 2, 3).t().view(6), RE,
+      "view size is not compatible with input tensor's size and stride"),
+    S("view with negative size", lambda lib: _t(lib, 4).view(-2, 2), RE, "invalid shape dimension -2"),
+    S("permute wrong count", lambda lib: _t(lib, 2, 3).permute(0), RE, "permute("),
+    S("permute repeated dim", lambda lib: _t(lib, 2, 3).permute(0, 0), RE, "permute(): duplicate dims are not allowed."),
+    # cat / stack.
+    S("cat size mismatch", lambda lib: lib.cat([_t(lib, 2, 3), _t(lib, 2, 4)]), RE,
+      "Sizes of tensors must match except in dimension 0. Expected size 3 but got size 4 for tensor number 1 in the list."),
+    S("cat dim mismatch", lambda lib: lib.cat([_t(lib, 2, 3), _t(lib, 3)]), RE,
+      "Tensors must have same number of dimensions: got 2 and 1"),
+    S("cat of nothing", lambda lib: lib.cat([]), VE, "torch.cat(): expected a non-empty list of Tensors"),
+    S("cat dim out of range", lambda lib: lib.cat([_t(lib, 2)], dim=2), IE, "Dimension out of range"),
+    S("stack size mismatch", lambda lib: lib.stack([_t(lib, 2, 3), _t(lib, 2, 4)]), RE,
+      "stack expects each tensor to be equal size, but got [2, 3] at entry 0 and [2, 4] at entry 1"),
+    S("stack of nothing", lambda lib: lib.stack([]), RE, "stack expects a non-empty TensorList"),
+    # dims.
+    S("sum dim out of range", lambda lib: _t(lib, 3).sum(3), IE,
+      "Dimension out of range (expected to be in range of [-1, 0], but got 3)"),
+    S("softmax dim out of range", lambda lib: lib.softmax(_t(lib, 2, 2), dim=2), IE,
+      "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    S("transpose dim out of range", lambda lib: _t(lib, 2, 2).transpose(0, 5), IE, "Dimension out of range"),
+    S("squeeze dim out of range", lambda lib: _t(lib, 2).squeeze(-3), IE, "Dimension out of range"),
+    S("unsqueeze dim out of range", lambda lib: _t(lib, 2).unsqueeze(3), IE, "Dimension out of range"),
+    S("size(dim) out of range", lambda lib: _t(lib, 2).size(1), IE, "Dimension out of range"),
+    S("dim on a 0-d tensor", lambda lib: lib.tensor(1.0).sum(1), IE,
+      "Dimension out of range (expected to be in range of [-1, 0], but got 1)"),
+    # Indexing.
+    S("index out of range", lambda lib: _t(lib, 3)[5], IE, "index 5 is out of bounds for dimension 0 with size 3"),
+    S("negative index out of range", lambda lib: _t(lib, 3)[-4], IE, "index -4 is out of bounds for dimension 0 with size 3"),
+    S("too many indices", lambda lib: _t(lib, 3)[0, 0], IE, "too many indices for tensor of dimension 1"),
+    S("setitem out of range", lambda lib: _t(lib, 3).__setitem__(3, 1.0), IE,
+      "index 3 is out of bounds for dimension 0 with size 3"),
+    S("select out of range", lambda lib: _t(lib, 2, 3).select(1, 3), IE),  # "select(): index 3 out of range ..." in PyTorch
+    S("index_select out of range", lambda lib: lib.index_select(_t(lib, 3), 0, lib.tensor([5])), IE, "index out of range in self"),
+    S("gather index out of range", lambda lib: lib.gather(_t(lib, 3), 0, lib.tensor([3])), RE,
+      "index 3 is out of bounds for dimension 0 with size 3"),
+    S("embedding index out of range", lambda lib: _F(lib).embedding(lib.tensor([3]), _t(lib, 3, 2)), IE,
+      "index out of range in self"),
+    S("tensor index out of range", lambda lib: _t(lib, 3)[lib.tensor([0, 3])], IE,
+      "index 3 is out of bounds for dimension 0 with size 3"),
+    S("bool mask shape", lambda lib: _t(lib, 3)[lib.tensor([True, False])], IE,
+      "The shape of the mask [2] at index 0 does not match the shape of the indexed tensor [3] at index 0"),
+    S("float index tensor", lambda lib: _t(lib, 3)[lib.tensor([0.5])], IE,
+      "tensors used as indices must be long, int, byte or bool tensors"),
+    # dtypes.
+    S("matmul dtype mismatch", lambda lib: lib.mm(_t(lib, 2, 2), _t(lib, 2, 2, dtype=lib.float64)), RE, "expected "),
+    S("in-place int result of float", lambda lib: _t(lib, 2, dtype=lib.int64).add_(1.5), RE, "result type "),
+    S("out= of a lower dtype", lambda lib: lib.add(_t(lib, 2), 1.5, out=_t(lib, 2, dtype=lib.int64)), RE, "result type "),
+    S("bitwise_and of floats", lambda lib: lib.bitwise_and(_t(lib, 2), _t(lib, 2)), NotImplementedError,
+      "\"bitwise_and_cpu\" not implemented for 'Float'"),
+    S("cross_entropy probabilities batch mismatch", lambda lib: _F(lib).cross_entropy(lib.randn(3, 5), lib.randn(2, 5)),
+      VE, "Expected input batch_size (3) to match target batch_size (2)."),
+    S("index_select float index", lambda lib: lib.index_select(_t(lib, 3), 0, lib.tensor([0.0])), RE,
+      "index_select(): Expected dtype int32 or int64 for index"),
+    S("requires_grad on an int tensor", lambda lib: _t(lib, 2, dtype=lib.int64).requires_grad_(), RE,
+      "only Tensors of floating point dtype can require gradients"),
+    # Autograd.
+    S("backward of a non-scalar", lambda lib: _t(lib, 2, requires_grad=True).mul(2).backward(), RE,
+      "grad can be implicitly created only for scalar outputs"),
+    S("backward without grad", lambda lib: _t(lib, 2).sum().backward(), RE,
+      "element 0 of tensors does not require grad and does not have a grad_fn"),
+    S("in-place on a leaf that requires grad", lambda lib: _t(lib, 2, requires_grad=True).add_(1), RE,
+      "a leaf Variable that requires grad is being used in an in-place operation."),
+    # Creation.
+    S("zeros with a negative size", lambda lib: lib.zeros(-1), RE),  # PyTorch 2.13: "zeros: Dimension size ..."
+    S("arange with zero step", lambda lib: lib.arange(0, 10, 0), RE, "step must be nonzero"),
+    S("tensor of ragged lists", lambda lib: lib.tensor([[1, 2], [3]]), VE, "expected sequence of length 2 at dim 1 (got 1)"),
+    S("tensor of str", lambda lib: lib.tensor("a"), TE, "new(): invalid data type 'str'"),
+    S("tensor of an object", lambda lib: lib.tensor(object()), RE, "Could not infer dtype of object"),
+    S("tensor of a list holding str", lambda lib: lib.tensor([1, "a"]), TE, "new(): invalid data type 'str'"),
+]
