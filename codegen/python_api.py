@@ -185,9 +185,19 @@ class Overload:
         callee = f"self.{public_name(schema)}" if self.is_method else f"tl::{public_name(schema)}"
         return f"{callee}({', '.join(args)})"
 
+    def _without_gil(self, call: str) -> str:
+        """The call, run with the GIL released when a tensor argument is large (Note [GIL]). Not for
+        calls whose arguments are still Python objects (out=, *args)."""
+        tensors = (["self"] if self.is_method else []) + [
+            a.name for a in self.python_args() if base_of(a.type).name == "Tensor" and a is not self.vararg()
+        ]
+        if not tensors or self.varargs:
+            return call
+        return f"[&] {{ ReleaseGilIfLong no_gil({', '.join(tensors)}); return {call}; }}()"
+
     def body(self) -> str:
         """The lambda body: call the C++ API and convert its result for Python."""
-        functional = self._result(self.schema, self.call_expr())
+        functional = self._result(self.schema, self._without_gil(self.call_expr()))
         if self.out_fn is None:
             return functional
         out_schema = self.out_fn.func

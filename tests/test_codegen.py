@@ -943,15 +943,16 @@ def test_generated_python_bindings(tmp_path):
     assert "(const Tensor& self, const Tensor& other, const Scalar& alpha, py::handle out)" in add[0]
     assert add[0].endswith('py::arg("self"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::int_(1), '
                            'py::arg("out") = py::none());')
-    assert "if (out.is_none()) { return py::object(py::cast(wrap(tl::add(self, other, alpha)))); }" in add[0]
+    assert ("if (out.is_none()) { return py::object(py::cast(wrap([&] { ReleaseGilIfLong no_gil(self, other); "
+            "return tl::add(self, other, alpha); }()))); }") in add[0]
     assert "tl::add_out(out_tensor(out, 0, 1), self, other, alpha)" in add[0]
     assert "(const Tensor& self, const Scalar& other, const Scalar& alpha)" in add[1]
     assert 'py::arg("alpha") = py::int_(1));' in add[1] and "py::kw_only()" not in add[1]
 
     view = [line for line in lines if line.startswith('cls.def("view",')]
     assert view == [
-        ('cls.def("view", [](const Tensor& self, const IntList& size) { return wrap(self.view(size.expanded(0))); }, '
-        'py::arg("size"));'),
+        ('cls.def("view", [](const Tensor& self, const IntList& size) { return wrap([&] { ReleaseGilIfLong '
+         'no_gil(self); return self.view(size.expanded(0)); }()); }, py::arg("size"));'),
         ('cls.def("view", [](const Tensor& self, const py::args& size_args) { '
         "return wrap(self.view(int_list_from_args(size_args))); });"),
     ]
@@ -1029,9 +1030,12 @@ def test_generated_exotic_schemas(tmp_path):
                              'py::arg("memory_format") = py::cast(MemoryFormat::Contiguous), '
                              'py::arg("scale") = py::make_tuple(1.5, 1.5), '
                              'py::arg("layout") = py::cast(Layout::Strided));') for line in lines)
-    void_out = "{ tl::split_copy_out(out, self, split_size, dim); return py::object(py::none()); }"
+    # Note [GIL]: the call runs with the GIL released when a tensor argument is large.
+    void_out = ("{ [&] { ReleaseGilIfLong no_gil(self, out); return tl::split_copy_out(out, self, split_size, dim); }(); "
+                "return py::object(py::none()); }")
     assert any(void_out in line for line in lines)
-    assert any('named_tuple("max", {"values", "indices"}, tl::max(self, dim, keepdim))' in line for line in lines)
+    assert any('named_tuple("max", {"values", "indices"}, [&] { ReleaseGilIfLong no_gil(self); '
+               'return tl::max(self, dim, keepdim); }())' in line for line in lines)
     assert any('py::arg("padding") = py::str("valid")' in line for line in lines)
     assert any('py::arg("reduction") = py::int_(1)' in line for line in lines)
     assert any('py::arg("lo") = py::float_(-std::numeric_limits<double>::infinity())' in line for line in lines)

@@ -2,6 +2,7 @@
 its own small model and must end exactly where a single-threaded run of the same model ends.
 Grad mode is per thread, and the allocator and the generators are shared safely."""
 
+import sys
 import threading
 
 import numpy as np
@@ -94,3 +95,29 @@ def test_threads_allocate_and_sample_concurrently():
 
     totals = _run_in_threads(work, [0, 1, 2, 3])
     assert all(np.isfinite(totals))
+
+
+def test_long_ops_release_the_gil():
+    # Note [GIL]: with a long switch interval another thread runs only while the GIL is released,
+    # so its counter moves during one large matmul only if the binding released the GIL.
+    a = tl.ones(1024, 1024)
+    state = {"n": 0, "stop": False}
+
+    def spin():
+        while not state["stop"]:
+            state["n"] += 1
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.5)
+    t = threading.Thread(target=spin)
+    try:
+        t.start()
+        a @ a  # warm up: the spinner has started and handed the GIL back
+        before = state["n"]
+        a @ a
+        during = state["n"] - before
+    finally:
+        state["stop"] = True
+        t.join()
+        sys.setswitchinterval(interval)
+    assert during > 0

@@ -10,8 +10,6 @@ model of an out=/in-place call on views of one buffer.
 """
 
 import functools
-import importlib
-import pkgutil
 
 import numpy as np
 
@@ -24,11 +22,10 @@ __all__ = ["np", "tl", "op", "family", "arg", "rand", "cast", "nonfinite", "rows
 
 OPS = {}
 FAMILY = {}
-for _m in sorted(pkgutil.iter_modules(opinfo.__path__), key=lambda m: m.name):
-    if _m.name != "core":
-        for _info in importlib.import_module(f"opinfo.{_m.name}").OPS:
-            OPS[_info.name] = _info
-            FAMILY[_info.name] = _m.name
+for _family, _ops in opinfo.FAMILIES.items():
+    for _info in _ops:
+        OPS[_info.name] = _info
+        FAMILY[_info.name] = _family
 
 
 def op(name):

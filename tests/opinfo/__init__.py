@@ -8,7 +8,8 @@ import pkgutil
 
 from opinfo.core import OpInfo, SampleInput  # noqa: F401
 
-REGISTRY = []
+FAMILIES = {}  # module name -> its OPS
 for _info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     if _info.name not in ("core", "errors"):  # errors.py holds ERRORS, not OPS
-        REGISTRY.extend(importlib.import_module(f"{__name__}.{_info.name}").OPS)
+        FAMILIES[_info.name] = importlib.import_module(f"{__name__}.{_info.name}").OPS
+REGISTRY = [info for ops in FAMILIES.values() for info in ops]

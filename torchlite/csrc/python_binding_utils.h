@@ -50,6 +50,35 @@ py::object dtype_object(ScalarType t);
 bool is_dtype_object(py::handle h);
 ScalarType dtype_from_object(py::handle h);
 
+// Note [GIL]: a generated binding runs an op over a large tensor with the GIL released, so
+// other Python threads run meanwhile (what runs below it never touches Python objects; hooks and
+// Python autograd Functions take the GIL back themselves). Small ops keep it: releasing and
+// taking it back costs more than they do.
+constexpr int64_t kReleaseGilNumel = int64_t{1} << 15;
+inline bool is_long(const Tensor& t) { return t.defined() && t.numel() >= kReleaseGilNumel; }
+inline bool is_long(const std::optional<Tensor>& t) { return t && is_long(*t); }
+template <typename T>
+bool is_long(const std::vector<T>& ts) {
+  for (const T& t : ts)
+    if (is_long(t)) return true;
+  return false;
+}
+class ReleaseGilIfLong {
+ public:
+  template <typename... Ts>
+  explicit ReleaseGilIfLong(const Ts&... tensors) {
+    if ((is_long(tensors) || ...)) state_ = PyEval_SaveThread();
+  }
+  ~ReleaseGilIfLong() {
+    if (state_ != nullptr) PyEval_RestoreThread(state_);
+  }
+  ReleaseGilIfLong(const ReleaseGilIfLong&) = delete;
+  ReleaseGilIfLong& operator=(const ReleaseGilIfLong&) = delete;
+
+ private:
+  PyThreadState* state_ = nullptr;
+};
+
 // Results: tensors as themselves, Tensor[] as a tuple (as PyTorch returns), tuples as tuples.
 inline Tensor wrap(Tensor t) { return t; }
 // The Python-only `requires_grad=` keyword of factory functions (zeros(..., requires_grad=True)).
