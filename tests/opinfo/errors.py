@@ -200,6 +200,12 @@ ERRORS = [
       "a leaf Variable that requires grad is being used in an in-place operation."),
     # Creation.
     S("zeros with a negative size", lambda lib: lib.zeros(-1), RE),  # PyTorch 2.13: "zeros: Dimension size ..."
+    # Sizes that do not fit in int64 or whose product overflows.
+    S("zeros(2**64)", lambda lib: lib.zeros(2**64), TE),  # "zeros(): argument 'size' failed to unpack ..." in PyTorch
+    S("view((2**64,))", lambda lib: _t(lib, 6).view((2**64,)), TE),
+    S("empty((2**40, 2**40))", lambda lib: lib.empty((2**40, 2**40)), RE),
+    S("eye(2**40)", lambda lib: lib.eye(2**40), RE),
+    S("expand to 2**80 elements", lambda lib: _t(lib, 1, 1).expand(2**40, 2**40).contiguous(), RE),
     S("arange with zero step", lambda lib: lib.arange(0, 10, 0), RE, "step must be nonzero"),
     S("tensor of ragged lists", lambda lib: lib.tensor([[1, 2], [3]]), VE, "expected sequence of length 2 at dim 1 (got 1)"),
     S("tensor of str", lambda lib: lib.tensor("a"), TE, "new(): invalid data type 'str'"),

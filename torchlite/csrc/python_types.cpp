@@ -16,6 +16,16 @@ std::array<py::object, kNumScalarTypes>& dtype_objects() {
   static auto* objs = new std::array<py::object, kNumScalarTypes>();  // leaked: lives with the interpreter
   return *objs;
 }
+
+// A Python int as int64: one that does not fit is a TypeError, as in PyTorch, not a wrapped
+// value (and not a Python error left set for the interpreter to find).
+int64_t unpack_long(PyObject* o) {
+  int overflow = 0;
+  long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+  if (overflow != 0) throw py::type_error("failed to unpack an int argument: Overflow when unpacking long");
+  return static_cast<int64_t>(v);
+}
+
 }  // namespace
 
 py::object dtype_object(ScalarType t) { return dtype_objects()[static_cast<int>(t)]; }
@@ -35,7 +45,7 @@ std::vector<int64_t> int_list_from_args(const py::args& args) {
   out.reserve(args.size());
   for (py::handle h : args) {
     if (PyBool_Check(h.ptr()) || (!PyLong_Check(h.ptr()) && !PyIndex_Check(h.ptr()))) throw py::reference_cast_error();
-    out.push_back(py::cast<int64_t>(h));
+    out.push_back(PyLong_Check(h.ptr()) ? unpack_long(h.ptr()) : py::cast<int64_t>(h));
   }
   return out;
 }
@@ -235,7 +245,7 @@ bool type_caster<tl_python::IntList>::load(handle src, bool convert) {
   value.values.clear();
   value.from_scalar = false;
   if (PyLong_Check(o) && !PyBool_Check(o)) {
-    value.values.push_back(PyLong_AsLongLong(o));
+    value.values.push_back(tl_python::unpack_long(o));
     value.from_scalar = true;
     return true;
   }
@@ -246,7 +256,7 @@ bool type_caster<tl_python::IntList>::load(handle src, bool convert) {
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* it = items[i];
       if (PyLong_Check(it) && !PyBool_Check(it)) {
-        value.values.push_back(PyLong_AsLongLong(it));
+        value.values.push_back(tl_python::unpack_long(it));
       } else if (convert && PyIndex_Check(it)) {
         value.values.push_back(py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(it))));
       } else if (convert && py::isinstance<tl::TensorImpl>(it)) {  // sizes given as 0-dim tensors
