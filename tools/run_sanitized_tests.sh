@@ -36,5 +36,6 @@ if [[ $# -eq 0 ]]; then
          tests/test_tensor_core.py tests/test_indexing.py tests/test_shape.py tests/test_conv_pool.py
 fi
 t0=$(date +%s)
-$VENV/bin/python -m pytest -q -p no:cacheprovider "$@"
+# --capture=sys: sanitizer reports go to file descriptor 2, which pytest would otherwise swallow.
+$VENV/bin/python -m pytest -q -p no:cacheprovider --capture=sys "$@"
 echo "== sanitized tests took $(( $(date +%s) - t0 )) s"

@@ -39,7 +39,7 @@ def _arg_ref(fn):
         if dim is None:
             return np.asarray(fn(x))
         r = fn(x, axis=dim)
-        return np.expand_dims(r, dim) if keepdim else r
+        return np.expand_dims(r, dim) if keepdim and x.ndim else r  # a 0-d input keeps 0 dims
     return ref
 
 
@@ -75,7 +75,8 @@ def _prod_samples(dtype, rng):
 def _all_any_ref(fn):
     def ref(x, dim=None, keepdim=False):
         axis = tuple(dim) if isinstance(dim, (tuple, list)) else dim
-        return np.asarray(fn(x, axis=axis, keepdims=keepdim))
+        r = np.asarray(fn(x, axis=axis, keepdims=keepdim))
+        return r.astype(np.uint8) if x.dtype == np.uint8 else r  # uint8 in, uint8 out (as PyTorch)
     return ref
 
 

@@ -74,7 +74,7 @@ OPS = [
     OpInfo("stack", _list_samples([([(2, 3), (2, 3)], 0), ([(2,), (2,), (2,)], 1)]),
            ref=lambda ts, dim: np.stack(ts, dim), dtypes=WITH_INT, supports_out=True),
     _shape_op("clone", _method("clone"), np.copy),
-    _shape_op("contiguous", lambda lib, x: x.contiguous(), np.ascontiguousarray),
+    _shape_op("contiguous", lambda lib, x: x.contiguous(), lambda x: np.ascontiguousarray(x).reshape(x.shape)),  # 0-d stays 0-d
     _shape_op("detach", _method("detach"), np.copy, differentiable=False),
     OpInfo("copy", _two((2, 3), (3,)), op=_copy, ref=lambda d, s: np.broadcast_to(s, d.shape), dtypes=WITH_INT),
     # (float32 round trips are left to tests/test_tensor_core.py: finite differences need float64)

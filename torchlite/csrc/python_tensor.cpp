@@ -158,7 +158,13 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
                                   "copy the tensor to host memory first.");
         std::vector<py::ssize_t> shape(t.sizes().begin(), t.sizes().end());
         std::vector<py::ssize_t> strides;
-        for (int64_t s : t.strides()) strides.push_back(s * static_cast<int64_t>(t.element_size()));
+        for (int64_t s : t.strides()) {
+          // A stride too large to count in bytes can only belong to a dim of size 1 (as_strided
+          // checks the storage holds every element), where NumPy ignores it.
+          int64_t bytes = 0;
+          if (__builtin_mul_overflow(s, static_cast<int64_t>(t.element_size()), &bytes)) bytes = 0;
+          strides.push_back(bytes);
+        }
         // The array keeps the Python tensor (and so its storage) alive: a zero-copy view.
         py::object base = t.is_same(self.cast<Tensor>()) ? self : py::cast(t);
         return py::array(numpy_dtype(t.dtype()), shape, strides, t.data_ptr(), base);
