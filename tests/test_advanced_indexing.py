@@ -352,3 +352,9 @@ def test_embedding_module_matches_torch():
     ours(tl.tensor(idx)).backward(tl.tensor(g))
     theirs(torch.tensor(idx)).backward(torch.tensor(g))
     assert_close(ours.weight.grad, theirs.weight.grad.numpy())
+
+
+def test_embedding_backward_refuses_a_0d_grad():
+    # Found by the fuzzer: a 0-dim grad_output with empty indices read past its sizes.
+    with pytest.raises(RuntimeError, match="grad_output must have at least 1 dimension"):
+        tl.embedding_dense_backward(tl.tensor(1.0, dtype=tl.float64), tl.tensor([], dtype=tl.int64), 4, -1, False)

@@ -29,6 +29,7 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_
 Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                     int64_t padding_idx, bool scale_grad_by_freq) {
   check_embedding_indices(indices, "embedding_backward");
+  TL_CHECK(grad_output.dim() >= 1, "embedding_backward(): grad_output must have at least 1 dimension, got a 0-dim tensor");
   Tensor idx = indices.reshape({-1}).to(ScalarType::Long).contiguous();
   const int64_t n = idx.numel();
   const int64_t dim = grad_output.numel() / std::max<int64_t>(n, 1);
