@@ -13,7 +13,7 @@ import pytest
 
 import torchlite as tl
 from codegen.native_functions import load_native_functions
-from helpers import TORCH, assert_close
+from helpers import TORCH, _compare, _map_arrays, _noncontiguous, _sample, _to_numpy, _to_tl, assert_close
 from opinfo import REGISTRY
 from torchlite.autograd import gradcheck, gradgradcheck
 
@@ -46,58 +46,6 @@ def test_registry_names_are_unique_and_real():
 
 # ---- turning samples into tensors --------------------------------------------------------------
 
-def _map_arrays(obj, fn):
-    """Apply fn to every NumPy array in a nest of tuples/lists/dicts."""
-    if isinstance(obj, np.ndarray):
-        return fn(obj)
-    if isinstance(obj, (list, tuple)):
-        return type(obj)(_map_arrays(o, fn) for o in obj)
-    if isinstance(obj, dict):
-        return {k: _map_arrays(v, fn) for k, v in obj.items()}
-    return obj
-
-
-def _noncontiguous(a):
-    """A torchlite tensor equal to `a` whose memory is not contiguous."""
-    if a.ndim == 0:
-        return tl.tensor(a)
-    if a.ndim == 1:  # every other element of a twice-as-long buffer
-        return tl.tensor(np.repeat(a, 2))[::2]
-    return tl.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2))).transpose(-1, -2)
-
-
-def _to_tl(obj, layout):
-    make = tl.tensor if layout == "contiguous" else _noncontiguous
-    return _map_arrays(obj, lambda a: make(a))
-
-
-def _to_numpy(x):
-    if isinstance(x, (list, tuple)):
-        return type(x)(_to_numpy(o) for o in x)
-    if isinstance(x, tl.Tensor):
-        return x.detach().numpy(force=True) if x.dtype != tl.bfloat16 else x.detach().float().numpy()
-    if TORCH is not None and isinstance(x, TORCH.Tensor):
-        return x.detach().numpy()
-    return x
-
-
-def _compare(got, expected, info, dtype):
-    """Compare a torchlite result (tensor / nest / number) with an expected NumPy nest."""
-    if isinstance(expected, (list, tuple)):
-        assert isinstance(got, (list, tuple)) and len(got) == len(expected), f"{got!r} vs {expected!r}"
-        for g, e in zip(got, expected):
-            _compare(g, e, info, dtype)
-        return
-    if isinstance(got, tl.Tensor):
-        tol = {tl.float32: 1e-5, tl.float16: 1e-3, tl.bfloat16: 1e-2}.get(dtype, 1e-7)
-        assert_close(got, np.asarray(expected), rtol=info.rtol or tol, atol=info.atol if info.atol is not None else tol,
-                     check_dtype=False)
-        expected_kind = np.asarray(expected).dtype.kind
-        assert (got.dtype == tl.bool) == (expected_kind == "b"), f"dtype {got.dtype} vs NumPy {np.asarray(expected).dtype}"
-    else:
-        assert got == expected
-
-
 def _cases(kind):
     """pytest params (info, sample_index, dtype, layout) for one kind of derived test."""
     params = []
@@ -127,10 +75,6 @@ def _cases(kind):
                     continue
                 params.append(pytest.param(info, i, dtype, layout, id=f"{info.name}-{i}-{str(dtype)[10:]}-{layout}"))
     return params
-
-
-def _sample(info, i, dtype):
-    return list(info.sample_inputs(dtype, np.random.default_rng(0)))[i]
 
 
 @pytest.mark.parametrize("info,i,dtype,layout", _cases("forward"))

@@ -15,7 +15,7 @@ import pytest
 
 import torchlite as tl
 from opinfo import REGISTRY
-from test_ops import _compare, _sample, _to_numpy, _to_tl
+from helpers import _compare, _sample, _to_numpy, _to_tl
 
 FILL_OPS = {"fill", "zero"}  # write one value everywhere: internal overlap is allowed
 

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 import torchlite as tl
-from test_ops import _compare, _to_numpy
+from helpers import _compare, _to_numpy
 from tests.fuzz import repro
 from tests.fuzz.repro import OPS
 
