@@ -116,7 +116,8 @@ def _to_numpy(x):
     if isinstance(x, tl.Tensor):
         return x.detach().numpy(force=True) if x.dtype != tl.bfloat16 else x.detach().float().numpy()
     if TORCH is not None and isinstance(x, TORCH.Tensor):
-        return x.detach().numpy()
+        x = x.detach().resolve_conj().resolve_neg()
+        return x.float().numpy() if x.dtype == TORCH.bfloat16 else x.numpy()
     return x
 
 

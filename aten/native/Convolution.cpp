@@ -92,6 +92,36 @@ ConvGeom make_geom(int64_t N, int64_t C, IntArrayRef xs, int64_t O, IntArrayRef 
   return g;
 }
 
+// Geometry arithmetic that raises instead of wrapping (padding=2**63-1 and the like).
+[[noreturn]] void geometry_overflow() {
+  TL_ERROR("convolution: the sizes, stride, padding and dilation overflow int64");
+}
+int64_t checked_mul(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_mul_overflow(a, b, &r)) geometry_overflow();
+  return r;
+}
+int64_t checked_add(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_add_overflow(a, b, &r)) geometry_overflow();
+  return r;
+}
+int64_t checked_sub(int64_t a, int64_t b) {
+  int64_t r = 0;
+  if (__builtin_sub_overflow(a, b, &r)) geometry_overflow();
+  return r;
+}
+
+// Every coordinate the loops compute (o*stride - padding + k*dilation for o < y, k < kernel,
+// and x + 2*padding) must fit in int64; `xs` is the input side, `ys` the output side.
+void check_geometry_fits(IntArrayRef xs, IntArrayRef ks, IntArrayRef ys, const ConvParams& p) {
+  for (size_t d = 0; d < xs.size(); ++d) {
+    const int64_t span = checked_add(checked_mul(p.dilation[d], std::max<int64_t>(ks[d] - 1, 0)), 1);
+    checked_add(xs[d], checked_mul(2, p.padding[d]));
+    checked_add(checked_mul(std::max<int64_t>(ys[d] - 1, 0), p.stride[d]), span);
+  }
+}
+
 Tensor to_float(const Tensor& t) { return t.defined() ? t.to(ScalarType::Float) : t; }
 
 }  // namespace
@@ -135,7 +165,8 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   if (!transposed) {
     bool fits = true;
     for (int64_t d = 0; d < nd; ++d) {
-      const int64_t span = p.dilation[d] * (k_sp[d] - 1) + 1, padded = in_sp[d] + 2 * p.padding[d];
+      const int64_t span = checked_add(checked_mul(p.dilation[d], k_sp[d] - 1), 1);
+      const int64_t padded = checked_add(in_sp[d], checked_mul(2, p.padding[d]));
       fits = fits && padded >= span;
       out_sp[d] = fits ? (padded - span) / p.stride[d] + 1 : 0;
     }
@@ -159,8 +190,9 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
         for (int64_t e = 0; e < nd; ++e) os << names[nd - 1 - e][2] << ": " << p.dilation[e] << (e + 1 < nd ? " " : "");
         TL_ERROR("output padding must be smaller than either stride or dilation, but got ", os.str());
       }
-      out_sp[d] = (in_sp[d] - 1) * p.stride[d] - 2 * p.padding[d] + p.dilation[d] * (k_sp[d] - 1) +
-                  p.output_padding[d] + 1;
+      out_sp[d] = checked_add(checked_add(checked_sub(checked_mul(in_sp[d] - 1, p.stride[d]), checked_mul(2, p.padding[d])),
+                                          checked_mul(p.dilation[d], k_sp[d] - 1)),
+                              checked_add(p.output_padding[d], 1));
       TL_CHECK(out_sp[d] > 0, "Given input size per channel: ", sizes_str(in_sp),
                ". Calculated output size per channel: ", sizes_str(out_sp), ". Output size is too small");
     }
@@ -170,6 +202,11 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
                                                                                : std::nullopt,
                            stride, padding, dilation, transposed, output_padding, groups)
         .to(input.dtype());
+  if (transposed) {
+    check_geometry_fits(out_sp, k_sp, in_sp, p);
+  } else {
+    check_geometry_fits(in_sp, k_sp, out_sp, p);
+  }
   std::vector<int64_t> out_shape{N, Cout};
   out_shape.insert(out_shape.end(), out_sp.begin(), out_sp.end());
   Tensor out = empty_tensor(out_shape, input.options());
@@ -202,6 +239,7 @@ Tensor convolution_backward_input_cpu(const Tensor& grad_output, const Tensor& w
     return convolution_backward_input_cpu(to_float(grad_output), to_float(weight), input_size, stride, padding,
                                           dilation, groups)
         .to(weight.dtype());
+  check_geometry_fits(spatial(input_size), spatial(ws), spatial(gs), p);
   Tensor gx = empty_tensor(input_size, weight.options());
   conv2d_backward_input_kernel(
       make_geom(input_size[0], input_size[1], spatial(input_size), ws[0], spatial(gs), spatial(ws), p, groups),
@@ -231,6 +269,7 @@ Tensor convolution_backward_weight_cpu(const Tensor& grad_output, const Tensor& 
     return convolution_backward_weight_cpu(to_float(grad_output), to_float(input), weight_size, stride, padding,
                                            dilation, groups)
         .to(input.dtype());
+  check_geometry_fits(spatial(is), spatial(weight_size), spatial(gs), p);
   Tensor gw = empty_tensor(weight_size, input.options());
   conv2d_backward_weight_kernel(
       make_geom(is[0], is[1], spatial(is), weight_size[0], spatial(gs), spatial(weight_size), p, groups),

@@ -337,8 +337,9 @@ struct ClampFunctor {
   op_t lo, hi;
   TL_HOST_DEVICE T operator()(T a) const {
     op_t x = static_cast<op_t>(a);
-    op_t y = x < lo ? lo : x;
-    y = y > hi ? hi : y;
+    // A NaN bound makes every element NaN, as in PyTorch (`lo != lo` is false for integers).
+    op_t y = x < lo || lo != lo ? lo : x;
+    y = y > hi || hi != hi ? hi : y;
     if constexpr (std::is_integral_v<T>) return static_cast<T>(y);
     else return static_cast<T>(x != x ? x : y);
   }

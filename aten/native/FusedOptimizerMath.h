@@ -84,7 +84,9 @@ struct FusedAdamMath {
     exp_avg_sq = exp_avg_sq + one_minus_beta2 * grad * grad;
     T second = exp_avg_sq;
     if constexpr (kAmsgrad) {
-      max_exp_avg_sq = max_exp_avg_sq > exp_avg_sq ? max_exp_avg_sq : exp_avg_sq;
+      // torch.maximum: a NaN on either side is kept (x != x is the NaN test that also compiles for CUDA).
+      const bool keep = max_exp_avg_sq > exp_avg_sq || max_exp_avg_sq != max_exp_avg_sq;
+      max_exp_avg_sq = keep ? max_exp_avg_sq : exp_avg_sq;
       second = max_exp_avg_sq;
     }
     T denom = std::sqrt(second) / bias_correction2_sqrt + eps;

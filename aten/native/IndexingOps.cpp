@@ -354,8 +354,11 @@ Tensor scatter_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index,
 
 Tensor scatter_reduce_two_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                   const std::string& reduce, bool include_self, const Tensor& out) {
-  return scatter_impl(self, dim, index, src, Scalar(0), parse_reduce(reduce, false), include_self, out,
-                      "scatter_reduce");
+  const Reduce r = parse_reduce(reduce, false);
+  // A mean of booleans has no bool answer; PyTorch refuses it the same way.
+  if (r == Reduce::Mean && self.dtype() == ScalarType::Bool)
+    TL_NOT_IMPLEMENTED("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+  return scatter_impl(self, dim, index, src, Scalar(0), r, include_self, out, "scatter_reduce");
 }
 
 // ---- index_add ---------------------------------------------------------------------------------------

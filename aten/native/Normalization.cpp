@@ -244,24 +244,26 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, co
     for (int64_t c = 0; c < p.C; ++c) {
       T mu, invstd;
       if (training) {
-        T sum = 0;
+        // Statistics accumulate in double (PyTorch's CPU accumulation type): a float32 sum of a
+        // constant channel would round, and (x - mean) / sqrt(eps) magnifies that error.
+        double sum = 0;
         for (int64_t n = 0; n < p.N; ++n) {
           const T* xs = xp + (n * p.C + c) * p.S;
 #pragma omp simd reduction(+ : sum)
           for (int64_t s = 0; s < p.S; ++s) sum += xs[s];
         }
-        mu = sum / count;
-        T ss = 0;
+        mu = static_cast<T>(sum / count);
+        double ss = 0;
         for (int64_t n = 0; n < p.N; ++n) {
           const T* xs = xp + (n * p.C + c) * p.S;
 #pragma omp simd reduction(+ : ss)
-          for (int64_t s = 0; s < p.S; ++s) ss += (xs[s] - mu) * (xs[s] - mu);
+          for (int64_t s = 0; s < p.S; ++s) ss += double(xs[s] - mu) * double(xs[s] - mu);
         }
-        invstd = T(1) / std::sqrt(ss / count + static_cast<T>(eps));
+        invstd = static_cast<T>(1.0 / std::sqrt(ss / count + eps));
         const T mom = static_cast<T>(momentum);
         if (rmp) rmp[c] = (1 - mom) * rmp[c] + mom * mu;
         // The running variance is the unbiased one (n - 1), as in PyTorch.
-        if (rvp) rvp[c] = (1 - mom) * rvp[c] + mom * (ss / T(count - 1));
+        if (rvp) rvp[c] = (1 - mom) * rvp[c] + mom * static_cast<T>(ss / double(count - 1));
       } else {
         mu = rmp[c];
         invstd = T(1) / std::sqrt(rvp[c] + static_cast<T>(eps));

@@ -6,8 +6,8 @@
 
 namespace tl::native {
 
-std::vector<bool> make_dim_mask(std::optional<IntArrayRef> dims, int64_t ndim) {
-  if (!dims.has_value() || dims->empty()) return std::vector<bool>(static_cast<size_t>(ndim), true);
+std::vector<bool> make_dim_mask(std::optional<IntArrayRef> dims, int64_t ndim, bool empty_means_all) {
+  if (!dims.has_value() || (dims->empty() && empty_means_all)) return std::vector<bool>(static_cast<size_t>(ndim), true);
   return dim_mask(*dims, ndim);
 }
 

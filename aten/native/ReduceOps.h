@@ -10,9 +10,10 @@
 
 namespace tl::native {
 
-// Which dims of an `ndim`-dim tensor are reduced. nullopt or an empty list means all.
+// Which dims of an `ndim`-dim tensor are reduced. nullopt means all; so does an empty list,
+// except for all/any, which PyTorch reduces over no dim for dim=[] (`empty_means_all` false).
 // IndexError for a dim out of range, RuntimeError for a dim listed twice.
-std::vector<bool> make_dim_mask(std::optional<IntArrayRef> dims, int64_t ndim);
+std::vector<bool> make_dim_mask(std::optional<IntArrayRef> dims, int64_t ndim, bool empty_means_all = true);
 std::vector<bool> make_dim_mask(int64_t dim, int64_t ndim);
 
 // Sizes after reducing `mask` (kept as 1 with keepdim).

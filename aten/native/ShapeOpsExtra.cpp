@@ -78,14 +78,19 @@ Tensor roll(const Tensor& self, IntArrayRef shifts, IntArrayRef dims) {
   return r.is_same(self) ? self.clone() : r;
 }
 
+namespace {
+// A 0-dim zero of self's dtype: where() with a Scalar 0 would promote bool to int64.
+Tensor zero_like_scalar(const Tensor& self) { return empty_tensor({}, self.options()).fill_(0); }
+}  // namespace
+
 Tensor tril(const Tensor& self, int64_t diagonal) {
-  return tl::where(triangle_mask(self, diagonal, true), self, Scalar(0));
+  return tl::where(triangle_mask(self, diagonal, true), self, zero_like_scalar(self));
 }
 Tensor tril(const Tensor& self, int64_t diagonal, const Tensor& out) { return write_out(tl::tril(self, diagonal), out); }
 Tensor tril_(const Tensor& self, int64_t diagonal) { return self.copy_(tl::tril(self, diagonal)); }
 
 Tensor triu(const Tensor& self, int64_t diagonal) {
-  return tl::where(triangle_mask(self, diagonal, false), self, Scalar(0));
+  return tl::where(triangle_mask(self, diagonal, false), self, zero_like_scalar(self));
 }
 Tensor triu(const Tensor& self, int64_t diagonal, const Tensor& out) { return write_out(tl::triu(self, diagonal), out); }
 Tensor triu_(const Tensor& self, int64_t diagonal) { return self.copy_(tl::triu(self, diagonal)); }

@@ -132,17 +132,18 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, bool half_to_float, const c
   return out;
 }
 
-// softmax: gi = y * (go - sum(go * y));  log_softmax: gi = go - exp(y) * sum(go).
+// softmax: gi = y * (go - sum(go * y));  log_softmax: gi = go - exp(y) * sum(go). The sums
+// accumulate in double: a float32 sum over a long row loses digits that exp(y) then magnifies.
+// The result has grad_output's dtype; PyTorch's CPU kernel also ignores `input_dtype` (it only
+// matters to CUDA's half-to-float softmax, which torchlite's autograd never asks for).
 template <bool Log>
-Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype,
-                             const char* op) {
+Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, int64_t dim, const char* op) {
   TL_CHECK(grad_output.sizes().equals(output.sizes()), op, ": grad_output and output must have the same size");
   check_float(output, op);
   dim = wrap_dim(dim, output.dim());
   if (low_precision(grad_output.dtype()) || low_precision(output.dtype())) {
-    return softmax_backward_impl<Log>(grad_output.to(ScalarType::Float), output.to(ScalarType::Float), dim,
-                                      ScalarType::Float, op)
-        .to(input_dtype);
+    return softmax_backward_impl<Log>(grad_output.to(ScalarType::Float), output.to(ScalarType::Float), dim, op)
+        .to(grad_output.dtype());
   }
   Tensor go = grad_output.to(output.dtype()).contiguous(), y = output.contiguous();
   Tensor gi = empty_tensor(output.sizes(), output.options());
@@ -158,29 +159,30 @@ Tensor softmax_backward_impl(const Tensor& grad_output, const Tensor& output, in
         for_each_block(r, [&](int64_t base, int64_t n, int64_t stride) {
           const T *g = gp + base, *y = yp + base;
           T* o = ip + base;
-          T sum[kBlock];
+          double sum[kBlock];
           for (int64_t i = 0; i < n; ++i) sum[i] = 0;
           if (stride == 1) {
-            T acc = 0;
+            double acc = 0;
 #pragma omp simd reduction(+ : acc)
-            for (int64_t d = 0; d < D; ++d) acc += Log ? g[d] : g[d] * y[d];
+            for (int64_t d = 0; d < D; ++d) acc += Log ? double(g[d]) : double(g[d]) * y[d];
             sum[0] = acc;
           } else {
             for (int64_t d = 0; d < D; ++d)
-              for (int64_t i = 0; i < n; ++i) sum[i] += Log ? g[d * stride + i] : g[d * stride + i] * y[d * stride + i];
+              for (int64_t i = 0; i < n; ++i)
+                sum[i] += Log ? double(g[d * stride + i]) : double(g[d * stride + i]) * y[d * stride + i];
           }
           for (int64_t d = 0; d < D; ++d) {
             const T *gr = g + d * stride, *yr = y + d * stride;
             T* orow = o + d * stride;
 #pragma omp simd
             for (int64_t i = 0; i < n; ++i)
-              orow[i] = Log ? gr[i] - ew::exp(yr[i]) * sum[i] : yr[i] * (gr[i] - sum[i]);
+              orow[i] = Log ? gr[i] - ew::exp(yr[i]) * T(sum[i]) : yr[i] * (gr[i] - T(sum[i]));
           }
         });
       }
     });
   }
-  return gi.dtype() == input_dtype ? gi : gi.to(input_dtype);
+  return gi.dtype() == grad_output.dtype() ? gi : gi.to(grad_output.dtype());
 }
 
 Tensor converted(const Tensor& self, std::optional<ScalarType> dtype) {
@@ -197,13 +199,13 @@ Tensor log_softmax_cpu(const Tensor& self, int64_t dim, bool half_to_float) {
   return softmax_impl<true>(self, dim, half_to_float, "log_softmax");
 }
 
-Tensor softmax_backward_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType input_dtype) {
-  return softmax_backward_impl<false>(grad_output, output, dim, input_dtype, "softmax_backward");
+Tensor softmax_backward_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim, ScalarType /*input_dtype*/) {
+  return softmax_backward_impl<false>(grad_output, output, dim, "softmax_backward");
 }
 
 Tensor log_softmax_backward_cpu(const Tensor& grad_output, const Tensor& output, int64_t dim,
-                                ScalarType input_dtype) {
-  return softmax_backward_impl<true>(grad_output, output, dim, input_dtype, "log_softmax_backward");
+                                ScalarType /*input_dtype*/) {
+  return softmax_backward_impl<true>(grad_output, output, dim, "log_softmax_backward");
 }
 
 Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {

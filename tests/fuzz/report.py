@@ -1,4 +1,7 @@
-"""Counts by family (the tests/opinfo module names) and the findings, each with a reproducer."""
+"""Counts by family (the tests/opinfo module names) and the findings, each with a reproducer.
+Columns: matched NumPy; torch: matched PyTorch where NumPy differs or has no answer; rounding:
+within float32 rounding of NumPy's float64 answer where both differ; returned with nothing to
+compare; raised; wrong; crash."""
 
 from collections import Counter, defaultdict
 
@@ -6,7 +9,7 @@ from tests.fuzz.check import reproducer
 
 
 def counts(results):
-    """{family: Counter of calls, matched, returned, raised, raised:<type>, wrong, crash}."""
+    """{family: Counter of calls, matched, torch, rounding, returned, raised, raised:<type>, wrong, crash}."""
     table = defaultdict(Counter)
     for r in results:
         row = table[r.case["family"]]
@@ -27,15 +30,15 @@ def findings(results):
 
 
 def format_report(results):
-    lines = [f"{'family':<22}{'calls':>8}{'matched':>9}{'returned':>9}{'raised':>8}{'wrong':>7}{'crash':>7}"
-             "  raised by type"]
+    lines = [f"{'family':<22}{'calls':>8}{'matched':>9}{'torch':>7}{'rounding':>9}{'returned':>9}{'raised':>8}{'wrong':>7}"
+             f"{'crash':>7}  raised by type"]
     total = Counter()
     for fam, row in counts(results).items():
         total.update(row)
         raised = ", ".join(f"{k[7:]} {v}" for k, v in row.most_common() if k.startswith("raised:"))
-        lines.append(f"{fam:<22}{row['calls']:>8}{row['matched']:>9}{row['returned']:>9}{row['raised']:>8}"
-                     f"{row['wrong']:>7}{row['crash']:>7}  {raised}")
-    lines.append(f"{'total':<22}{total['calls']:>8}{total['matched']:>9}{total['returned']:>9}"
+        lines.append(f"{fam:<22}{row['calls']:>8}{row['matched']:>9}{row['torch']:>7}{row['rounding']:>9}{row['returned']:>9}"
+                     f"{row['raised']:>8}{row['wrong']:>7}{row['crash']:>7}  {raised}")
+    lines.append(f"{'total':<22}{total['calls']:>8}{total['matched']:>9}{total['torch']:>7}{total['rounding']:>9}{total['returned']:>9}"
                  f"{total['raised']:>8}{total['wrong']:>7}{total['crash']:>7}")
     found = findings(results)
     if found:

@@ -6,7 +6,8 @@ NumPy values come from registry samples (`arg`), from seeded random arrays (`ran
 value mutations (`cast`, `nonfinite`, `rows_equal`, `windows`); layout builders turn a NumPy
 array into a torchlite tensor with the same values and other strides (`transposed`, `sliced`,
 `offset`, `expanded`, `overlapping`). `op(name)` is the registry entry; `mirror` is the NumPy
-model of an out=/in-place call on views of one buffer.
+model of an out=/in-place call on views of one buffer. `names(torch)` gives the same names
+building PyTorch's tensors, to run a call in PyTorch too.
 """
 
 import functools
@@ -91,40 +92,51 @@ def windows(a):
     return a.reshape(-1)[_window_index(a.shape)] if a.size else a.copy()
 
 
-def contiguous(a):
-    return tl.tensor(np.asarray(a))
+def contiguous(a, lib=tl):
+    return lib.tensor(np.asarray(a))
 
 
-def transposed(a):
+def transposed(a, lib=tl):
     a = np.asarray(a)
-    return tl.tensor(np.ascontiguousarray(a.T)).permute(*reversed(range(a.ndim)))
+    return lib.tensor(np.ascontiguousarray(a.T)).permute(*reversed(range(a.ndim)))
 
 
-def sliced(a):
+def sliced(a, lib=tl):
     a = np.asarray(a)
-    return tl.tensor(np.repeat(a, 2, axis=-1))[..., ::2] if a.ndim else tl.tensor(a)
+    return lib.tensor(np.repeat(a, 2, axis=-1))[..., ::2] if a.ndim else lib.tensor(a)
 
 
-def offset(a):
+def offset(a, lib=tl):
     """A view starting one element into its buffer."""
     a = np.asarray(a)
-    return tl.tensor(np.concatenate([a.reshape(-1)[:1], a.reshape(-1)]))[1:].view(*a.shape)
+    return lib.tensor(np.concatenate([a.reshape(-1)[:1], a.reshape(-1)]))[1:].view(*a.shape)
 
 
-def expanded(a):
+def expanded(a, lib=tl):
     """Dim 0 expanded from size 1 (for values made by rows_equal)."""
     a = np.asarray(a)
-    return tl.tensor(np.ascontiguousarray(a[:1])).expand(*a.shape)
+    return lib.tensor(np.ascontiguousarray(a[:1])).expand(*a.shape)
 
 
-def overlapping(a):
+def overlapping(a, lib=tl):
     """as_strided with all strides 1: overlapping windows of one buffer (for values made by windows)."""
     a = np.asarray(a)
     if a.size == 0 or a.ndim == 0:
-        return tl.tensor(a)
+        return lib.tensor(a)
     buf = np.zeros(sum(a.shape) - a.ndim + 1, a.dtype)
     buf[_window_index(a.shape)] = a
-    return tl.tensor(buf).as_strided(a.shape, (1,) * a.ndim)
+    return lib.tensor(buf).as_strided(a.shape, (1,) * a.ndim)
+
+
+LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "overlapping")
+
+
+def names(lib):
+    """The names calls are written with, with `tl` and the layout builders meaning `lib`."""
+    ns = {name: globals()[name] for name in __all__}
+    ns["tl"] = lib
+    ns.update({name: functools.partial(globals()[name], lib=lib) for name in LAYOUTS})
+    return ns
 
 
 def _view(buf, shape, strides, start):

@@ -52,6 +52,7 @@ class OpInfo:
     # floating arrays); None = all of them.
     grad_args: tuple[int, ...] | None = None
     torch: bool = True  # compare with PyTorch when it is installed
+    values: bool = True  # False: the op's values are unspecified (empty*); `op` picks what is defined
     # Outputs compared; a random op can say which properties to check in a custom test.
     rtol: float | None = None
     atol: float | None = None

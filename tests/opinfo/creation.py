@@ -23,9 +23,9 @@ def _factory(name, op, ref, dtypes=(tl.float32,), **kw):
                   **kw)
 
 
-def _like(name, op, ref):
+def _like(name, op, ref, **kw):
     """A *_like / new_* entry: same shape and dtype as the input."""
-    return OpInfo(name, _one, op=op, ref=ref, differentiable=False)
+    return OpInfo(name, _one, op=op, ref=ref, differentiable=False, **kw)
 
 
 def _shape_dtype_in_range(low, high):
@@ -58,11 +58,11 @@ OPS = [
     _factory("linspace", lambda lib: lib.linspace(-1, 1, 5), lambda: np.linspace(-1, 1, 5, dtype=np.float32)),
     _factory("eye", lambda lib: (lib.eye(3), lib.eye(2, 3)), lambda: (np.eye(3), np.eye(2, 3))),
     # empty*: only the shape and dtype are defined.
-    _factory("empty", lambda lib: tuple(lib.empty(2, 3).shape), lambda: (2, 3)),
-    _factory("empty_strided", lambda lib: lib.empty_strided((2, 3), (1, 2)).stride(), lambda: (1, 2)),
+    _factory("empty", lambda lib: tuple(lib.empty(2, 3).shape), lambda: (2, 3), values=False),
+    _factory("empty_strided", lambda lib: lib.empty_strided((2, 3), (1, 2)).stride(), lambda: (1, 2), values=False),
     _like("empty_like", lambda lib, x: (tuple(lib.empty_like(x).shape), lib.empty_like(x).dtype == x.dtype),
-          lambda x: (x.shape, True)),
-    _like("new_empty", lambda lib, x: tuple(x.new_empty((3, 1)).shape), lambda x: (3, 1)),
+          lambda x: (x.shape, True), values=False),
+    _like("new_empty", lambda lib, x: tuple(x.new_empty((3, 1)).shape), lambda x: (3, 1), values=False),
     _like("zeros_like", lambda lib, x: lib.zeros_like(x), np.zeros_like),
     _like("ones_like", lambda lib, x: lib.ones_like(x), np.ones_like),
     _like("full_like", lambda lib, x: lib.full_like(x, 7), lambda x: np.full_like(x, 7)),

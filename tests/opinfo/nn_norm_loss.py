@@ -120,9 +120,15 @@ def np_batch_norm_train(x, w, b, eps):
     shape = [1, -1] + [1] * (x.ndim - 2)
     mean = x.mean(axis=axes)
     invstd = 1 / np.sqrt(x.var(axis=axes) + eps)
-    y = (x - mean.reshape(shape)) * invstd.reshape(shape)
-    y = y * w.reshape(shape) if w is not None else y
-    return (y + b.reshape(shape) if b is not None else y), mean, invstd
+    return _np_normalize(x, mean, invstd, w, b, shape), mean, invstd
+
+
+def _np_normalize(x, mean, invstd, w, b, shape):
+    """y = x * scale + shift with scale = invstd * w, shift = b - mean * scale: PyTorch's CPU
+    kernel's form, which is what defines the non-finite cases (an inf weight times x == mean)."""
+    scale = invstd * w if w is not None else invstd
+    shift = (b if b is not None else 0) - mean * scale
+    return x * scale.reshape(shape) + shift.reshape(shape)
 
 
 def np_native_batch_norm(x, w, b, rm, rv, training, momentum, eps):
@@ -130,9 +136,7 @@ def np_native_batch_norm(x, w, b, rm, rv, training, momentum, eps):
         return np_batch_norm_train(x, w, b, eps)
     shape = [1, -1] + [1] * (x.ndim - 2)
     invstd = 1 / np.sqrt(rv + eps)
-    y = (x - rm.reshape(shape)) * invstd.reshape(shape)
-    y = y * w.reshape(shape) if w is not None else y
-    return (y + b.reshape(shape) if b is not None else y), rm, invstd
+    return _np_normalize(x, rm, invstd, w, b, shape), rm, invstd
 
 
 def np_batch_norm(x, rm, rv, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):

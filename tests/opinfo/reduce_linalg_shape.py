@@ -203,8 +203,11 @@ def _cumprod_samples(dtype, rng):
 
 
 def _sort_key(a, dim, descending):
-    # Stable: ties keep their order in both directions (no NaNs in the samples).
-    return np.argsort(-a if descending else a, axis=dim, kind="stable")
+    """Stable: ties keep their order in both directions, and NaN sorts above everything. Descending
+    is the ascending sort of the reversed array, reversed (negating would wrap unsigned values)."""
+    if not descending:
+        return np.argsort(a, axis=dim, kind="stable")
+    return a.shape[dim] - 1 - np.flip(np.argsort(np.flip(a, dim), axis=dim, kind="stable"), dim)
 
 
 def _np_sort(a, dim=-1, descending=False, stable=None):

@@ -52,6 +52,19 @@ std::string signature_text(const OverloadSpec& o) {
   return os.str();
 }
 
+// What is wrong with `value`: its type, or for an int list, its first element that is not an int.
+std::string bad_value_text(const ArgSpec& a, py::handle value) {
+  if (std::string(a.type) == "tuple of ints" && (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr()))) {
+    py::sequence seq = py::reinterpret_borrow<py::sequence>(value);
+    for (size_t i = 0; i < seq.size(); ++i) {
+      int64_t unused = 0;
+      if (!size_from_index(seq[i].ptr(), unused))
+        return ", but found element of type " + type_name(seq[i]) + " at pos " + std::to_string(i);
+    }
+  }
+  return ", not " + type_name(value);
+}
+
 [[noreturn]] void raise(const std::string& msg) { throw py::type_error(msg); }
 
 // The first thing wrong with this call for overload `o`, raised as PyTorch words it; returns
@@ -81,7 +94,7 @@ void check_overload(const std::string& name, const OverloadSpec& o, const std::v
     filled[i] = true;
     if (!a.accepts(args[pos])) {
       raise(name + "(): argument '" + a.name + "' (position " + std::to_string(pos + 1) + ") must be " + a.type +
-            ", not " + type_name(args[pos]));
+            bad_value_text(a, args[pos]));
     }
     ++pos;
   }
@@ -92,7 +105,7 @@ void check_overload(const std::string& name, const OverloadSpec& o, const std::v
     const size_t i = static_cast<size_t>(a - o.args.data());
     if (filled[i]) raise(name + "() got multiple values for argument '" + key + "'");
     filled[i] = true;
-    if (!a->accepts(item.second)) raise(name + "(): argument '" + key + "' must be " + a->type + ", not " + type_name(item.second));
+    if (!a->accepts(item.second)) raise(name + "(): argument '" + key + "' must be " + a->type + bad_value_text(*a, item.second));
   }
   std::vector<std::string> missing;
   for (size_t i = 0; i < o.args.size(); ++i) {

@@ -39,6 +39,9 @@ inline std::optional<IntArrayRef> optional_int_list(const std::optional<IntList>
 }
 
 std::vector<int64_t> int_list_from_args(const py::args& args);
+// One size from a Python int or an object with __index__ (an integer tensor); false, with no
+// Python error set, for anything else (bool, float, a float tensor).
+bool size_from_index(PyObject* o, int64_t& out);
 
 // Python-side device object (torchlite.device); tl::Device itself converts through a caster.
 struct PyDevice {

@@ -28,6 +28,23 @@ int64_t unpack_long(PyObject* o) {
 
 }  // namespace
 
+bool size_from_index(PyObject* o, int64_t& out) {
+  if (PyBool_Check(o)) return false;
+  if (PyLong_Check(o)) {
+    out = unpack_long(o);
+    return true;
+  }
+  if (!PyIndex_Check(o)) return false;
+  // __index__ of a float tensor raises: not a size (PyTorch's TypeError comes from the caller).
+  py::object index = py::reinterpret_steal<py::object>(PyNumber_Index(o));
+  if (!index) {
+    PyErr_Clear();
+    return false;
+  }
+  out = unpack_long(index.ptr());
+  return true;
+}
+
 py::object dtype_object(ScalarType t) { return dtype_objects()[static_cast<int>(t)]; }
 bool is_dtype_object(py::handle h) { return py::isinstance<PyDType>(h); }
 ScalarType dtype_from_object(py::handle h) { return h.cast<PyDType&>().type; }
@@ -44,8 +61,9 @@ std::vector<int64_t> int_list_from_args(const py::args& args) {
   std::vector<int64_t> out;
   out.reserve(args.size());
   for (py::handle h : args) {
-    if (PyBool_Check(h.ptr()) || (!PyLong_Check(h.ptr()) && !PyIndex_Check(h.ptr()))) throw py::reference_cast_error();
-    out.push_back(PyLong_Check(h.ptr()) ? unpack_long(h.ptr()) : py::cast<int64_t>(h));
+    int64_t v = 0;
+    if (!size_from_index(h.ptr(), v)) throw py::reference_cast_error();
+    out.push_back(v);
   }
   return out;
 }
@@ -255,15 +273,10 @@ bool type_caster<tl_python::IntList>::load(handle src, bool convert) {
     value.values.reserve(static_cast<size_t>(n));
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* it = items[i];
-      if (PyLong_Check(it) && !PyBool_Check(it)) {
-        value.values.push_back(tl_python::unpack_long(it));
-      } else if (convert && PyIndex_Check(it)) {
-        value.values.push_back(py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(it))));
-      } else if (convert && py::isinstance<tl::TensorImpl>(it)) {  // sizes given as 0-dim tensors
-        value.values.push_back(py::reinterpret_borrow<py::object>(it).cast<tl::Tensor>().item().to_long());
-      } else {
-        return false;
-      }
+      int64_t v = 0;
+      // Without conversion only Python ints; with it, anything with __index__ (integer tensors).
+      if (!(convert || PyLong_Check(it)) || !tl_python::size_from_index(it, v)) return false;
+      value.values.push_back(v);
     }
     return true;
   }

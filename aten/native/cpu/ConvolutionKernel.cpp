@@ -20,10 +20,11 @@ namespace tl::native {
 
 namespace {
 
-// Output positions o in [lo, hi) whose input coordinate o*s + off lies in [0, n).
+// Output positions o in [lo, hi) (within [0, count)) whose input coordinate o*s + off lies in
+// [0, n). Written so that no step overflows for any geometry Convolution.cpp accepts.
 inline void valid_range(int64_t off, int64_t s, int64_t n, int64_t count, int64_t& lo, int64_t& hi) {
-  lo = off >= 0 ? 0 : (-off + s - 1) / s;
-  hi = n - 1 - off < 0 ? 0 : std::min(count, (n - 1 - off) / s + 1);
+  lo = off >= 0 ? 0 : std::min(count, -off / s + (-off % s != 0));
+  hi = off >= n ? 0 : std::min(count, (n - 1 - off) / s + 1);
   if (hi < lo) hi = lo;
 }
 

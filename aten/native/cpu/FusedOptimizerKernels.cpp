@@ -529,6 +529,7 @@ std::vector<Tensor> _foreach_norm_kernel_cpu(TensorList self, const Scalar& ord,
       if (std::isinf(p)) {
         for (int64_t j = 0; j < n; ++j) {
           double v = std::abs(static_cast<double>(x[j]));
+          if (std::isnan(v)) return v;  // max/min would drop a NaN; the norm is NaN
           acc = p > 0 ? std::max(acc, v) : std::min(acc, v);
         }
         return n == 0 && p < 0 ? 0.0 : acc;

@@ -247,9 +247,9 @@ Tensor any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& 
   return all_any<false>("any", self, make_dim_mask(dim, self.dim()), keepdim, out);
 }
 Tensor all_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  return all_any<true>("all", self, make_dim_mask(dim, self.dim()), keepdim, out);
+  return all_any<true>("all", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
 }
 Tensor any_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  return all_any<false>("any", self, make_dim_mask(dim, self.dim()), keepdim, out);
+  return all_any<false>("any", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
 }
 }  // namespace tl::native
