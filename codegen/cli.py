@@ -2,6 +2,8 @@
 
     python -m codegen check                  validate the YAML files (exit 1 with file:line: message)
     python -m codegen generate --out DIR     write the generated sources to DIR/generated/
+    python -m codegen explain OP             show how one operator (add.Tensor, relu) goes from the YAML
+                                             to its C++ API, kernels, Python binding and autograd Node
 """
 
 from __future__ import annotations
@@ -11,8 +13,10 @@ import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
 
 from codegen.derivatives import load_derivatives
+from codegen.explain import UnknownOperator, explain
 from codegen.gen import generate
 from codegen.native_functions import NativeFunction, load_native_functions
 from codegen.yaml_loader import CodegenError
@@ -25,27 +29,30 @@ _DEFINITION = re.compile(r"([\w>&*])\s+(?:\w+::)*([A-Za-z_]\w*)\s*\(")
 _NOT_A_TYPE = {"return", "else", "new", "delete", "throw", "case", "co_return", "co_await", "sizeof", "do"}
 
 
-def _defined_identifiers(root: str) -> set[str]:
-    """Names that look defined or declared as functions in the hand-written kernel sources."""
-    found: set[str] = set()
+def kernel_definitions(root: str) -> Iterator[tuple[str, str, int]]:
+    """(name, path relative to root, line) of every function that looks defined or declared in the
+    hand-written kernel sources."""
     for d in KERNEL_DIRS:
         for dirpath, dirnames, files in os.walk(os.path.join(root, d)):
             dirnames.sort()
             for name in sorted(files):
                 if not name.endswith((".cpp", ".cu", ".h", ".cuh")):
                     continue
-                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                path = os.path.join(dirpath, name)
+                with open(path, encoding="utf-8") as f:
                     text = f.read()
+                line, pos = 1, 0  # matches come in order: count newlines incrementally
                 for m in _DEFINITION.finditer(text):
                     before = text[: m.start(1) + 1].rsplit(None, 1)[-1] if m.group(1).isalnum() else ""
                     word = re.findall(r"\w+$", before)
                     if not (word and word[0] in _NOT_A_TYPE):
-                        found.add(m.group(2))
-    return found
+                        line += text.count("\n", pos, m.start(2))
+                        pos = m.start(2)
+                        yield m.group(2), os.path.relpath(path, root), line
 
 
 def check_kernels_exist(fns: list[NativeFunction], root: str) -> None:
-    defined = _defined_identifiers(root)
+    defined = {name for name, _, _ in kernel_definitions(root)}
     for f in fns:
         for key, kernel in f.dispatch:
             if kernel not in defined:
@@ -75,12 +82,16 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--native-functions", default=os.path.join(ROOT, "native_functions.yaml"), metavar="YAML")
     p.add_argument("--derivatives", default=os.path.join(ROOT, "derivatives.yaml"), metavar="YAML")
     p.add_argument("--root", default=ROOT, help="source tree searched for kernel definitions (default: %(default)s)")
-    sub = p.add_subparsers(dest="command", required=True, metavar="{generate,check}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{generate,check,explain}")
     g = sub.add_parser("generate", help="write all generated sources to a folder (only files whose content changed)")
     g.add_argument("--out", required=True, help="output folder (files go to OUT/generated/)")
     sub.add_parser(
         "check", help="validate the YAML files and that every dispatched kernel exists, without writing anything"
     )
+    e = sub.add_parser(
+        "explain", help="show how one operator goes from the YAML to its C++ API, kernels, Python binding and autograd"
+    )
+    e.add_argument("op", metavar="OP", help="an overload (add.Tensor) or a base name (relu: its default overload)")
     return p
 
 
@@ -94,9 +105,12 @@ def main(argv: list[str] | None = None) -> int:
             check_kernels_exist(fns, args.root)
             print(f"ok: {len(fns)} operators")
             return 0
+        if args.command == "explain":
+            print(explain(fns, args.op, args.derivatives, kernel_definitions(args.root)), end="")
+            return 0
         paths = generate(fns, args.out, args.derivatives)
         print(f"generated {len(paths)} files in {os.path.join(args.out, 'generated')}")
         return 0
-    except CodegenError as e:
+    except (CodegenError, UnknownOperator) as e:
         print(f"{e}", file=sys.stderr)
         return 1

@@ -129,22 +129,8 @@ def _write(path: str, content: str) -> None:
     os.replace(tmp, path)
 
 
-def native_declarations(fns: list[NativeFunction]) -> list[str]:
-    """One declaration per distinct (kernel, signature); a kernel may serve several devices."""
-    decls: dict[str, None] = {}  # ordered set
-    for f in fns:
-        ret = cpp_api.return_type(f.func)
-        params = ", ".join(cpp_api.kernel_params(f.func))
-        for _, kernel in f.dispatch:
-            decls[f"{ret} {kernel}({params});"] = None
-    return list(decls)
-
-
-def generate(
-    fns: list[NativeFunction], out_dir: str, derivatives: str | None = None
-) -> list[str]:
-    """Writes all outputs under out_dir/generated; returns the paths written or kept."""
-    env = _env()
+def op_views(fns: list[NativeFunction]) -> list[OpView]:
+    """One OpView per operator, in YAML order, with the C++ defaults its overloads can keep."""
     by_name = {str(f.name): f for f in fns}
     inplace_targets = {str(f.structured_delegate) for f in fns if f.structured_delegate and f.func.name.inplace}
     ops = []
@@ -154,6 +140,29 @@ def generate(
         except CppTypeError as e:
             raise CodegenError(f.loc, str(e)) from None
     _drop_ambiguous_defaults(ops)
+    return ops
+
+
+def native_declaration(f: NativeFunction, kernel: str) -> str:
+    """The declaration of one of f's hand-written kernels in tl::native."""
+    return f"{cpp_api.return_type(f.func)} {kernel}({', '.join(cpp_api.kernel_params(f.func))});"
+
+
+def native_declarations(fns: list[NativeFunction]) -> list[str]:
+    """One declaration per distinct (kernel, signature); a kernel may serve several devices."""
+    decls: dict[str, None] = {}  # ordered set
+    for f in fns:
+        for _, kernel in f.dispatch:
+            decls[native_declaration(f, kernel)] = None
+    return list(decls)
+
+
+def generate(
+    fns: list[NativeFunction], out_dir: str, derivatives: str | None = None
+) -> list[str]:
+    """Writes all outputs under out_dir/generated; returns the paths written or kept."""
+    env = _env()
+    ops = op_views(fns)
     gen_dir = os.path.join(out_dir, "generated")
     files: dict[str, str] = {}
 

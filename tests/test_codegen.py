@@ -733,7 +733,7 @@ def test_formula_name_analysis():
 
 
 def test_kernel_definitions_are_told_from_calls(tmp_path):
-    from codegen.cli import _defined_identifiers
+    from codegen.cli import kernel_definitions
 
     (tmp_path / "aten" / "native" / "cpu").mkdir(parents=True)
     (tmp_path / "aten" / "native" / "cpu" / "K.cpp").write_text(textwrap.dedent("""\
@@ -747,9 +747,10 @@ def test_kernel_definitions_are_told_from_calls(tmp_path):
           return also_only_called(r) + f(g(h));
         }
         """))
-    found = _defined_identifiers(str(tmp_path))
-    for name in ("max_out_cpu", "inplace_kernel", "helper_kernel", "qualified_kernel"):
-        assert name in found
+    found = {name: (path, line) for name, path, line in kernel_definitions(str(tmp_path))}
+    where = {"max_out_cpu": 1, "inplace_kernel": 2, "helper_kernel": 5, "qualified_kernel": 6}
+    for name, line in where.items():
+        assert found[name] == (os.path.join("aten", "native", "cpu", "K.cpp"), line)
     for name in ("only_called", "also_only_called", "f", "g"):
         assert name not in found
 
