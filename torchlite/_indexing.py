@@ -13,8 +13,6 @@ def nonzero(input, *, out=None, as_tuple=False):
         return _nonzero(input) if out is None else _nonzero(input, out=out)
     if out is not None:
         raise RuntimeError("nonzero(): as_tuple=True does not support out=")
-    if input.dim() == 0:  # PyTorch treats a 0-dim input as 1-d here
-        return (_nonzero(input.unsqueeze(0))[:, 0],)
     return tuple(_C.where(input))
 
 

@@ -541,6 +541,7 @@ Tensor nonzero_out_cpu(const Tensor& self, const Tensor& out) {
 Tensor argwhere(const Tensor& self) { return tl::nonzero(self); }
 
 std::vector<Tensor> where(const Tensor& condition) {
+  if (condition.dim() == 0) return tl::where(condition.unsqueeze(0));  // PyTorch treats 0-d as 1-d here
   Tensor nz = tl::nonzero(condition);
   std::vector<Tensor> cols;
   for (int64_t d = 0; d < condition.dim(); ++d) cols.push_back(nz.select(1, d));

@@ -151,9 +151,16 @@ Tensor constant_pad_nd_cpu(const Tensor& self, IntArrayRef pad, const Scalar& va
   Tensor src = self;
   for (int64_t i = 0; i < npad; ++i) {
     const int64_t d = dim - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];
-    shape[d] += before + after;
-    TL_CHECK(shape[d] >= 0, "The input size ", self.sizes()[d], ", plus negative padding ", before, " and ", after,
-             " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
+    // The negative pads crop first (PyTorch narrows the input before padding it), so the kept
+    // region must not be negative even where the positive pad would make up for it.
+    int64_t total = 0, kept = 0;
+    const bool overflow = __builtin_add_overflow(before, after, &total) ||
+                          __builtin_add_overflow(shape[d], total, &shape[d]) ||
+                          __builtin_add_overflow(self.sizes()[d] + std::min<int64_t>(before, 0),
+                                                 std::min<int64_t>(after, 0), &kept);
+    TL_CHECK(!overflow && shape[d] >= 0 && kept >= 0, "The input size ", self.sizes()[d], ", plus negative padding ",
+             before, " and ", after, " resulted in a negative output size, which is invalid. Check dimension ", d,
+             " of your input.");
     src = src.slice(d, std::max<int64_t>(-before, 0), self.sizes()[d] - std::max<int64_t>(-after, 0));
   }
   Tensor out = empty_tensor(shape, self.options());

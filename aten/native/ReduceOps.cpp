@@ -97,6 +97,9 @@ Tensor min(const Tensor& self) {
   return tl::amin(self, IntArrayRef(), false);
 }
 
+Tensor max(const Tensor& self, const Tensor& other) { return tl::maximum(self, other); }
+Tensor min(const Tensor& self, const Tensor& other) { return tl::minimum(self, other); }
+
 Tensor max_unary_out(const Tensor& self, const Tensor& out) {
   Tensor r = tl::max(self);
   check_out_dtype(out, r.dtype(), "max");

@@ -132,8 +132,8 @@ def _bracketed(got, expected, theirs, case):
 
 def _within_rounding(got, case, namespace):
     """Whether each float element of `got` is as close to NumPy's float64 answer as float32
-    rounding allows: the reference is run in float64 on the case's arrays and on copies nudged by a
-    few roundings of their own dtype (three random nudges); an element may then differ by the
+    rounding allows: the reference is run in float64 on the case's arrays and on copies nudged by
+    16 roundings of their own dtype (three random nudges); an element may then differ by the
     largest change a nudge made, plus the tolerance. For ill-conditioned elements (an Adagrad step
     over a near-zero root, a log-softmax gradient cancelling to near zero) every float32 answer,
     PyTorch's included, is off by that much."""
@@ -151,7 +151,9 @@ def _within_rounding(got, case, namespace):
         return [np.asarray(a, np.float64) for a in _flat(answer)] if ok else None
 
     truth = reference(0, 0.0)
-    nudged = [reference(seed, 4.0) for seed in (1, 2, 3)]
+    # 16 roundings: a fused optimizer step or a normalisation runs about that many float32
+    # operations on each element, and each can round.
+    nudged = [reference(seed, 16.0) for seed in (1, 2, 3)]
     got = [_to_numpy(v) for v in _flat(got)]
     if truth is None or any(n is None or len(n) != len(truth) for n in nudged) or len(got) != len(truth):
         return False
@@ -162,10 +164,14 @@ def _within_rounding(got, case, namespace):
         g = np.asarray(g)
         if g.shape != t.shape or g.dtype.kind != "f":
             return False
-        spread = np.max([np.abs(n[k] - t) for n in nudged], axis=0)
+        answers = np.stack([t, *(n[k] for n in nudged)])
+        # Where a nudge turns NaN (a root of a difference that rounding makes negative), NaN
+        # and any number are both within rounding.
+        undefined = np.isnan(answers).any(axis=0)
+        spread = np.max(np.abs(answers - t), axis=0)
         with np.errstate(invalid="ignore"):
             close = np.abs(g.astype(np.float64) - t) <= atol + rtol * np.abs(t) + spread
-        if not np.all(close | (np.isnan(g) & np.isnan(t)) | (g == t)):
+        if not np.all(close | undefined | (g == t)):
             return False
     return True
 
@@ -175,6 +181,8 @@ def _judge(got, expected, case):
     info, dtype = _tolerances(case, got, expected)
     try:
         _compare(got, _to_numpy(expected), info, dtype)
+    except MemoryError:  # comparing needs more memory than a child has: no verdict (see run)
+        raise
     except Exception as e:
         return f"{type(e).__name__}: {' '.join(str(e).split())[:300]}"
     return None
@@ -195,17 +203,25 @@ def run(case):
             return "raised", type(e).__name__
         if case["expect"] == "raise":
             return "wrong", "returned instead of raising"
-        expected, ok = _reference(case, namespace) if case["ref"] is not None else (None, False)
-        why = _judge(got, expected, case) if ok else "no NumPy answer"
-        if why is None:
-            return "matched", ""
-        theirs = _pytorch(case)
-        if theirs is not None:
-            differs = _judge(got, theirs, case)
-            if differs is None or (ok and _bracketed(got, expected, theirs, case)):
-                return "torch", ""
-        if ok and _within_rounding(got, case, namespace):
-            return "rounding", ""
-        if theirs is not None:
-            return "wrong", f"{why}; PyTorch: {differs}"
-        return ("wrong", why) if ok else ("returned", "")
+        try:
+            return _verdict(case, namespace, got)
+        except MemoryError:  # a result too large for the references to be computed or compared
+            return "returned", ""
+
+
+def _verdict(case, namespace, got):
+    """The outcome of a call that returned `got`: compared with NumPy, then PyTorch, then rounding."""
+    expected, ok = _reference(case, namespace) if case["ref"] is not None else (None, False)
+    why = _judge(got, expected, case) if ok else "no NumPy answer"
+    if why is None:
+        return "matched", ""
+    theirs = _pytorch(case)
+    if theirs is not None:
+        differs = _judge(got, theirs, case)
+        if differs is None or (ok and _bracketed(got, expected, theirs, case)):
+            return "torch", ""
+    if ok and _within_rounding(got, case, namespace):
+        return "rounding", ""
+    if theirs is not None:
+        return "wrong", f"{why}; PyTorch: {differs}"
+    return ("wrong", why) if ok else ("returned", "")

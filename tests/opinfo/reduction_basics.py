@@ -34,6 +34,12 @@ def _single_dim_samples(dtype, rng):
     yield SampleInput((x((1, 3)), 0))
 
 
+def _max_min_samples(dtype, rng):
+    yield from _single_dim_samples(dtype, rng)
+    yield SampleInput((rand((2, 3), dtype, rng), rand((2, 3), dtype, rng)))  # max(a, b)
+    yield SampleInput((rand((2, 3), dtype, rng), rand((3,), dtype, rng)))
+
+
 def _arg_ref(fn):
     def ref(x, dim=None, keepdim=False):
         if dim is None:
@@ -43,10 +49,12 @@ def _arg_ref(fn):
     return ref
 
 
-def _max_min_ref(fn, argfn):
+def _max_min_ref(fn, argfn, elementwise):
     def ref(x, dim=None, keepdim=False):
         if dim is None:
             return fn(x)
+        if isinstance(dim, np.ndarray):  # max(a, b): the elementwise form
+            return elementwise(x, dim)
         return fn(x, axis=dim, keepdims=keepdim), _arg_ref(argfn)(x, dim, keepdim)
     return ref
 
@@ -90,8 +98,8 @@ OPS = [
            supports_out=True, differentiable=False),
     OpInfo("argmin", _single_dim_samples, ref=_arg_ref(np.argmin), dtypes=(*FLOATING, tl.int64),
            supports_out=True, differentiable=False),
-    OpInfo("max", _single_dim_samples, ref=_max_min_ref(np.max, np.argmax), dtypes=(*FLOATING, tl.int64)),
-    OpInfo("min", _single_dim_samples, ref=_max_min_ref(np.min, np.argmin), dtypes=(*FLOATING, tl.int64)),
+    OpInfo("max", _max_min_samples, ref=_max_min_ref(np.max, np.argmax, np.maximum), dtypes=(*FLOATING, tl.int64)),
+    OpInfo("min", _max_min_samples, ref=_max_min_ref(np.min, np.argmin, np.minimum), dtypes=(*FLOATING, tl.int64)),
     OpInfo("all", _bool_samples, ref=_all_any_ref(np.all), dtypes=(tl.bool, tl.float32, tl.int64),
            supports_out=True, differentiable=False),
     OpInfo("any", _bool_samples, ref=_all_any_ref(np.any), dtypes=(tl.bool, tl.float32, tl.int64),

@@ -118,13 +118,14 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
     if size_average is not None or reduce is not None:
-        reduction = _legacy_get_string(size_average, reduce)
-    elif reduction == "mean":
-        warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
-                      "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
-                      "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
-                      stacklevel=2)
-    if reduction == "batchmean":
-        loss = _C.kl_div(input, target, 2, log_target=log_target)
-        return loss / input.size(0) if input.dim() != 0 else loss
-    return _C.kl_div(input, target, _reduction(reduction), log_target=log_target)
+        red = _reduction(reduction, size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        red = _reduction("sum" if reduction == "batchmean" else reduction)
+    loss = _C.kl_div(input, target, red, log_target=log_target)
+    # As in PyTorch, 'batchmean' divides by the batch size even where legacy flags chose the reduction.
+    return loss / input.size(0) if reduction == "batchmean" and input.dim() != 0 else loss
