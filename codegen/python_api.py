@@ -15,7 +15,20 @@ from codegen.model import Argument, BaseType, FunctionSchema, ListType, Optional
 from codegen.native_functions import NativeFunction
 
 
+# int and bool arguments are parsed as strictly as PyTorch parses them (Note [Strict scalars] in
+# torchlite/csrc/python_binding_utils.h): the binding takes them as these wrappers.
+_STRICT = {"int": "IntArg", "SymInt": "IntArg", "bool": "BoolArg"}
+
+
+def _strict(t: Type) -> str | None:
+    """The wrapper of an int/bool argument, optional or not; None for other types."""
+    inner = t.elem if isinstance(t, OptionalType) else t
+    return _STRICT.get(inner.name) if isinstance(inner, BaseType) else None
+
+
 def binding_type(t: Type) -> str:
+    if _strict(t):
+        return f"std::optional<{_strict(t)}>" if isinstance(t, OptionalType) else _strict(t)
     if isinstance(t, ListType) and base_of(t).name in ("int", "SymInt") and isinstance(t.elem, BaseType):
         return "const IntList&"
     if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and base_of(t).name in ("int", "SymInt"):
@@ -30,6 +43,8 @@ def binding_type(t: Type) -> str:
 def binding_arg_expr(a: Argument) -> str:
     """Converts the binding parameter into what the C++ API takes."""
     t = a.type
+    if _strict(t):
+        return f"unwrap({a.name})" if isinstance(t, OptionalType) else f"{a.name}.value"
     if isinstance(t, ListType) and base_of(t).name in ("int", "SymInt"):
         return f"{a.name}.expanded({t.size or 0})"
     if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and base_of(t).name in ("int", "SymInt"):
@@ -116,7 +131,7 @@ class Overload:
             else:
                 params.append(f"{binding_type(a.type)} {a.name}")
         if self.is_factory:
-            params.append("bool requires_grad")
+            params.append("BoolArg requires_grad")
         if self.out_fn is not None:
             params.append("py::handle out")
         return params
@@ -162,7 +177,7 @@ class Overload:
             accepts = f"accepts<{binding_type(a.type)}>"
             specs.append(f'{{"{a.name}", "{message_type(a.type)}", &{accepts}, {default}, {str(star).lower()}}}')
         if self.is_factory:
-            specs.append('{"requires_grad", "bool", &accepts<bool>, "False", true}')
+            specs.append('{"requires_grad", "bool", &accepts<BoolArg>, "False", true}')
         if self.out_fn is not None:
             specs.append('{"out", "Tensor", &accepts<py::handle>, "None", true}')
         varargs = _eligible_varargs(self.fn, self.is_method)

@@ -1032,11 +1032,11 @@ def test_generated_exotic_schemas(tmp_path):
                              'py::arg("scale") = py::make_tuple(1.5, 1.5), '
                              'py::arg("layout") = py::cast(Layout::Strided));') for line in lines)
     # Note [GIL]: the call runs with the GIL released when a tensor argument is large.
-    void_out = ("{ [&] { ReleaseGilIfLong no_gil(self, out); return tl::split_copy_out(out, self, split_size, dim); }(); "
+    void_out = ("{ [&] { ReleaseGilIfLong no_gil(self, out); return tl::split_copy_out(out, self, split_size.value, dim.value); }(); "
                 "return py::object(py::none()); }")
     assert any(void_out in line for line in lines)
     assert any('named_tuple("max", {"values", "indices"}, [&] { ReleaseGilIfLong no_gil(self); '
-               'return tl::max(self, dim, keepdim); }())' in line for line in lines)
+               'return tl::max(self, dim.value, keepdim.value); }())' in line for line in lines)
     assert any('py::arg("padding") = py::str("valid")' in line for line in lines)
     assert any('py::arg("reduction") = py::int_(1)' in line for line in lines)
     assert any('py::arg("lo") = py::float_(-std::numeric_limits<double>::infinity())' in line for line in lines)

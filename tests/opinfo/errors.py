@@ -211,4 +211,14 @@ ERRORS = [
     S("tensor of str", lambda lib: lib.tensor("a"), TE, "new(): invalid data type 'str'"),
     S("tensor of an object", lambda lib: lib.tensor(object()), RE, "Could not infer dtype of object"),
     S("tensor of a list holding str", lambda lib: lib.tensor([1, "a"]), TE, "new(): invalid data type 'str'"),
+    # Int and bool arguments (Note [Strict scalars]): no float tensor as a dim, no None as False.
+    S("transpose dim as a float tensor", lambda lib: _t(lib, 2, 3).transpose(0, lib.tensor(1.0)), TE,
+      "transpose(): argument 'dim1' (position 2) must be int, not Tensor"),
+    S("transpose dim as a bool", lambda lib: _t(lib, 2, 3).transpose(0, True), TE,
+      "transpose(): argument 'dim1' (position 2) must be int, not bool"),
+    S("keepdim=None", lambda lib: _t(lib, 2, 3).sum(0, keepdim=None), TE,
+      "sum(): argument 'keepdim' must be bool, not NoneType"),
+    S("keepdim=1", lambda lib: _t(lib, 2, 3).sum(0, keepdim=1), TE, "sum(): argument 'keepdim' must be bool, not int"),
+    S("size given a float tensor", lambda lib: lib.empty((lib.tensor(2.0), 3)), TE,
+      "empty(): argument 'size' (position 1) must be tuple of ints, but found element of type Tensor at pos 0"),
 ]

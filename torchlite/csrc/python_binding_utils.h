@@ -22,6 +22,25 @@ namespace tl_python {
 using namespace tl;
 using PyTensorClass = py::class_<TensorImpl, std::shared_ptr<TensorImpl>>;
 
+// Note [Strict scalars]
+// An int argument takes a Python int, or with conversion anything with __index__ (a NumPy
+// integer, a one-element integer tensor), but not a bool, a float or a float tensor; a bool
+// argument takes only True or False. That is how PyTorch parses them. pybind11's own casters
+// take far more: any object with __int__ (a float tensor becomes a dim) and, for bool, None as
+// False or anything with __bool__. Generated bindings take these wrappers instead.
+struct IntArg {
+  int64_t value = 0;
+};
+struct BoolArg {
+  bool value = false;
+  operator bool() const { return value; }  // NOLINT: wrap_factory(call, requires_grad)
+};
+template <typename T>
+auto unwrap(const std::optional<T>& v) -> std::optional<decltype(v->value)> {
+  if (!v) return std::nullopt;
+  return v->value;
+}
+
 // An int[] argument: a sequence of ints, or one int (`sum(dim=1)`, `int[2] stride=2`).
 struct IntList {
   mutable std::vector<int64_t> values;
@@ -224,6 +243,31 @@ struct type_caster<tl::Device> {
   PYBIND11_TYPE_CASTER(tl::Device, const_name("device"));
   bool load(handle src, bool convert);
   static handle cast(const tl::Device& d, return_value_policy, handle parent);
+};
+
+template <>
+struct type_caster<tl_python::IntArg> {
+ public:
+  PYBIND11_TYPE_CASTER(tl_python::IntArg, const_name("int"));
+  bool load(handle src, bool convert) {
+    // The first (no-conversion) pass takes only Python ints, so that an overload taking a Tensor
+    // gets a one-element tensor before an int overload does.
+    if (!convert && !PyLong_Check(src.ptr())) return false;
+    return tl_python::size_from_index(src.ptr(), value.value);
+  }
+  static handle cast(tl_python::IntArg v, return_value_policy, handle) { return PyLong_FromLongLong(v.value); }
+};
+
+template <>
+struct type_caster<tl_python::BoolArg> {
+ public:
+  PYBIND11_TYPE_CASTER(tl_python::BoolArg, const_name("bool"));
+  bool load(handle src, bool) {
+    if (src.ptr() != Py_True && src.ptr() != Py_False) return false;
+    value.value = src.ptr() == Py_True;
+    return true;
+  }
+  static handle cast(tl_python::BoolArg v, return_value_policy, handle) { return py::bool_(v.value).release(); }
 };
 
 template <>
