@@ -24,6 +24,8 @@ GET_CASES = [
     M43, A[:, 0, 0] > 20, (slice(None), A[0, :, 0] > 2), (M43, 1), (1, A[1] > 25),
     [True, False, True, True], (slice(None), slice(None), [4, 0, 4]),
     (np.array([], dtype=np.int64),), (slice(None), np.zeros((0, 2), np.int64)),
+    # A bool scalar is an advanced index of a new dim (found by the fuzzer): it broadcasts with idx.
+    (True, 1, np.array([[0, 2], [1, 1]])), (False, 1), (True, I2),
 ]
 
 

@@ -64,7 +64,7 @@ def test_getitem_dtypes(dtype):
 def test_getitem_bool_and_integer_like_indices():
     a = np.arange(6, dtype=np.int64).reshape(2, 3)
     x = tl.tensor(a)
-    assert x[True].shape == (1, 2, 3) and x[True]._shares_storage(x)
+    assert x[True].shape == (1, 2, 3) and not x[True]._shares_storage(x)  # an advanced index, as in PyTorch
     assert x[False].shape == (0, 2, 3)
     assert x[None, True].shape == (1, 1, 2, 3)
     assert x[0, True].shape == (1, 3)

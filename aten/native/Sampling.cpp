@@ -217,7 +217,8 @@ Tensor native_dropout_backward_cpu(const Tensor& grad_output, const Tensor& mask
     const T* g = grad_output.data_ptr<T>();
     T* o = out.data_ptr<T>();
     const op_t s = static_cast<op_t>(scale);
-    for (int64_t i = 0; i < out.numel(); ++i) o[i] = static_cast<T>(static_cast<op_t>(g[i]) * (m[i] ? s : op_t(0)));
+    // (grad * mask) * scale, as PyTorch: a dropped element times an infinite scale is NaN.
+    for (int64_t i = 0; i < out.numel(); ++i) o[i] = static_cast<T>(static_cast<op_t>(g[i]) * op_t(m[i]) * s);
   });
   return out;
 }

@@ -137,9 +137,13 @@ Indexed apply_index(const Tensor& self, const std::vector<Item>& items) {
         ++dim;
         break;
       case Kind::Bool:
-        // x[True] adds a dim of size 1, x[False] one of size 0 (as a boolean mask would).
+        // As in PyTorch: a new dim of size 1, indexed by [0] for True and by nothing for False
+        // (size 1 or 0, as a boolean mask would give), an advanced index that broadcasts with
+        // the others: x[True, 1, idx] has idx's shape.
         t = t.unsqueeze(dim);
-        if (!it.value) t = t.slice(dim, 0, 0, 1);
+        for (; covered < dim; ++covered) indices.emplace_back(std::nullopt);
+        indices.emplace_back(tl::zeros({it.value ? 1 : 0}, ScalarType::Long, std::nullopt, t.device()));
+        ++covered;
         ++dim;
         break;
       case Kind::Ellipsis:
