@@ -180,25 +180,6 @@ def _bool(self):
     return self.to(_C.bool)
 
 
-class RemovableHandle:
-    """Returned by register_hook: `handle.remove()` unregisters the hook."""
-
-    def __init__(self, owner, hook_id):
-        self._owner = owner
-        self.id = hook_id
-
-    def remove(self):
-        if self._owner is not None:
-            self._owner._remove_hook(self.id)
-            self._owner = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
-
-
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradient of this tensor w.r.t. the graph leaves into their .grad."""
     from torchlite import autograd
@@ -210,15 +191,21 @@ def register_hook(self, hook):
     """hook(grad) -> Tensor or None runs when this tensor's gradient is computed."""
     if not self.requires_grad:
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    return RemovableHandle(self, self._register_hook(hook))
+    from torchlite.utils.hooks import _NativeHookHandle  # torchlite.utils imports torchlite
+
+    return _NativeHookHandle(self, self._register_hook(hook))
 
 
 def _node_register_hook(self, hook):
-    return RemovableHandle(self, self._register_hook(hook))
+    from torchlite.utils.hooks import _NativeHookHandle  # torchlite.utils imports torchlite
+
+    return _NativeHookHandle(self, self._register_hook(hook))
 
 
 def _node_register_prehook(self, hook):
-    return RemovableHandle(self, self._register_prehook(hook))
+    from torchlite.utils.hooks import _NativeHookHandle
+
+    return _NativeHookHandle(self, self._register_prehook(hook))
 
 
 def __reduce_ex__(self, protocol):

@@ -16,6 +16,7 @@ from typing import Any
 
 import torchlite as _tl
 from torchlite import _C
+from torchlite.utils.hooks import RemovableHandle
 
 __all__ = ["Optimizer", "required"]
 
@@ -79,7 +80,6 @@ class Optimizer:
         self.defaults = defaults
         self._optimizer_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
         self._optimizer_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
-        self._next_hook_id = 0
         self._opt_called = False
         if isinstance(params, _tl.Tensor):
             raise TypeError(
@@ -185,19 +185,18 @@ class Optimizer:
         for hook in list(self._optimizer_step_post_hooks.values()):
             hook(self, (), {})
 
-    def register_step_pre_hook(self, hook: Callable) -> _RemovableHandle:
+    def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """hook(optimizer, args, kwargs) runs before each step."""
         return self._add_hook(self._optimizer_step_pre_hooks, hook)
 
-    def register_step_post_hook(self, hook: Callable) -> _RemovableHandle:
+    def register_step_post_hook(self, hook: Callable) -> RemovableHandle:
         """hook(optimizer, args, kwargs) runs after each step."""
         return self._add_hook(self._optimizer_step_post_hooks, hook)
 
-    def _add_hook(self, table: OrderedDict, hook: Callable) -> _RemovableHandle:
-        key = self._next_hook_id
-        self._next_hook_id += 1
-        table[key] = hook
-        return _RemovableHandle(table, key)
+    def _add_hook(self, table: OrderedDict, hook: Callable) -> RemovableHandle:
+        handle = RemovableHandle(table)
+        table[handle.id] = hook
+        return handle
 
     # -- state_dict ---------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -278,7 +277,6 @@ class Optimizer:
         self.__dict__.update(state)
         self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
         self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
-        self.__dict__.setdefault("_next_hook_id", 0)
         self.__dict__.setdefault("_opt_called", False)
 
     def __repr__(self) -> str:
@@ -301,21 +299,6 @@ class Optimizer:
             params.append(p)
             grads.append(g)
         return params, grads
-
-
-class _RemovableHandle:
-    def __init__(self, table: OrderedDict, key: int) -> None:
-        self._table = table
-        self.id = key
-
-    def remove(self) -> None:
-        self._table.pop(self.id, None)
-
-    def __enter__(self) -> _RemovableHandle:
-        return self
-
-    def __exit__(self, *args: Any) -> None:
-        self.remove()
 
 
 def _check_no_differentiable(defaults: dict[str, Any]) -> None:

@@ -1,3 +1,3 @@
-"""torchlite.utils: data loading (torchlite.utils.data)."""
+"""torchlite.utils: data loading (torchlite.utils.data) and hook handles (torchlite.utils.hooks)."""
 
-from torchlite.utils import data  # noqa: F401
+from torchlite.utils import data, hooks  # noqa: F401

@@ -7,7 +7,6 @@ orders match PyTorch's for the same architecture.
 """
 
 import itertools
-import weakref
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
 
@@ -16,6 +15,7 @@ from torchlite._C import Tensor
 from torchlite.autograd.function import Function
 from torchlite.autograd.grad_mode import is_grad_enabled, no_grad
 from torchlite.nn.parameter import Parameter
+from torchlite.utils.hooks import RemovableHandle
 
 __all__ = ["Module", "RemovableHandle"]
 
@@ -59,31 +59,6 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
         return super().__repr__()
 
     __str__ = __repr__
-
-
-class RemovableHandle:
-    """Returned by the register_*_hook methods; `handle.remove()` unregisters the hook."""
-
-    _next_id = 0
-
-    def __init__(self, hooks_dict, *, extra_dict=None):
-        self.hooks_dict_ref = weakref.ref(hooks_dict)
-        self.id = RemovableHandle._next_id
-        RemovableHandle._next_id += 1
-        extras = [] if extra_dict is None else extra_dict if isinstance(extra_dict, list) else [extra_dict]
-        self.extra_dict_ref = tuple(weakref.ref(d) for d in extras)
-
-    def remove(self):
-        for ref in (self.hooks_dict_ref, *self.extra_dict_ref):
-            d = ref()
-            if d is not None and self.id in d:
-                del d[self.id]
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.remove()
 
 
 class _BackwardHookIdentity(Function):
