@@ -8,6 +8,15 @@ const char* dtype_name(ScalarType t) {
   return names[static_cast<int>(t)];
 }
 
+const char* scalar_type_cpp_name(ScalarType t) {
+  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
+  return names[static_cast<int>(t)];
+}
+
+void dtype_not_implemented(const char* what, ScalarType t) {
+  TL_NOT_IMPLEMENTED("\"", what, "\" not implemented for '", scalar_type_cpp_name(t), "'");
+}
+
 std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << "torchlite." << dtype_name(t); }
 
 ScalarType promote_types(ScalarType a, ScalarType b) {

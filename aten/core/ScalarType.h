@@ -45,6 +45,11 @@ inline bool is_integral(ScalarType t, bool include_bool) {
 }
 // PyTorch-style name: "float32", "int64", ...
 const char* dtype_name(ScalarType t);
+// The C++ type name PyTorch prints in dtype errors: 'Float', 'Long', 'Bool'.
+const char* scalar_type_cpp_name(ScalarType t);
+// The one error for a dtype an operator has no kernel for, as PyTorch raises it:
+// NotImplementedError: "<what>" not implemented for '<Type>'.
+[[noreturn]] void dtype_not_implemented(const char* what, ScalarType t);
 std::ostream& operator<<(std::ostream& os, ScalarType t);
 
 // The dtype two operands of equal priority promote to (torch.promote_types).
@@ -73,7 +78,7 @@ decltype(auto) dispatch_all_types(ScalarType t, const char* what, F&& f) {
   switch (t) {
     TL_FORALL_SCALAR_TYPES(TL_DTYPE_CASE)
   }
-  TL_ERROR(what, ": unsupported dtype ", t);
+  dtype_not_implemented(what, t);
 }
 
 template <typename F>
@@ -86,7 +91,19 @@ decltype(auto) dispatch_floating_types(ScalarType t, const char* what, F&& f) {
     default:
       break;
   }
-  TL_CHECK_TYPE(false, what, ": expected a floating point dtype, got ", t);
+  dtype_not_implemented(what, t);
+}
+
+// float and double only: kernels that convert half precision to float before they run.
+template <typename F>
+decltype(auto) dispatch_float_double(ScalarType t, const char* what, F&& f) {
+  switch (t) {
+    TL_DTYPE_CASE(float, Float)
+    TL_DTYPE_CASE(double, Double)
+    default:
+      break;
+  }
+  dtype_not_implemented(what, t);
 }
 
 template <typename F>
@@ -101,13 +118,13 @@ decltype(auto) dispatch_integral_types(ScalarType t, const char* what, F&& f) {
     default:
       break;
   }
-  TL_CHECK_TYPE(false, what, ": expected an integer or bool dtype, got ", t);
+  dtype_not_implemented(what, t);
 }
 
 // All numeric types except bool (ops like sub/neg reject bool as PyTorch does).
 template <typename F>
 decltype(auto) dispatch_numeric_types(ScalarType t, const char* what, F&& f) {
-  TL_CHECK_TYPE(t != ScalarType::Bool, what, ": not supported for bool tensors");
+  if (t == ScalarType::Bool) dtype_not_implemented(what, t);
   return dispatch_all_types(t, what, std::forward<F>(f));
 }
 

@@ -49,7 +49,7 @@ TensorIterator comparison_op_iter(const char* name, const Tensor& out, const Ten
 TensorIterator where_iter(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
   TL_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
-           torch_type_name(condition.dtype()));
+           scalar_type_cpp_name(condition.dtype()));
   // The condition joins the iteration converted to the value dtype (0/1); the iterator casts
   // every input to one compute dtype.
   return TensorIteratorConfig()
@@ -103,15 +103,6 @@ RoundingMode parse_rounding_mode(const std::optional<std::string>& mode) {
   if (*mode == "trunc") return RoundingMode::Trunc;
   if (*mode == "floor") return RoundingMode::Floor;
   TL_ERROR("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
-}
-
-const char* torch_type_name(ScalarType t) {
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
-
-void dtype_not_implemented(const char* kernel, ScalarType t) {
-  TL_NOT_IMPLEMENTED("\"", kernel, "\" not implemented for '", torch_type_name(t), "'");
 }
 
 // ---- Scalar overloads ------------------------------------------------------------------------

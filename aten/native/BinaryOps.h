@@ -31,9 +31,5 @@ enum class RoundingMode { True, Trunc, Floor };
 // div's rounding_mode: None, "trunc" or "floor"; anything else raises PyTorch's error.
 RoundingMode parse_rounding_mode(const std::optional<std::string>& mode);
 
-// The C++ type name PyTorch uses in "not implemented for 'Float'" messages.
-const char* torch_type_name(ScalarType t);
-// NotImplementedError: "<kernel>" not implemented for '<Type>'.
-[[noreturn]] void dtype_not_implemented(const char* kernel, ScalarType t);
 
 }  // namespace tl::native

@@ -40,14 +40,6 @@ Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
   return loss;
 }
 
-template <typename F>
-void dispatch_fd(ScalarType dt, const char* op, F&& f) {
-  TL_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, "\"", op, "\" not implemented for '", dtype_name(dt),
-           "'");
-  if (dt == ScalarType::Float) f(float());
-  else f(double());
-}
-
 // nll_loss on (N, C) or (C,) input: N rows, C classes; target (N,) or () of class indices.
 struct NllGeom {
   int64_t N, C;
@@ -85,8 +77,8 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
   Tensor w = has(weight) ? weight->to(self.dtype()).contiguous() : Tensor();
   Tensor out = reduction == kNone ? empty_tensor(target.sizes(), self.options()) : empty_tensor({}, self.options());
   Tensor total_weight = empty_tensor({}, self.options());
-  dispatch_fd(self.dtype(), "nll_loss_forward", [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_float_double(self.dtype(), "nll_loss_forward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* xp = x.data_ptr<T>();
     const int64_t* tp = t.data_ptr<int64_t>();
     const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
@@ -128,8 +120,8 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
   Tensor go = grad_output.to(dt).contiguous(), t = target.to(ScalarType::Long).contiguous();
   Tensor w = has(weight) ? weight->to(dt).contiguous() : Tensor();
   Tensor gi = empty_tensor(self.sizes(), self.options()).zero_();
-  dispatch_fd(dt, "nll_loss_backward", [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_float_double(dt, "nll_loss_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* gp = go.data_ptr<T>();
     const int64_t* tp = t.data_ptr<int64_t>();
     const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;

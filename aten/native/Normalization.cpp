@@ -40,14 +40,6 @@ const T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
 }
 
-template <typename F>
-void dispatch_fd(ScalarType dt, const char* op, F&& f) {
-  TL_CHECK(dt == ScalarType::Float || dt == ScalarType::Double, "\"", op, "\" not implemented for '", dtype_name(dt),
-           "'");
-  if (dt == ScalarType::Float) f(float());
-  else f(double());
-}
-
 // Splits input sizes into M rows of N normalised elements (layer norm).
 std::pair<int64_t, int64_t> check_layer_norm(const Tensor& input, IntArrayRef normalized_shape,
                                              const std::optional<Tensor>& weight,
@@ -121,8 +113,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, In
   Tensor x = input.contiguous(), w = opt(weight, input.dtype()), b = opt(bias, input.dtype());
   Tensor y = empty_tensor(input.sizes(), input.options());
   Tensor mean = empty_tensor(sshape, input.options()), rstd = empty_tensor(sshape, input.options());
-  dispatch_fd(input.dtype(), "native_layer_norm", [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_float_double(input.dtype(), "native_layer_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w), *bp = ptr_or_null<T>(b);
     T *yp = y.data_ptr<T>(), *mp = mean.data_ptr<T>(), *rp = rstd.data_ptr<T>();
 #pragma omp parallel for schedule(static) if (parallel(M, N))
@@ -163,8 +155,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
   Tensor gx = empty_tensor(input.sizes(), x.options());
   Tensor gw = has(weight) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
   Tensor gb = has(bias) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
-  dispatch_fd(dt, "native_layer_norm_backward", [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_float_double(dt, "native_layer_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *mp = mu.data_ptr<T>(), *rp = rs.data_ptr<T>();
     const T* wp = ptr_or_null<T>(w);
     T* gxp = gx.data_ptr<T>();
@@ -234,8 +226,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, co
   Tensor rv = has(running_var) ? running_var->to(dt).contiguous() : Tensor();
   const int64_t count = p.N * p.S;
   TL_CHECK(!training || count > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
-  dispatch_fd(dt, "native_batch_norm", [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_float_double(dt, "native_batch_norm", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w), *bp = ptr_or_null<T>(b);
     T* yp = y.data_ptr<T>();
     T *smp = save_mean.data_ptr<T>(), *sip = save_invstd.data_ptr<T>();
@@ -315,8 +307,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
   Tensor gx = empty_tensor(input.sizes(), x.options());
   Tensor gw = empty_tensor({p.C}, x.options()), gb = empty_tensor({p.C}, x.options());
   const int64_t count = p.N * p.S;
-  dispatch_fd(dt, "native_batch_norm_backward", [&](auto tag) {
-    using T = decltype(tag);
+  dispatch_float_double(dt, "native_batch_norm_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w);
     const T *mp = mean.data_ptr<T>(), *ip = invstd.data_ptr<T>();
     T *gxp = gx.data_ptr<T>(), *gwp = gw.data_ptr<T>(), *gbp = gb.data_ptr<T>();

@@ -29,7 +29,7 @@ namespace {
 
 // PyTorch's lower-case type names in lerp's messages ("float", "double").
 std::string lower_type_name(ScalarType t) {
-  std::string s = torch_type_name(t);
+  std::string s = scalar_type_cpp_name(t);
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return s;
 }

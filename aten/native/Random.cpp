@@ -45,12 +45,6 @@ const Tensor& sample_into(const Tensor& self, const std::optional<GeneratorPtr>&
   return self;
 }
 
-// Only floating dtypes, with PyTorch's NotImplementedError text ("... not implemented for 'Long'").
-template <typename F>
-decltype(auto) dispatch_floating_named(ScalarType t, const char* what, F&& f) {
-  if (!is_floating_point(t)) TL_NOT_IMPLEMENTED("\"", what, "\" not implemented for '", scalar_type_cpp_name(t), "'");
-  return dispatch_floating_types(t, what, std::forward<F>(f));
-}
 
 // Largest value random_ draws for a dtype when no upper bound is given: every integer the
 // type holds exactly (2^mantissa bits for floats).
@@ -105,10 +99,9 @@ const Tensor& random_range(const Tensor& self, int64_t from, uint64_t range,
 // ---- in-place samplers -----------------------------------------------------------------------
 
 Tensor uniform_(const Tensor& self, double from, double to, std::optional<GeneratorPtr> generator) {
-  if (!is_floating_point(self.dtype()))
-    TL_NOT_IMPLEMENTED("\"check_uniform_bounds\" not implemented for '", scalar_type_cpp_name(self.dtype()), "'");
+  if (!is_floating_point(self.dtype())) dtype_not_implemented("check_uniform_bounds", self.dtype());
   TL_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
-  return sample_into(self, generator, [](ScalarType t, const char* w, auto&& f) { return dispatch_floating_named(t, w, f); },
+  return sample_into(self, generator, [](ScalarType t, const char* w, auto&& f) { return dispatch_floating_types(t, w, f); },
                      "uniform_", [from, to](auto* out, int64_t n, std::mt19937_64& e) {
                        using T = std::remove_pointer_t<decltype(out)>;
                        // Rounding can land on `to`; the range stays half-open, as documented.
@@ -131,7 +124,7 @@ Tensor uniform_(const Tensor& self, double from, double to, std::optional<Genera
 
 Tensor normal_(const Tensor& self, double mean, double std, std::optional<GeneratorPtr> generator) {
   TL_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
-  return sample_into(self, generator, [](ScalarType t, const char* w, auto&& f) { return dispatch_floating_named(t, w, f); },
+  return sample_into(self, generator, [](ScalarType t, const char* w, auto&& f) { return dispatch_floating_types(t, w, f); },
                      "normal_kernel_cpu", [mean, std](auto* out, int64_t n, std::mt19937_64& e) {
                        using T = std::remove_pointer_t<decltype(out)>;
                        // Box-Muller: each pair of uniforms gives two independent normals.

@@ -86,7 +86,7 @@ Tensor bernoulli(const Tensor& self, double p, std::optional<GeneratorPtr> gener
 Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, std::optional<GeneratorPtr> generator) {
   TL_CHECK(self.dim() == 1 || self.dim() == 2, "prob_dist must be 1 or 2 dim");
   TL_CHECK(is_floating_point(self.dtype()), "multinomial only supports floating-point dtypes for input, got: ",
-           torch_type_name(self.dtype()));
+           scalar_type_cpp_name(self.dtype()));
   TL_CHECK(num_samples > 0, "cannot sample n_sample <= 0 samples");
   const int64_t n_categories = self.size(-1);
   TL_CHECK(replacement || num_samples <= n_categories,

@@ -32,8 +32,6 @@ void resize_out(const Tensor& out, IntArrayRef sizes);
 // The out= form of a composite: copies `result` into `out` (resized as needed; dtypes must match).
 Tensor write_out(const Tensor& result, const Tensor& out);
 
-// PyTorch's C++ type names in messages: "Long", "Float", ...
-const char* scalar_type_cpp_name(ScalarType t);
 // PyTorch's legacy type strings in messages: "torch.FloatTensor", "torch.cuda.LongTensor".
 std::string legacy_type_name(const Tensor& t);
 

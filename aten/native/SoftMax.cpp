@@ -60,7 +60,7 @@ void for_each_block(const Rows& r, F&& f) {
 }
 
 void check_float(const Tensor& t, const char* op) {
-  TL_CHECK(t.is_floating_point(), "\"", op, "\" not implemented for '", dtype_name(t.dtype()), "'");
+  if (!t.is_floating_point()) dtype_not_implemented(op, t.dtype());
 }
 
 // Numerically stable: the row's maximum is subtracted before exp (a row of -inf gives NaN, as in

@@ -79,11 +79,6 @@ Tensor write_out(const Tensor& result, const Tensor& out) {
   return out;
 }
 
-const char* scalar_type_cpp_name(ScalarType t) {
-  static const char* names[] = {"Bool", "Byte", "Char", "Short", "Int", "Long", "Half", "BFloat16", "Float", "Double"};
-  return names[static_cast<int>(t)];
-}
-
 std::string legacy_type_name(const Tensor& t) {
   return std::string(t.is_cuda() ? "torch.cuda." : "torch.") + scalar_type_cpp_name(t.dtype()) + "Tensor";
 }

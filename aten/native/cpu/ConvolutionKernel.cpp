@@ -205,24 +205,12 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   }
 }
 
-template <typename F>
-void dispatch_conv(ScalarType dt, F&& f) {
-  dispatch_all_types(dt, "convolution", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
-      TL_ERROR("convolution: unsupported dtype ", dt);  // the callers convert these first
-    } else {
-      f(T());
-    }
-  });
-}
-
 }  // namespace
 
 void conv2d_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y) {
   if (y.numel() == 0) return;
-  dispatch_conv(x.dtype(), [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(x.dtype(), "convolution", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     if (g.C == 0 || g.KH * g.KW == 0) {  // an empty reduction: y is the bias
       T* yp = y.data_ptr<T>();
       const int64_t L = g.OH * g.OW;
@@ -239,8 +227,8 @@ void conv2d_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, 
 void conv2d_backward_input_kernel(const ConvGeom& g, const Tensor& gy, const Tensor& w, const Tensor& bias,
                                   const Tensor& gx) {
   if (gx.numel() == 0) return;
-  dispatch_conv(gx.dtype(), [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(gx.dtype(), "convolution", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* b = bias.defined() ? bias.data_ptr<T>() : nullptr;
     if (g.O == 0 || g.OH * g.OW == 0 || g.KH * g.KW == 0) {
       T* p = gx.data_ptr<T>();
@@ -254,8 +242,8 @@ void conv2d_backward_input_kernel(const ConvGeom& g, const Tensor& gy, const Ten
 
 void conv2d_backward_weight_kernel(const ConvGeom& g, const Tensor& x, const Tensor& gy, const Tensor& gw) {
   if (gw.numel() == 0) return;
-  dispatch_conv(gw.dtype(), [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(gw.dtype(), "convolution", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     if (g.N == 0 || g.OH * g.OW == 0) {
       std::fill(gw.data_ptr<T>(), gw.data_ptr<T>() + gw.numel(), T(0));
       return;

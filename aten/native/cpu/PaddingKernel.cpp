@@ -74,7 +74,7 @@ void plane_scatter_kernel(const PlaneGather& g, const Tensor& gy, const Tensor& 
     case ScalarType::Double:
       return scatter_loop<double>(g, gy, gx);
     default:
-      TL_CHECK_TYPE(false, "plane scatter (padding / upsampling backward): not implemented for '", dtype_name(gy.dtype()), "'");
+      dtype_not_implemented("plane_scatter (padding / upsampling backward)", gy.dtype());
   }
 }
 

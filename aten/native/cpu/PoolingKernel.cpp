@@ -18,18 +18,6 @@ bool parallel_for(int64_t planes, int64_t work_per_plane) {
   return planes > 1 && planes * work_per_plane >= kGrain && omp_get_max_threads() > 1;
 }
 
-template <typename F>
-void dispatch_pool(ScalarType dt, const char* what, F&& f) {
-  switch (dt) {
-    case ScalarType::Float:
-      return f(float());
-    case ScalarType::Double:
-      return f(double());
-    default:
-      TL_CHECK_TYPE(false, "\"", what, "\" not implemented for '", dtype_name(dt), "'");
-  }
-}
-
 // Start index of adaptive cell o of `out` cells over `in` elements, and its end (exclusive).
 inline int64_t cell_start(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
 inline int64_t cell_end(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
@@ -55,8 +43,8 @@ inline AvgWindow avg_window(const PoolGeom& g, int64_t oh, int64_t ow, bool coun
 }  // namespace
 
 void max_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices) {
-  dispatch_pool(x.dtype(), "max_pool2d", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(x.dtype(), "max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* xp = x.data_ptr<T>();
     T* op = out.data_ptr<T>();
     int64_t* ip = indices.data_ptr<int64_t>();
@@ -94,8 +82,8 @@ void max_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, co
 
 void avg_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, bool count_include_pad,
                        std::optional<int64_t> divisor_override) {
-  dispatch_pool(x.dtype(), "avg_pool2d", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(x.dtype(), "avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* xp = x.data_ptr<T>();
     T* op = out.data_ptr<T>();
     const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
@@ -117,8 +105,8 @@ void avg_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, bo
 
 void avg_pool2d_backward_kernel(const PoolGeom& g, const Tensor& gy, const Tensor& gx, bool count_include_pad,
                                 std::optional<int64_t> divisor_override) {
-  dispatch_pool(gx.dtype(), "avg_pool2d_backward", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(gx.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* gyp = gy.data_ptr<T>();
     T* gxp = gx.data_ptr<T>();
     const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
@@ -139,8 +127,8 @@ void avg_pool2d_backward_kernel(const PoolGeom& g, const Tensor& gy, const Tenso
 }
 
 void adaptive_avg_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out) {
-  dispatch_pool(x.dtype(), "adaptive_avg_pool2d", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(x.dtype(), "adaptive_avg_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* xp = x.data_ptr<T>();
     T* op = out.data_ptr<T>();
     const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
@@ -162,8 +150,8 @@ void adaptive_avg_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor
 }
 
 void adaptive_avg_pool2d_backward_kernel(const PoolGeom& g, const Tensor& gy, const Tensor& gx) {
-  dispatch_pool(gx.dtype(), "adaptive_avg_pool2d_backward", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(gx.dtype(), "adaptive_avg_pool2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* gyp = gy.data_ptr<T>();
     T* gxp = gx.data_ptr<T>();
     const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
@@ -185,8 +173,8 @@ void adaptive_avg_pool2d_backward_kernel(const PoolGeom& g, const Tensor& gy, co
 }
 
 void adaptive_max_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices) {
-  dispatch_pool(x.dtype(), "adaptive_max_pool2d", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(x.dtype(), "adaptive_max_pool2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* xp = x.data_ptr<T>();
     T* op = out.data_ptr<T>();
     int64_t* ip = indices.data_ptr<int64_t>();
@@ -219,8 +207,8 @@ void adaptive_max_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor
 
 void pool_gather_kernel(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& x, const Tensor& indices,
                         const Tensor& out) {
-  dispatch_pool(x.dtype(), "_max_pool_gather", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(x.dtype(), "_max_pool_gather", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* xp = x.data_ptr<T>();
     const int64_t* ip = indices.data_ptr<int64_t>();
     T* op = out.data_ptr<T>();
@@ -235,8 +223,8 @@ void pool_gather_kernel(int64_t planes, int64_t in_len, int64_t out_len, const T
 
 void pool_scatter_kernel(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& gy, const Tensor& indices,
                          const Tensor& gx) {
-  dispatch_pool(gx.dtype(), "_max_pool_scatter", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(gx.dtype(), "_max_pool_scatter", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const T* gyp = gy.data_ptr<T>();
     const int64_t* ip = indices.data_ptr<int64_t>();
     T* gxp = gx.data_ptr<T>();

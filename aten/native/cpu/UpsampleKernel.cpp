@@ -52,23 +52,11 @@ Taps<T> linear_taps(int64_t in, int64_t out, bool align_corners, std::optional<d
   return t;
 }
 
-template <typename F>
-void dispatch_float(ScalarType dt, const char* what, F&& f) {
-  switch (dt) {
-    case ScalarType::Float:
-      return f(float());
-    case ScalarType::Double:
-      return f(double());
-    default:
-      TL_CHECK_TYPE(false, "\"", what, "\" not implemented for '", dtype_name(dt), "'");
-  }
-}
-
 }  // namespace
 
 void upsample_bilinear2d_kernel(const BilinearGeom& g, const Tensor& x, const Tensor& out) {
-  dispatch_float(x.dtype(), "upsample_bilinear2d", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(x.dtype(), "upsample_bilinear2d", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const Taps<T> th = linear_taps<T>(g.H, g.OH, g.align_corners, g.scales_h);
     const Taps<T> tw = linear_taps<T>(g.W, g.OW, g.align_corners, g.scales_w);
     const T* xp = x.data_ptr<T>();
@@ -93,8 +81,8 @@ void upsample_bilinear2d_kernel(const BilinearGeom& g, const Tensor& x, const Te
 }
 
 void upsample_bilinear2d_backward_kernel(const BilinearGeom& g, const Tensor& gy, const Tensor& gx) {
-  dispatch_float(gy.dtype(), "upsample_bilinear2d_backward", [&](auto v) {
-    using T = decltype(v);
+  dispatch_float_double(gy.dtype(), "upsample_bilinear2d_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
     const Taps<T> th = linear_taps<T>(g.H, g.OH, g.align_corners, g.scales_h);
     const Taps<T> tw = linear_taps<T>(g.W, g.OW, g.align_corners, g.scales_w);
     const T* gyp = gy.data_ptr<T>();
