@@ -121,6 +121,12 @@ def _to_numpy(x):
     return x
 
 
+def tolerances(info, dtype):
+    """(rtol, atol) for comparing a result of `dtype`: the entry's own, else the dtype's default."""
+    tol = {tl.float32: 1e-5, tl.float16: 1e-3, tl.bfloat16: 1e-2}.get(dtype, 1e-7)
+    return info.rtol or tol, info.atol if info.atol is not None else tol
+
+
 def _compare(got, expected, info, dtype):
     """Compare a torchlite result (tensor / nest / number) with an expected NumPy nest."""
     if isinstance(expected, (list, tuple)):
@@ -129,9 +135,8 @@ def _compare(got, expected, info, dtype):
             _compare(g, e, info, dtype)
         return
     if isinstance(got, tl.Tensor):
-        tol = {tl.float32: 1e-5, tl.float16: 1e-3, tl.bfloat16: 1e-2}.get(dtype, 1e-7)
-        assert_close(got, np.asarray(expected), rtol=info.rtol or tol, atol=info.atol if info.atol is not None else tol,
-                     check_dtype=False)
+        rtol, atol = tolerances(info, dtype)
+        assert_close(got, np.asarray(expected), rtol=rtol, atol=atol, check_dtype=False)
         expected_kind = np.asarray(expected).dtype.kind
         assert (got.dtype == tl.bool) == (expected_kind == "b"), f"dtype {got.dtype} vs NumPy {np.asarray(expected).dtype}"
     else:

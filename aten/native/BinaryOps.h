@@ -31,5 +31,4 @@ enum class RoundingMode { True, Trunc, Floor };
 // div's rounding_mode: None, "trunc" or "floor"; anything else raises PyTorch's error.
 RoundingMode parse_rounding_mode(const std::optional<std::string>& mode);
 
-
 }  // namespace tl::native

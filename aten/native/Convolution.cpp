@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "aten/core/CheckedArith.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 
@@ -92,33 +93,18 @@ ConvGeom make_geom(int64_t N, int64_t C, IntArrayRef xs, int64_t O, IntArrayRef 
   return g;
 }
 
-// Geometry arithmetic that raises instead of wrapping (padding=2**63-1 and the like).
-[[noreturn]] void geometry_overflow() {
-  TL_ERROR("convolution: the sizes, stride, padding and dilation overflow int64");
-}
-int64_t checked_mul(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_mul_overflow(a, b, &r)) geometry_overflow();
-  return r;
-}
-int64_t checked_add(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_add_overflow(a, b, &r)) geometry_overflow();
-  return r;
-}
-int64_t checked_sub(int64_t a, int64_t b) {
-  int64_t r = 0;
-  if (__builtin_sub_overflow(a, b, &r)) geometry_overflow();
-  return r;
-}
-
 // Every coordinate the loops compute (o*stride - padding + k*dilation for o < y, k < kernel,
 // and x + 2*padding) must fit in int64; `xs` is the input side, `ys` the output side.
+// The geometry arithmetic, raising instead of wrapping (aten/core/CheckedArith.h).
+int64_t checked_add_conv(int64_t a, int64_t b) { return checked_add(a, b, "convolution"); }
+int64_t checked_sub_conv(int64_t a, int64_t b) { return checked_sub(a, b, "convolution"); }
+int64_t checked_mul_conv(int64_t a, int64_t b) { return checked_mul(a, b, "convolution"); }
+
 void check_geometry_fits(IntArrayRef xs, IntArrayRef ks, IntArrayRef ys, const ConvParams& p) {
   for (size_t d = 0; d < xs.size(); ++d) {
-    const int64_t span = checked_add(checked_mul(p.dilation[d], std::max<int64_t>(ks[d] - 1, 0)), 1);
-    checked_add(xs[d], checked_mul(2, p.padding[d]));
-    checked_add(checked_mul(std::max<int64_t>(ys[d] - 1, 0), p.stride[d]), span);
+    const int64_t span = checked_add_conv(checked_mul_conv(p.dilation[d], std::max<int64_t>(ks[d] - 1, 0)), 1);
+    checked_add_conv(xs[d], checked_mul_conv(2, p.padding[d]));
+    checked_add_conv(checked_mul_conv(std::max<int64_t>(ys[d] - 1, 0), p.stride[d]), span);
   }
 }
 
@@ -165,8 +151,8 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   if (!transposed) {
     bool fits = true;
     for (int64_t d = 0; d < nd; ++d) {
-      const int64_t span = checked_add(checked_mul(p.dilation[d], k_sp[d] - 1), 1);
-      const int64_t padded = checked_add(in_sp[d], checked_mul(2, p.padding[d]));
+      const int64_t span = checked_add_conv(checked_mul_conv(p.dilation[d], k_sp[d] - 1), 1);
+      const int64_t padded = checked_add_conv(in_sp[d], checked_mul_conv(2, p.padding[d]));
       fits = fits && padded >= span;
       out_sp[d] = fits ? (padded - span) / p.stride[d] + 1 : 0;
     }
@@ -190,9 +176,9 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
         for (int64_t e = 0; e < nd; ++e) os << names[nd - 1 - e][2] << ": " << p.dilation[e] << (e + 1 < nd ? " " : "");
         TL_ERROR("output padding must be smaller than either stride or dilation, but got ", os.str());
       }
-      out_sp[d] = checked_add(checked_add(checked_sub(checked_mul(in_sp[d] - 1, p.stride[d]), checked_mul(2, p.padding[d])),
-                                          checked_mul(p.dilation[d], k_sp[d] - 1)),
-                              checked_add(p.output_padding[d], 1));
+      const int64_t strided = checked_sub_conv(checked_mul_conv(in_sp[d] - 1, p.stride[d]), checked_mul_conv(2, p.padding[d]));
+      out_sp[d] = checked_add_conv(checked_add_conv(strided, checked_mul_conv(p.dilation[d], k_sp[d] - 1)),
+                                   checked_add_conv(p.output_padding[d], 1));
       TL_CHECK(out_sp[d] > 0, "Given input size per channel: ", sizes_str(in_sp),
                ". Calculated output size per channel: ", sizes_str(out_sp), ". Output size is too small");
     }

@@ -357,7 +357,7 @@ Tensor scatter_reduce_two_out_cpu(const Tensor& self, int64_t dim, const Tensor&
   const Reduce r = parse_reduce(reduce, false);
   // A mean of booleans has no bool answer; PyTorch refuses it the same way.
   if (r == Reduce::Mean && self.dtype() == ScalarType::Bool)
-    TL_NOT_IMPLEMENTED("\"scatter_gather_tensor_cpu_reduce_mean\" not implemented for 'Bool'");
+    dtype_not_implemented("scatter_gather_tensor_cpu_reduce_mean", ScalarType::Bool);
   return scatter_impl(self, dim, index, src, Scalar(0), r, include_self, out, "scatter_reduce");
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aten/core/CheckedArith.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 
@@ -153,12 +154,10 @@ Tensor constant_pad_nd_cpu(const Tensor& self, IntArrayRef pad, const Scalar& va
     const int64_t d = dim - 1 - i, before = pad[2 * i], after = pad[2 * i + 1];
     // The negative pads crop first (PyTorch narrows the input before padding it), so the kept
     // region must not be negative even where the positive pad would make up for it.
-    int64_t total = 0, kept = 0;
-    const bool overflow = __builtin_add_overflow(before, after, &total) ||
-                          __builtin_add_overflow(shape[d], total, &shape[d]) ||
-                          __builtin_add_overflow(self.sizes()[d] + std::min<int64_t>(before, 0),
-                                                 std::min<int64_t>(after, 0), &kept);
-    TL_CHECK(!overflow && shape[d] >= 0 && kept >= 0, "The input size ", self.sizes()[d], ", plus negative padding ",
+    shape[d] = checked_add(shape[d], checked_add(before, after, "constant_pad_nd"), "constant_pad_nd");
+    const int64_t kept =
+        checked_add(self.sizes()[d] + std::min<int64_t>(before, 0), std::min<int64_t>(after, 0), "constant_pad_nd");
+    TL_CHECK(shape[d] >= 0 && kept >= 0, "The input size ", self.sizes()[d], ", plus negative padding ",
              before, " and ", after, " resulted in a negative output size, which is invalid. Check dimension ", d,
              " of your input.");
     src = src.slice(d, std::max<int64_t>(-before, 0), self.sizes()[d] - std::max<int64_t>(-after, 0));

@@ -2,12 +2,12 @@
 // height-1 view). Loops: cpu/PoolingKernel.cpp.
 #include "aten/native/Pooling.h"
 
-#include <limits>
 #include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "aten/core/CheckedArith.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 
@@ -31,16 +31,15 @@ std::pair<int64_t, int64_t> pair_param(IntArrayRef v, IntArrayRef fallback, cons
 }
 
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  // In 128 bits: kernel_size or dilation near 2**63 must give "output size is too small", not
-  // a wrapped product.
-  using Wide = __int128;
-  const Wide span = Wide(in) + 2 * Wide(pad) - Wide(dilation) * (Wide(k) - 1) - 1 + (ceil_mode ? Wide(stride) - 1 : 0);
+  const char* op = "pooling";
+  const int64_t reach = checked_add(checked_mul(dilation, k - 1, op), 1, op);
+  const int64_t padded = checked_add(in, checked_mul(2, pad, op), op);
+  const int64_t span = checked_add(padded - reach, ceil_mode ? stride - 1 : 0, op);
   // Rounded toward -inf: a window larger than the padded input gives 0 windows, not 1.
-  Wide out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  int64_t out = (span >= 0 ? span / stride : -((-span - 1) / stride) - 1) + 1;
   // The last window must start inside the input or its left padding.
-  if (ceil_mode && (out - 1) * stride >= Wide(in) + pad) --out;
-  TL_CHECK(out <= Wide(std::numeric_limits<int64_t>::max()), "pooling: the output size overflows int64");
-  return static_cast<int64_t>(out);
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
 }
 
 // The input as (planes, H, W) and the leading sizes of the result.
@@ -74,7 +73,7 @@ PoolGeom window_geom(const Tensor& self, IntArrayRef kernel_size, IntArrayRef st
            " dilationW: ", g.dw);
   TL_CHECK(g.ph >= 0 && g.pw >= 0, op, ": pad must be non-negative, but got padH: ", g.ph, " padW: ", g.pw);
   if (is_max) {
-    const auto half_span = [](int64_t d, int64_t k) { return (__int128(d) * (k - 1) + 1) / 2; };
+    const auto half_span = [op](int64_t d, int64_t k) { return checked_add(checked_mul(d, k - 1, op), 1, op) / 2; };
     const bool ok_h = g.ph <= half_span(g.dh, g.KH), ok_w = g.pw <= half_span(g.dw, g.KW);
     TL_CHECK(ok_h && ok_w, "pad should be at most half of effective kernel size, but got pad=", ok_h ? g.pw : g.ph,
              ", kernel_size=", ok_h ? g.KW : g.KH, " and dilation=", ok_h ? g.dw : g.dh);

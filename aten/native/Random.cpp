@@ -45,7 +45,6 @@ const Tensor& sample_into(const Tensor& self, const std::optional<GeneratorPtr>&
   return self;
 }
 
-
 // Largest value random_ draws for a dtype when no upper bound is given: every integer the
 // type holds exactly (2^mantissa bits for floats).
 int64_t random_max(ScalarType t) {

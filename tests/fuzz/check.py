@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 import torchlite as tl
-from helpers import TORCH, _compare, _to_numpy
+from helpers import TORCH, _compare, _to_numpy, tolerances
 from tests.fuzz import repro
 from tests.fuzz.repro import OPS
 
@@ -112,8 +112,7 @@ def _bracketed(got, expected, theirs, case):
     if not len(got) == len(expected) == len(theirs):
         return False
     info, dtype = _tolerances(case, got, expected)
-    default = {tl.float32: 1e-5, tl.bfloat16: 1e-2}.get(dtype, 1e-7)
-    rtol, atol = info.rtol or default, info.atol if info.atol is not None else default
+    rtol, atol = tolerances(info, dtype)
     for g, e, t in zip(got, expected, theirs):
         g, e, t = (np.asarray(x) for x in (g, e, t))
         if g.shape != e.shape or e.shape != t.shape or g.dtype.kind != "f":
@@ -158,8 +157,7 @@ def _within_rounding(got, case, namespace):
     if truth is None or any(n is None or len(n) != len(truth) for n in nudged) or len(got) != len(truth):
         return False
     info, dtype = _tolerances(case, got, truth)
-    default = {tl.float32: 1e-5, tl.bfloat16: 1e-2}.get(dtype, 1e-7)
-    rtol, atol = info.rtol or default, info.atol if info.atol is not None else default
+    rtol, atol = tolerances(info, dtype)
     for k, (g, t) in enumerate(zip(got, truth)):
         g = np.asarray(g)
         if g.shape != t.shape or g.dtype.kind != "f":

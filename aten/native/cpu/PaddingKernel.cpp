@@ -68,14 +68,8 @@ void plane_gather_kernel(const PlaneGather& g, const Tensor& x, const Tensor& ou
 }
 
 void plane_scatter_kernel(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
-  switch (gy.dtype()) {
-    case ScalarType::Float:
-      return scatter_loop<float>(g, gy, gx);
-    case ScalarType::Double:
-      return scatter_loop<double>(g, gy, gx);
-    default:
-      dtype_not_implemented("plane_scatter (padding / upsampling backward)", gy.dtype());
-  }
+  dispatch_float_double(gy.dtype(), "plane_scatter (padding / upsampling backward)",
+                        [&](auto tag) { scatter_loop<typename decltype(tag)::type>(g, gy, gx); });
 }
 
 }  // namespace tl::native
