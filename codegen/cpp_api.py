@@ -8,6 +8,7 @@ Two signatures come out of one schema:
 
 from __future__ import annotations
 
+from codegen.cpp_types import ArrayRef, ConstRef, CppType, Optional, StdArray, Tuple, Value, Vector, Void
 from codegen.model import (
     NAMED_DEFAULTS,
     Argument,
@@ -25,83 +26,80 @@ class CppTypeError(Exception):
     pass
 
 
-_BASE_CPP = {
-    "Tensor": "const Tensor&",
-    "int": "int64_t",
-    "SymInt": "int64_t",
-    "float": "double",
-    "bool": "bool",
-    "str": "const std::string&",
-    "Scalar": "const Scalar&",
-    "ScalarType": "ScalarType",
-    "Device": "Device",
-    "Generator": "GeneratorPtr",
-    "Layout": "Layout",
-    "MemoryFormat": "MemoryFormat",
+_TENSOR = ConstRef(Value("Tensor"))
+_INT = Value("int64_t", strict="IntArg")
+_BOOL = Value("bool", strict="BoolArg")
+_BASE_CPP: dict[str, CppType] = {
+    "Tensor": _TENSOR,
+    "int": _INT,
+    "SymInt": _INT,
+    "float": Value("double"),
+    "bool": _BOOL,
+    "str": ConstRef(Value("std::string")),
+    "Scalar": ConstRef(Value("Scalar")),
+    "ScalarType": Value("ScalarType"),
+    "Device": Value("Device"),
+    "Generator": Value("GeneratorPtr", to_py=False),
+    "Layout": Value("Layout", to_py=False),
+    "MemoryFormat": Value("MemoryFormat", to_py=False),
 }
-_VALUE_CPP = {  # the same types held by value (inside optional<> and containers)
-    "Tensor": "Tensor",
-    "str": "std::string",
-    "Scalar": "Scalar",
-}
+# Types an operator may return (by value).
+_RETURNABLE = ("Tensor", "int", "SymInt", "float", "bool", "Scalar", "ScalarType")
 
 
-def _value(name: str) -> str:
-    return _VALUE_CPP.get(name, _BASE_CPP[name])
-
-
-def argument_type(t: Type) -> str:
+def cpp_type(t: Type) -> CppType:
+    """The C++ type of an argument of schema type t."""
     if isinstance(t, BaseType):
         return _BASE_CPP[t.name]
     if isinstance(t, OptionalType):
         if isinstance(t.elem, BaseType):
-            inner = _value(t.elem.name)
-            return f"const std::optional<{inner}>&" if inner in ("Tensor", "Scalar", "std::string") else (
-                f"std::optional<{inner}>"
-            )
+            return Optional(_BASE_CPP[t.elem.name])
         if isinstance(t.elem, ListType) and base_of(t.elem).name in ("int", "SymInt"):
-            return "std::optional<IntArrayRef>"
-        raise CppTypeError(f"type '{t}' is not supported by the C++ API")
+            return Optional(cpp_type(t.elem))
     if isinstance(t, ListType):
         elem = t.elem
-        if isinstance(elem, BaseType) and elem.name in ("int", "SymInt"):
-            return "IntArrayRef"
-        if isinstance(elem, BaseType) and elem.name == "float":
-            return "ArrayRef<double>"
-        if isinstance(elem, BaseType) and elem.name == "Tensor":
-            return "TensorList"
+        if isinstance(elem, BaseType) and elem.name in ("int", "SymInt", "float", "Tensor"):
+            return ArrayRef(_BASE_CPP[elem.name], t.size)
+        if elem == BaseType("bool") and t.size is not None:
+            return StdArray(_BOOL, t.size)
         if isinstance(elem, OptionalType) and elem.elem == BaseType("Tensor"):
-            return "const std::vector<std::optional<Tensor>>&"
-        raise CppTypeError(f"type '{t}' is not supported by the C++ API")
+            return ConstRef(Vector(Optional(_TENSOR)))
     raise CppTypeError(f"type '{t}' is not supported by the C++ API")
 
 
-_RETURN_CPP = {
-    "Tensor": "Tensor",
-    "int": "int64_t",
-    "SymInt": "int64_t",
-    "float": "double",
-    "bool": "bool",
-    "Scalar": "Scalar",
-    "ScalarType": "ScalarType",
-}
+def argument_type(t: Type) -> str:
+    return cpp_type(t).argument()
 
 
-def return_type_single(r: Return) -> str:
+def return_cpp_type_single(r: Return) -> CppType:
     t = r.type
-    if isinstance(t, BaseType) and t.name in _RETURN_CPP:
-        return _RETURN_CPP[t.name]
+    if isinstance(t, BaseType) and t.name in _RETURNABLE:
+        return _BASE_CPP[t.name]
     if isinstance(t, ListType) and t.elem == BaseType("Tensor"):
-        return "std::vector<Tensor>"
+        return Vector(_TENSOR)
     raise CppTypeError(f"return type '{t}' is not supported")
 
 
-def return_type(s: FunctionSchema) -> str:
+def return_cpp_type(s: FunctionSchema) -> CppType:
     if not s.returns:
-        return "void"
+        return Void()
     if len(s.returns) == 1:
-        return return_type_single(s.returns[0])
-    return "std::tuple<" + ", ".join(return_type_single(r) for r in s.returns) + ">"
+        return return_cpp_type_single(s.returns[0])
+    return Tuple(tuple(return_cpp_type_single(r) for r in s.returns))
+
+
+def return_type(s: FunctionSchema) -> str:
+    return return_cpp_type(s).storage()
+
+
+_BOOL_DEFAULTS = {"True": "true", "False": "false"}
+
+
+def list_default_items(t: ListType, d: str) -> list[str]:
+    """The elements of a list default as written: `[1, 2]`, or `1` for every element of `int[2]`."""
+    if d.startswith("["):
+        return [x.strip() for x in d[1:-1].split(",") if x.strip()]
+    return [d] * (t.size or 1)
 
 
 def default_expr(a: Argument) -> str:
@@ -111,15 +109,12 @@ def default_expr(a: Argument) -> str:
         return "std::nullopt"
     t = a.type.elem if isinstance(a.type, OptionalType) else a.type
     if isinstance(t, ListType):
-        if d.startswith("["):
-            items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
-        else:
-            items = [d] * (t.size or 1)
-        ref = "IntArrayRef" if base_of(t).name in ("int", "SymInt") else argument_type(t)
+        items = [_BOOL_DEFAULTS.get(x, x) for x in list_default_items(t, d)]
+        ref = cpp_type(t).argument()
         return f"{ref}({{{', '.join(items)}}})" if items else f"{ref}()"
     name = base_of(t).name
-    if d in ("True", "False"):
-        return "true" if d == "True" else "false"
+    if d in _BOOL_DEFAULTS:
+        return _BOOL_DEFAULTS[d]
     if name == "str":
         return cpp_string(d[1:-1])
     if d in NAMED_DEFAULTS.get(name, {}):
@@ -222,3 +217,4 @@ def version_bump(a: Argument) -> str:
 def cpp_string(text: str) -> str:
     """A C++ string literal holding `text`."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+

@@ -552,9 +552,9 @@ BAD_NF = {
     "unsupported C++ type": (
         """\
         - func: foo(Tensor self) -> Tensor
-        - func: bar(Tensor self, bool[3] mask) -> Tensor  # <--
+        - func: bar(Tensor self, bool[] mask) -> Tensor  # <--
         """,
-        r"argument 'mask': type 'bool\[3\]' is not supported by the C\+\+ API",
+        r"argument 'mask': type 'bool\[\]' is not supported by the C\+\+ API",
     ),
     "unsupported C++ return type": (
         """\
