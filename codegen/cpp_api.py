@@ -8,6 +8,9 @@ Two signatures come out of one schema:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from codegen.cpp_types import ArrayRef, ConstRef, CppType, Optional, StdArray, Tuple, Value, Vector, Void
 from codegen.model import (
     NAMED_DEFAULTS,
@@ -17,9 +20,16 @@ from codegen.model import (
     ListType,
     OptionalType,
     Return,
+    SchemaKind,
     Type,
     base_of,
 )
+from codegen.native_functions import DEVICE_KEYS, NativeFunction
+from codegen.overlap import OverlapGuard, overlap_guard
+from codegen.yaml_loader import CodegenError
+
+if TYPE_CHECKING:
+    from codegen.autograd import WrapperInfo
 
 
 class CppTypeError(Exception):
@@ -218,3 +228,134 @@ def cpp_string(text: str) -> str:
     """A C++ string literal holding `text`."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
+
+# ---- the view of one operator that the C++ templates render ----------------------------------
+
+@dataclass(frozen=True)
+class OpView:
+    """Everything the C++ templates need to know about one operator overload, printed."""
+
+    schema_literal: str
+    struct: str
+    ret: str
+    params: tuple[str, ...]
+    args: tuple[str, ...]
+    public_name: str
+    public_args: tuple[Argument, ...]
+    public_params: tuple[str, ...]  # with the defaults this overload can keep (kept_defaults)
+    composite: str | None
+    kernels: dict[str, str]  # device key -> kernel
+    device_expr: str
+    device_check_args: tuple[str, ...]
+    # Written tensors get their version counter bumped after the kernel ran.
+    version_bumps: tuple[str, ...]
+    # Note [Overlapping writes]: kernels get inputs that are safe to read while they write.
+    overlap: OverlapGuard
+    delegate: tuple[str, tuple[str, ...]] | None  # (out= struct, its arguments)
+    is_function: bool
+    is_method: bool
+    # Method variant: `self` is implicit; the remaining arguments keep their order.
+    method_args: tuple[Argument, ...]
+    method_params: tuple[str, ...]
+    method_params_nodefault: tuple[str, ...]
+    method_call_args: tuple[str, ...]
+    autograd: WrapperInfo | None  # when the op records history
+
+
+def _device_expr(s: FunctionSchema) -> str:
+    """Which device an op runs on: its tensor arguments' (see Note [Device check]: a 0-dim CPU
+    tensor defers to another tensor's device), else its device= keyword."""
+    plain = [a.name for a in s.non_out_arguments if str(a.type) == "Tensor"]
+    if len(plain) == 1:
+        return f"{plain[0]}.device()"
+    if len(plain) > 1:
+        return f"dispatch_device_of({', '.join(plain)})"
+    for a in s.arguments:
+        if str(a.type) == "Tensor[]":
+            return f"device_of({a.name})"
+    for a in s.arguments:
+        if a.name == "device" and str(a.type) == "Device?":
+            return "device.value_or(Device(DeviceType::CPU))"
+    for a in s.arguments:
+        if str(a.type) == "Tensor?":
+            return f"device_of({a.name})"
+    return "Device(DeviceType::CPU)"
+
+
+def _method_arguments(s: FunctionSchema) -> list[Argument]:
+    return [a for a in public_arguments(s) if a.name != "self"]
+
+
+def _kept_defaults(fns: list[NativeFunction]) -> dict[tuple[str, str], int]:
+    """(kind, operator) -> how many defaults its function ("function") or method ("method")
+    overload keeps, for the names that several overloads share (kept_defaults)."""
+    groups: dict[tuple[str, str], list[NativeFunction]] = {}
+    for f in fns:
+        groups.setdefault(("function", public_name(f.func)), []).append(f)
+        if f.is_method:
+            groups.setdefault(("method", public_name(f.func)), []).append(f)
+    keep: dict[tuple[str, str], int] = {}
+    for (kind, _), group in groups.items():
+        if len(group) < 2:
+            continue
+        arguments = _method_arguments if kind == "method" else public_arguments
+        for f, n in zip(group, kept_defaults([arguments(f.func) for f in group])):
+            keep[(kind, str(f.name))] = n
+    return keep
+
+
+def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targets: set[str],
+             keep: dict[tuple[str, str], int], wrapper: WrapperInfo | None) -> OpView:
+    s = f.func
+    args = tuple(kernel_args(s))
+    delegate = None
+    if f.structured_delegate is not None:
+        n_outs = len(by_name[str(f.structured_delegate)].func.out_arguments)
+        # The in-place form writes self; the functional one passes an undefined out.
+        fill = ("self" if s.kind() == SchemaKind.inplace else "Tensor()",) * n_outs
+        delegate = (f.structured_delegate.unambiguous(), args + fill)
+    try:
+        overlap = overlap_guard(s, f.tags, inplace_target=str(f.name) in inplace_targets)
+    except ValueError as e:
+        raise CodegenError(f.loc, str(e)) from None
+    method_args = tuple(_method_arguments(s))
+    return OpView(
+        schema_literal=cpp_string(str(s)),
+        struct=s.name.unambiguous(),
+        ret=return_type(s),
+        params=tuple(kernel_params(s)),
+        args=args,
+        public_name=public_name(s),
+        public_args=tuple(public_arguments(s)),
+        public_params=tuple(public_params(public_arguments(s), True, keep.get(("function", str(f.name))))),
+        composite=f.composite_kernel,
+        kernels={k: kernel for k in DEVICE_KEYS if (kernel := f.kernel(k))},
+        device_expr=_device_expr(s),
+        device_check_args=tuple(a.name for a in s.arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]"))
+        if f.device_check else (),
+        version_bumps=tuple(version_bump(a) for a in s.arguments if a.is_write),
+        overlap=overlap,
+        delegate=delegate,
+        is_function=f.is_function,
+        is_method=f.is_method,
+        method_args=method_args,
+        method_params=tuple(public_params(list(method_args), True, keep.get(("method", str(f.name))))),
+        method_params_nodefault=tuple(public_params(list(method_args), False)),
+        method_call_args=tuple("*this" if a == "self" else a for a in args),
+        autograd=wrapper,
+    )
+
+
+def op_views(fns: list[NativeFunction], wrappers: dict[str, WrapperInfo]) -> list[OpView]:
+    """One OpView per operator, in YAML order. `wrappers`: the autograd wrapper of each operator
+    that records history, by struct name (autograd.build)."""
+    for f in fns:  # every type has a C++ spelling, else the error points at the operator
+        try:
+            kernel_params(f.func)
+            return_type(f.func)
+        except CppTypeError as e:
+            raise CodegenError(f.loc, str(e)) from None
+    by_name = {str(f.name): f for f in fns}
+    inplace_targets = {str(f.structured_delegate) for f in fns if f.structured_delegate and f.func.name.inplace}
+    keep = _kept_defaults(fns)
+    return [_op_view(f, by_name, inplace_targets, keep, wrappers.get(f.name.unambiguous())) for f in fns]
