@@ -13,33 +13,36 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from codegen import cpp_api
 from codegen.derivatives import DerivativeEntry, load_derivatives
-from codegen.model import FunctionSchema, ListType, OptionalType, SchemaKind, Type, base_of, is_tensor_like
+from codegen.cpp_types import CppType, Value
+from codegen.model import BaseType, FunctionSchema, ListType, SchemaKind, Type, base_of, is_tensor_like
 from codegen.native_functions import NativeFunction
 from codegen.yaml_loader import CodegenError
 
 # Note [Saved metadata]: `x.<method>()` in a formula saves a value field `x_<suffix>` instead of
-# the tensor x (names follow PyTorch's, so `_saved_self_sym_sizes` reads the same).
-METADATA = {
-    "sizes": ("sym_sizes", "std::vector<int64_t>", "{x}.sizes().vec()", "IntArrayRef"),
-    "sym_sizes": ("sym_sizes", "std::vector<int64_t>", "{x}.sizes().vec()", "IntArrayRef"),
-    "strides": ("sym_strides", "std::vector<int64_t>", "{x}.strides().vec()", "IntArrayRef"),
-    "sym_strides": ("sym_strides", "std::vector<int64_t>", "{x}.strides().vec()", "IntArrayRef"),
-    "storage_offset": ("sym_storage_offset", "int64_t", "{x}.storage_offset()", "int64_t"),
-    "sym_storage_offset": ("sym_storage_offset", "int64_t", "{x}.storage_offset()", "int64_t"),
-    "scalar_type": ("scalar_type", "ScalarType", "{x}.scalar_type()", "ScalarType"),
-    "options": ("options", "TensorOptions", "{x}.options()", "TensorOptions"),
-    "device": ("device", "Device", "{x}.device()", "Device"),
-    "dim": ("dim", "int64_t", "{x}.dim()", "int64_t"),
-    "numel": ("numel", "int64_t", "{x}.numel()", "int64_t"),
+# the tensor x (names follow PyTorch's, so `_saved_self_sym_sizes` reads the same). Each is saved
+# as the C++ type of the schema type it would have as an argument.
+_INT = cpp_api.cpp_type(BaseType("int"))
+_SIZES = (cpp_api.cpp_type(ListType(BaseType("int"), None)), "{x}.sizes()")
+_STRIDES = (_SIZES[0], "{x}.strides()")
+_OFFSET = (_INT, "{x}.storage_offset()")
+METADATA: dict[str, tuple[str, CppType, str]] = {
+    "sizes": ("sym_sizes", *_SIZES),
+    "sym_sizes": ("sym_sizes", *_SIZES),
+    "strides": ("sym_strides", *_STRIDES),
+    "sym_strides": ("sym_strides", *_STRIDES),
+    "storage_offset": ("sym_storage_offset", *_OFFSET),
+    "sym_storage_offset": ("sym_storage_offset", *_OFFSET),
+    "scalar_type": ("scalar_type", cpp_api.cpp_type(BaseType("ScalarType")), "{x}.scalar_type()"),
+    "options": ("options", Value("TensorOptions", to_py=False), "{x}.options()"),  # not readable from Python
+    "device": ("device", cpp_api.cpp_type(BaseType("Device")), "{x}.device()"),
+    "dim": ("dim", _INT, "{x}.dim()"),
+    "numel": ("numel", _INT, "{x}.numel()"),
 }
 DEFAULT_DERIVATIVES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "derivatives.yaml")
-PY_GETTABLE = {"std::vector<int64_t>", "int64_t", "double", "bool", "Scalar", "ScalarType", "Device", "std::string",
-               "std::optional<int64_t>", "std::optional<double>", "std::optional<bool>", "std::optional<Scalar>",
-               "std::optional<ScalarType>", "std::optional<std::vector<int64_t>>", "std::vector<double>"}
 
 
 def _ident(name: str) -> re.Pattern:
@@ -60,59 +63,74 @@ def output_names(s: FunctionSchema) -> list[str]:
     return [r.name if r.name else f"result{i}" for i, r in enumerate(s.returns)]
 
 
-def _value_storage(t: Type) -> tuple[str, str, str] | None:
-    """(field type, save expression template, local type) for a non-tensor argument."""
-    cpp = cpp_api.argument_type(t)
-    if isinstance(t, ListType) and base_of(t).name in ("int", "SymInt"):
-        return "std::vector<int64_t>", "{x}.vec()", "IntArrayRef"
-    if isinstance(t, ListType) and base_of(t).name == "float":
-        return "std::vector<double>", "{x}.vec()", "ArrayRef<double>"
-    if isinstance(t, OptionalType) and isinstance(t.elem, ListType):
-        return ("std::optional<std::vector<int64_t>>",
-                "({x} ? std::optional<std::vector<int64_t>>({x}->vec()) : std::nullopt)",
-                "std::optional<IntArrayRef>")
+def _value_type(t: Type) -> CppType | None:
+    """The C++ type a non-tensor argument is saved as; None if it cannot be saved."""
     if base_of(t).name == "Generator":
         return None
-    value = cpp.replace("const ", "").replace("&", "").strip()
-    return value, "{x}", value
+    return cpp_api.cpp_type(t)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Saved:
+    """What a Node saves for backward: a tensor (list), or a value read from `source` (an input
+    or output name) by `read` and held as its type's storage."""
+
     name: str          # member is name + "_"; Python sees _saved_<name>
     kind: str          # "tensor" | "tensorlist" | "value"
-    field_type: str
-    save_expr: str     # C++ expression, at forward time
-    local_type: str    # type of the local variable in apply()
     is_output: bool
+    source: str = ""
+    type: CppType | None = None  # of a value
+    read: str = "{x}"
 
     @property
     def member(self) -> str:
         return self.name + "_"
 
     @property
+    def field_type(self) -> str:
+        if self.kind == "tensor":
+            return "SavedVariable"
+        if self.kind == "tensorlist":
+            return "std::vector<SavedVariable>"
+        assert self.type is not None
+        return self.type.storage()
+
+    def save_from(self, expr: str) -> str:
+        """The value to store, read from the tensor or argument `expr` at forward time."""
+        assert self.type is not None
+        return self.type.save(self.read.format(x=expr))
+
+    def local(self) -> str:
+        """The declaration in apply() that gives a formula the saved value under its name: a view
+        of the stored value where the argument type is one (IntArrayRef of a vector)."""
+        assert self.type is not None
+        if self.type.is_view:
+            return f"const {self.type.argument()} {self.name} = {self.type.load(self.member)};"
+        return f"const {self.type.storage()}& {self.name} = {self.member};"
+
+    @property
     def py_gettable(self) -> bool:
-        return self.kind != "value" or self.field_type in PY_GETTABLE
+        return self.type is None or self.type.python_readable
 
 
-@dataclass
+@dataclass(frozen=True)
 class Formula:
     names: tuple[str, ...]
     expr: str  # after metadata rewriting
 
 
-@dataclass
+@dataclass(frozen=True)
 class NodeInfo:
     name: str
     entry: DerivativeEntry
     schema: FunctionSchema
-    diff_inputs: list[tuple[str, Type]]
-    formulas: list[Formula]
-    saved: list[Saved] = field(default_factory=list)
-    uses_grad: bool = False
-    uses_grads: bool = False
-    num_outputs: int = 1
-    output_diff: list[bool] = field(default_factory=list)
+    diff_inputs: tuple[tuple[str, Type], ...]
+    formulas: tuple[Formula, ...]
+    saved: tuple[Saved, ...]
+    uses_grad: bool
+    uses_grads: bool
+    num_outputs: int
+    output_diff: tuple[bool, ...]
 
     @property
     def saved_inputs(self) -> list[Saved]:
@@ -130,13 +148,16 @@ class NodeInfo:
         return [n for n, t in self.diff_inputs if isinstance(t, ListType)]
 
 
+def _saved_tensor(name: str, t: Type, is_output: bool) -> Saved:
+    return Saved(name, "tensorlist" if isinstance(t, ListType) else "tensor", is_output)
+
+
 def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
     s = entry.op.func
     args = {a.name: a for a in s.arguments}
     outs = output_names(s)
     out_types = {n: r.type for n, r in zip(outs, s.returns)}
-    diff_inputs: list[tuple[str, Type]] = []
-    formulas: list[Formula] = []
+    written: list[tuple[tuple[str, ...], str]] = []
     for names, expr in entry.formulas:
         if names == ("result",) or any(n.endswith(("_t", "_p")) for n in names):
             continue  # forward-mode formulas: not supported yet, accepted for compatibility
@@ -147,19 +168,16 @@ def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
                 raise CodegenError(entry.loc, f"formula for '{n}', which is not a Tensor argument of {s.name}")
         if expr.strip() == "non_differentiable":
             continue
-        formulas.append(Formula(names, expr))
-    differentiable = {n for f in formulas for n in f.names}
-    for a in s.arguments:
-        if a.name in differentiable:
-            diff_inputs.append((a.name, a.type))
-    info = NodeInfo(name, entry, s, diff_inputs, formulas)
-    info.num_outputs = len(s.returns)
+        written.append((names, expr))
+    differentiable = {n for names, _ in written for n in names}
+    diff_inputs = tuple((a.name, a.type) for a in s.arguments if a.name in differentiable)
     od = entry.output_differentiability
-    info.output_diff = list(od) if od is not None else [is_tensor_like(r.type) for r in s.returns]
+    output_diff = tuple(od) if od is not None else tuple(is_tensor_like(r.type) for r in s.returns)
 
     saved: dict[str, Saved] = {}
-    for f in formulas:
-        expr = f.expr
+    formulas: list[Formula] = []
+    uses_grad = uses_grads = False
+    for names, expr in written:
         # Metadata of inputs and outputs becomes value fields (Note [Saved metadata]).
         for var in list(args) + outs:
             var_type = args[var].type if var in args else out_types[var]
@@ -167,44 +185,34 @@ def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
                 continue
 
             def repl(m: re.Match, var: str = var, is_output: bool = var not in args) -> str:
-                suffix, ftype, save, local = METADATA[m.group(1)]
+                suffix, cpp, read = METADATA[m.group(1)]
                 key = f"{var}_{suffix}"
-                saved.setdefault(key, Saved(key, "value", ftype, save.format(x=var), local, is_output))
+                saved.setdefault(key, Saved(key, "value", is_output, var, cpp, read))
                 return key
 
             expr = re.sub(r"(?<![\w.>:])" + re.escape(var) + r"\.(" + "|".join(METADATA) + r")\(\)", repl, expr)
-        if re.search(r"(?<![\w.>:])grads\b", expr):
-            info.uses_grads = True
-        if re.search(r"(?<![\w.>:])grad\b", expr):
-            info.uses_grad = True
+        uses_grads = uses_grads or bool(re.search(r"(?<![\w.>:])grads\b", expr))
+        uses_grad = uses_grad or bool(re.search(r"(?<![\w.>:])grad\b", expr))
         for var, a in args.items():
-            if var in ("grad", "grads") or not _ident(var).search(expr):
-                continue
-            if var in saved:
+            if var in ("grad", "grads") or var in saved or not _ident(var).search(expr):
                 continue
             if is_tensor_like(a.type):
-                kind = "tensorlist" if isinstance(a.type, ListType) else "tensor"
-                ftype = "std::vector<SavedVariable>" if kind == "tensorlist" else "SavedVariable"
-                local = "std::vector<Tensor>" if kind == "tensorlist" else "Tensor"
-                saved[var] = Saved(var, kind, ftype, var, local, False)
+                saved[var] = _saved_tensor(var, a.type, False)
             else:
-                st = _value_storage(a.type)
-                if st is None:
+                cpp = _value_type(a.type)
+                if cpp is None:
                     raise CodegenError(entry.loc, f"formula uses '{var}', whose type {a.type} cannot be saved")
-                saved[var] = Saved(var, "value", st[0], st[1].format(x=var), st[2], False)
+                saved[var] = Saved(var, "value", False, var, cpp)
         for var in outs:
             if _ident(var).search(expr) and var not in saved:
                 if not is_tensor_like(out_types[var]):
                     raise CodegenError(entry.loc, f"formula uses output '{var}', which is not a Tensor")
-                kind = "tensorlist" if isinstance(out_types[var], ListType) else "tensor"
-                ftype = "std::vector<SavedVariable>" if kind == "tensorlist" else "SavedVariable"
-                local = "std::vector<Tensor>" if kind == "tensorlist" else "Tensor"
-                saved[var] = Saved(var, kind, ftype, var, local, True)
-        f.expr = expr
-    if info.uses_grad and info.uses_grads:
+                saved[var] = _saved_tensor(var, out_types[var], True)
+        formulas.append(Formula(names, expr))
+    if uses_grad and uses_grads:
         raise CodegenError(entry.loc, "a derivative entry must use either 'grad' or 'grads[i]', not both")
-    n_diff_out = sum(1 for d, r in zip(info.output_diff, s.returns) if d and is_tensor_like(r.type))
-    if info.uses_grad and (n_diff_out > 1 or any(isinstance(r.type, ListType) for r in s.returns)):
+    n_diff_out = sum(1 for d, r in zip(output_diff, s.returns) if d and is_tensor_like(r.type))
+    if uses_grad and (n_diff_out > 1 or any(isinstance(r.type, ListType) for r in s.returns)):
         raise CodegenError(entry.loc, f"'grad' used in an entry of {s.name}, which has several differentiable "
                                       "outputs: use grads[i]")
     for key in ("result", "grad_input_mask"):
@@ -212,27 +220,28 @@ def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
             raise CodegenError(entry.loc, f"an argument may not be named '{key}'")
     # Deterministic order: inputs in schema order, then metadata, then outputs.
     order = {n: i for i, n in enumerate(list(args) + outs)}
-    info.saved = sorted(saved.values(), key=lambda v: (v.is_output, order.get(v.name, len(order)), v.name))
-    return info
+    ordered = sorted(saved.values(), key=lambda v: (v.is_output, order.get(v.name, len(order)), v.name))
+    return NodeInfo(name, entry, s, diff_inputs, tuple(formulas), tuple(ordered), uses_grad, uses_grads,
+                    len(s.returns), output_diff)
 
 
-@dataclass
+@dataclass(frozen=True)
 class WrapperInfo:
     """The autograd wrapper of one operator (VariableType)."""
 
     struct: str
     kind: str  # "formula" | "not_implemented" | "out_error" | "nondiff"
     ret: str
-    params: list[str]
-    args: list[str]
+    params: tuple[str, ...]
+    args: tuple[str, ...]
     op_name: str
-    tensor_args: list[str]
-    node: NodeInfo | None = None
-    inplace: bool = False
-    is_view: bool = False
-    outputs: list[tuple[str, bool]] = field(default_factory=list)  # (C++ expr, differentiable)
-    nondiff_checks: list[str] = field(default_factory=list)
-    ret_is_list: bool = False
+    tensor_args: tuple[str, ...]
+    node: NodeInfo | None
+    inplace: bool
+    is_view: bool
+    outputs: tuple[tuple[str, bool], ...]  # (C++ expr, differentiable)
+    nondiff_checks: tuple[str, ...]
+    ret_is_list: bool
 
     def save_input(self, sv: Saved) -> str:
         if sv.kind == "tensor":
@@ -241,17 +250,13 @@ class WrapperInfo:
             return f"SavedVariable({src}, false)"
         if sv.kind == "tensorlist":
             return f"make_saved_list({sv.name}, false)"
-        return sv.save_expr
+        return sv.save_from(sv.source)
 
     def output_expr(self, sv: Saved) -> str:
         assert self.node is not None
-        names = output_names(self.node.schema)
-        exprs = dict(zip(names, (e for e, _ in self.outputs)))
+        exprs = dict(zip(output_names(self.node.schema), (e for e, _ in self.outputs)))
         if sv.kind == "value":
-            for n in names:
-                if sv.name.startswith(n + "_"):
-                    return sv.save_expr.replace(n, exprs[n], 1)
-            raise AssertionError(sv.name)
+            return sv.save_from(exprs[sv.source])
         if sv.kind == "tensorlist":
             return f"make_saved_list({exprs[sv.name]}, true)"
         return f"SavedVariable({exprs[sv.name]}, true)"
@@ -265,15 +270,61 @@ def _is_view_op(s: FunctionSchema) -> bool:
                and r.annotation.alias_set == self_arg.annotation.alias_set for r in s.returns)
 
 
-def _tensor_args(s: FunctionSchema) -> list[str]:
-    return [a.name for a in s.arguments if is_tensor_like(a.type)]
+def _tensor_args(s: FunctionSchema) -> tuple[str, ...]:
+    return tuple(a.name for a in s.arguments if is_tensor_like(a.type))
+
+
+def _wrapper(f: NativeFunction, node: NodeInfo | None, nondiff: bool) -> WrapperInfo | None:
+    """The autograd wrapper of f, or None where f needs none. `node`: the Node class its history
+    records (the functional op's for an in-place op); `nondiff`: its entry differentiates nothing."""
+    s = f.func
+    tensors = _tensor_args(s)
+    if not tensors or not s.returns:
+        return None
+    try:
+        ret = cpp_api.return_type(s)
+        params = tuple(cpp_api.kernel_params(s))
+    except cpp_api.CppTypeError:
+        return None
+    inplace = s.kind() == SchemaKind.inplace
+    if len(s.returns) == 1:
+        outputs = (("result", is_tensor_like(s.returns[0].type)),)
+    else:
+        outputs = tuple((f"std::get<{i}>(result)", is_tensor_like(r.type)) for i, r in enumerate(s.returns))
+    op_name = s.name.name
+    nondiff_checks: tuple[str, ...] = ()
+    is_view = False
+    if nondiff or "factory" in f.tags:
+        kind = "nondiff"  # factories (zeros_like, rand_like, ...) never record history
+        node = None
+    elif s.kind() == SchemaKind.out:
+        kind = "out_error"
+        op_name = s.name.base
+        node = None
+    elif node is not None:
+        kind = "formula"
+        outputs = tuple((expr, d and node.output_diff[i]) for i, (expr, d) in enumerate(outputs))
+        diff = {n for n, _ in node.diff_inputs}
+        nd_keys = {n for names, expr in node.entry.formulas for n in names if expr.strip() == "non_differentiable"}
+        nondiff_checks = tuple(t for t in tensors if t not in diff and t not in nd_keys)
+        is_view = _is_view_op(s) and not inplace
+    elif s.kind() in (SchemaKind.functional, SchemaKind.inplace):
+        if not any(is_tensor_like(r.type) for r in s.returns):
+            return None
+        kind = "not_implemented"
+        is_view = _is_view_op(s) and not inplace
+    else:
+        return None
+    return WrapperInfo(s.name.unambiguous(), kind, ret, params, tuple(cpp_api.kernel_args(s)), op_name, tensors,
+                       node, inplace, is_view, outputs, nondiff_checks,
+                       len(s.returns) == 1 and isinstance(s.returns[0].type, ListType))
 
 
 def build(fns: list[NativeFunction], entries: list[DerivativeEntry]) -> tuple[list[NodeInfo], dict[str, WrapperInfo]]:
     """Node classes in file order, and the wrapper of each operator (by unambiguous name)."""
     counters: dict[str, int] = {}
     nodes: list[NodeInfo] = []
-    by_op: dict[str, NodeInfo | None] = {}
+    by_op: dict[str, NodeInfo] = {}
     nondiff_ops: set[str] = set()
     for e in entries:
         od = e.output_differentiability
@@ -297,46 +348,12 @@ def build(fns: list[NativeFunction], entries: list[DerivativeEntry]) -> tuple[li
     for f in fns:
         if f.kernel("CompositeImplicitAutograd"):
             continue
-        s = f.func
-        tensors = _tensor_args(s)
-        if not tensors or not s.returns:
-            continue
-        try:
-            ret = cpp_api.return_type(s)
-            params = cpp_api.kernel_params(s)
-        except cpp_api.CppTypeError:
-            continue
-        w = WrapperInfo(s.name.unambiguous(), "", ret, params, cpp_api.kernel_args(s), s.name.name, tensors)
-        w.inplace = s.kind() == SchemaKind.inplace
-        w.ret_is_list = len(s.returns) == 1 and isinstance(s.returns[0].type, ListType)
-        if len(s.returns) == 1:
-            w.outputs = [("result", is_tensor_like(s.returns[0].type))]
-        else:
-            w.outputs = [(f"std::get<{i}>(result)", is_tensor_like(r.type)) for i, r in enumerate(s.returns)]
         node = by_op.get(str(f.name))
-        if node is None and w.inplace:
-            node = functional_by_key.get(s.signature_key())
-        if str(f.name) in nondiff_ops or "factory" in f.tags:
-            w.kind = "nondiff"  # factories (zeros_like, rand_like, ...) never record history
-        elif s.kind() == SchemaKind.out:
-            w.kind = "out_error"
-            w.op_name = s.name.base
-        elif node is not None:
-            w.kind = "formula"
-            w.node = node
-            w.outputs = [(expr, d and node.output_diff[i]) for i, (expr, d) in enumerate(w.outputs)]
-            diff = {n for n, _ in node.diff_inputs}
-            nd_keys = {n for names, expr in node.entry.formulas for n in names if expr.strip() == "non_differentiable"}
-            w.nondiff_checks = [t for t in tensors if t not in diff and t not in nd_keys]
-            w.is_view = _is_view_op(s) and not w.inplace
-        elif s.kind() in (SchemaKind.functional, SchemaKind.inplace):
-            if not any(is_tensor_like(r.type) for r in s.returns):
-                continue
-            w.kind = "not_implemented"
-            w.is_view = _is_view_op(s) and not w.inplace
-        else:
-            continue
-        wrappers[w.struct] = w
+        if node is None and f.func.kind() == SchemaKind.inplace:
+            node = functional_by_key.get(f.func.signature_key())
+        w = _wrapper(f, node, str(f.name) in nondiff_ops)
+        if w is not None:
+            wrappers[w.struct] = w
     return nodes, wrappers
 
 

@@ -8,6 +8,10 @@ Two signatures come out of one schema:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from codegen.cpp_types import ArrayRef, ConstRef, CppType, Optional, StdArray, Tuple, Value, Vector, Void
 from codegen.model import (
     NAMED_DEFAULTS,
     Argument,
@@ -16,92 +20,96 @@ from codegen.model import (
     ListType,
     OptionalType,
     Return,
+    SchemaKind,
     Type,
     base_of,
 )
+from codegen.native_functions import DEVICE_KEYS, NativeFunction
+from codegen.overlap import OverlapGuard, overlap_guard
+from codegen.yaml_loader import CodegenError
+
+if TYPE_CHECKING:
+    from codegen.autograd import WrapperInfo
 
 
 class CppTypeError(Exception):
     pass
 
 
-_BASE_CPP = {
-    "Tensor": "const Tensor&",
-    "int": "int64_t",
-    "SymInt": "int64_t",
-    "float": "double",
-    "bool": "bool",
-    "str": "const std::string&",
-    "Scalar": "const Scalar&",
-    "ScalarType": "ScalarType",
-    "Device": "Device",
-    "Generator": "GeneratorPtr",
-    "Layout": "Layout",
-    "MemoryFormat": "MemoryFormat",
+_TENSOR = ConstRef(Value("Tensor"))
+_INT = Value("int64_t", strict="IntArg")
+_BOOL = Value("bool", strict="BoolArg")
+_BASE_CPP: dict[str, CppType] = {
+    "Tensor": _TENSOR,
+    "int": _INT,
+    "SymInt": _INT,
+    "float": Value("double"),
+    "bool": _BOOL,
+    "str": ConstRef(Value("std::string")),
+    "Scalar": ConstRef(Value("Scalar")),
+    "ScalarType": Value("ScalarType"),
+    "Device": Value("Device"),
+    "Generator": Value("GeneratorPtr", to_py=False),
+    "Layout": Value("Layout", to_py=False),
+    "MemoryFormat": Value("MemoryFormat", to_py=False),
 }
-_VALUE_CPP = {  # the same types held by value (inside optional<> and containers)
-    "Tensor": "Tensor",
-    "str": "std::string",
-    "Scalar": "Scalar",
-}
+# Types an operator may return (by value).
+_RETURNABLE = ("Tensor", "int", "SymInt", "float", "bool", "Scalar", "ScalarType")
 
 
-def _value(name: str) -> str:
-    return _VALUE_CPP.get(name, _BASE_CPP[name])
-
-
-def argument_type(t: Type) -> str:
+def cpp_type(t: Type) -> CppType:
+    """The C++ type of an argument of schema type t."""
     if isinstance(t, BaseType):
         return _BASE_CPP[t.name]
     if isinstance(t, OptionalType):
         if isinstance(t.elem, BaseType):
-            inner = _value(t.elem.name)
-            return f"const std::optional<{inner}>&" if inner in ("Tensor", "Scalar", "std::string") else (
-                f"std::optional<{inner}>"
-            )
+            return Optional(_BASE_CPP[t.elem.name])
         if isinstance(t.elem, ListType) and base_of(t.elem).name in ("int", "SymInt"):
-            return "std::optional<IntArrayRef>"
-        raise CppTypeError(f"type '{t}' is not supported by the C++ API")
+            return Optional(cpp_type(t.elem))
     if isinstance(t, ListType):
         elem = t.elem
-        if isinstance(elem, BaseType) and elem.name in ("int", "SymInt"):
-            return "IntArrayRef"
-        if isinstance(elem, BaseType) and elem.name == "float":
-            return "ArrayRef<double>"
-        if isinstance(elem, BaseType) and elem.name == "Tensor":
-            return "TensorList"
+        if isinstance(elem, BaseType) and elem.name in ("int", "SymInt", "float", "Tensor"):
+            return ArrayRef(_BASE_CPP[elem.name], t.size)
+        if elem == BaseType("bool") and t.size is not None:
+            return StdArray(_BOOL, t.size)
         if isinstance(elem, OptionalType) and elem.elem == BaseType("Tensor"):
-            return "const std::vector<std::optional<Tensor>>&"
-        raise CppTypeError(f"type '{t}' is not supported by the C++ API")
+            return ConstRef(Vector(Optional(_TENSOR)))
     raise CppTypeError(f"type '{t}' is not supported by the C++ API")
 
 
-_RETURN_CPP = {
-    "Tensor": "Tensor",
-    "int": "int64_t",
-    "SymInt": "int64_t",
-    "float": "double",
-    "bool": "bool",
-    "Scalar": "Scalar",
-    "ScalarType": "ScalarType",
-}
+def argument_type(t: Type) -> str:
+    return cpp_type(t).argument()
 
 
-def return_type_single(r: Return) -> str:
+def return_cpp_type_single(r: Return) -> CppType:
     t = r.type
-    if isinstance(t, BaseType) and t.name in _RETURN_CPP:
-        return _RETURN_CPP[t.name]
+    if isinstance(t, BaseType) and t.name in _RETURNABLE:
+        return _BASE_CPP[t.name]
     if isinstance(t, ListType) and t.elem == BaseType("Tensor"):
-        return "std::vector<Tensor>"
+        return Vector(_TENSOR)
     raise CppTypeError(f"return type '{t}' is not supported")
 
 
-def return_type(s: FunctionSchema) -> str:
+def return_cpp_type(s: FunctionSchema) -> CppType:
     if not s.returns:
-        return "void"
+        return Void()
     if len(s.returns) == 1:
-        return return_type_single(s.returns[0])
-    return "std::tuple<" + ", ".join(return_type_single(r) for r in s.returns) + ">"
+        return return_cpp_type_single(s.returns[0])
+    return Tuple(tuple(return_cpp_type_single(r) for r in s.returns))
+
+
+def return_type(s: FunctionSchema) -> str:
+    return return_cpp_type(s).storage()
+
+
+_BOOL_DEFAULTS = {"True": "true", "False": "false"}
+
+
+def list_default_items(t: ListType, d: str) -> list[str]:
+    """The elements of a list default as written: `[1, 2]`, or `1` for every element of `int[2]`."""
+    if d.startswith("["):
+        return [x.strip() for x in d[1:-1].split(",") if x.strip()]
+    return [d] * (t.size or 1)
 
 
 def default_expr(a: Argument) -> str:
@@ -111,15 +119,12 @@ def default_expr(a: Argument) -> str:
         return "std::nullopt"
     t = a.type.elem if isinstance(a.type, OptionalType) else a.type
     if isinstance(t, ListType):
-        if d.startswith("["):
-            items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
-        else:
-            items = [d] * (t.size or 1)
-        ref = "IntArrayRef" if base_of(t).name in ("int", "SymInt") else argument_type(t)
+        items = [_BOOL_DEFAULTS.get(x, x) for x in list_default_items(t, d)]
+        ref = cpp_type(t).argument()
         return f"{ref}({{{', '.join(items)}}})" if items else f"{ref}()"
     name = base_of(t).name
-    if d in ("True", "False"):
-        return "true" if d == "True" else "false"
+    if d in _BOOL_DEFAULTS:
+        return _BOOL_DEFAULTS[d]
     if name == "str":
         return cpp_string(d[1:-1])
     if d in NAMED_DEFAULTS.get(name, {}):
@@ -222,3 +227,135 @@ def version_bump(a: Argument) -> str:
 def cpp_string(text: str) -> str:
     """A C++ string literal holding `text`."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+# ---- the view of one operator that the C++ templates render ----------------------------------
+
+@dataclass(frozen=True)
+class OpView:
+    """Everything the C++ templates need to know about one operator overload, printed."""
+
+    schema_literal: str
+    struct: str
+    ret: str
+    params: tuple[str, ...]
+    args: tuple[str, ...]
+    public_name: str
+    public_args: tuple[Argument, ...]
+    public_params: tuple[str, ...]  # with the defaults this overload can keep (kept_defaults)
+    composite: str | None
+    kernels: dict[str, str]  # device key -> kernel
+    device_expr: str
+    device_check_args: tuple[str, ...]
+    # Written tensors get their version counter bumped after the kernel ran.
+    version_bumps: tuple[str, ...]
+    # Note [Overlapping writes]: kernels get inputs that are safe to read while they write.
+    overlap: OverlapGuard
+    delegate: tuple[str, tuple[str, ...]] | None  # (out= struct, its arguments)
+    is_function: bool
+    is_method: bool
+    # Method variant: `self` is implicit; the remaining arguments keep their order.
+    method_args: tuple[Argument, ...]
+    method_params: tuple[str, ...]
+    method_params_nodefault: tuple[str, ...]
+    method_call_args: tuple[str, ...]
+    autograd: WrapperInfo | None  # when the op records history
+
+
+def _device_expr(s: FunctionSchema) -> str:
+    """Which device an op runs on: its tensor arguments' (see Note [Device check]: a 0-dim CPU
+    tensor defers to another tensor's device), else its device= keyword."""
+    plain = [a.name for a in s.non_out_arguments if str(a.type) == "Tensor"]
+    if len(plain) == 1:
+        return f"{plain[0]}.device()"
+    if len(plain) > 1:
+        return f"dispatch_device_of({', '.join(plain)})"
+    for a in s.arguments:
+        if str(a.type) == "Tensor[]":
+            return f"device_of({a.name})"
+    for a in s.arguments:
+        if a.name == "device" and str(a.type) == "Device?":
+            return "device.value_or(Device(DeviceType::CPU))"
+    for a in s.arguments:
+        if str(a.type) == "Tensor?":
+            return f"device_of({a.name})"
+    return "Device(DeviceType::CPU)"
+
+
+def _method_arguments(s: FunctionSchema) -> list[Argument]:
+    return [a for a in public_arguments(s) if a.name != "self"]
+
+
+def _kept_defaults(fns: list[NativeFunction]) -> dict[tuple[str, str], int]:
+    """(kind, operator) -> how many defaults its function ("function") or method ("method")
+    overload keeps, for the names that several overloads share (kept_defaults)."""
+    groups: dict[tuple[str, str], list[NativeFunction]] = {}
+    for f in fns:
+        groups.setdefault(("function", public_name(f.func)), []).append(f)
+        if f.is_method:
+            groups.setdefault(("method", public_name(f.func)), []).append(f)
+    keep: dict[tuple[str, str], int] = {}
+    for (kind, _), group in groups.items():
+        if len(group) < 2:
+            continue
+        arguments = _method_arguments if kind == "method" else public_arguments
+        for f, n in zip(group, kept_defaults([arguments(f.func) for f in group])):
+            keep[(kind, str(f.name))] = n
+    return keep
+
+
+def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targets: set[str],
+             keep: dict[tuple[str, str], int], wrapper: WrapperInfo | None) -> OpView:
+    s = f.func
+    args = tuple(kernel_args(s))
+    delegate = None
+    if f.structured_delegate is not None:
+        n_outs = len(by_name[str(f.structured_delegate)].func.out_arguments)
+        # The in-place form writes self; the functional one passes an undefined out.
+        fill = ("self" if s.kind() == SchemaKind.inplace else "Tensor()",) * n_outs
+        delegate = (f.structured_delegate.unambiguous(), args + fill)
+    try:
+        overlap = overlap_guard(s, f.tags, inplace_target=str(f.name) in inplace_targets)
+    except ValueError as e:
+        raise CodegenError(f.loc, str(e)) from None
+    method_args = tuple(_method_arguments(s))
+    return OpView(
+        schema_literal=cpp_string(str(s)),
+        struct=s.name.unambiguous(),
+        ret=return_type(s),
+        params=tuple(kernel_params(s)),
+        args=args,
+        public_name=public_name(s),
+        public_args=tuple(public_arguments(s)),
+        public_params=tuple(public_params(public_arguments(s), True, keep.get(("function", str(f.name))))),
+        composite=f.composite_kernel,
+        kernels={k: kernel for k in DEVICE_KEYS if (kernel := f.kernel(k))},
+        device_expr=_device_expr(s),
+        device_check_args=tuple(a.name for a in s.arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]"))
+        if f.device_check else (),
+        version_bumps=tuple(version_bump(a) for a in s.arguments if a.is_write),
+        overlap=overlap,
+        delegate=delegate,
+        is_function=f.is_function,
+        is_method=f.is_method,
+        method_args=method_args,
+        method_params=tuple(public_params(list(method_args), True, keep.get(("method", str(f.name))))),
+        method_params_nodefault=tuple(public_params(list(method_args), False)),
+        method_call_args=tuple("*this" if a == "self" else a for a in args),
+        autograd=wrapper,
+    )
+
+
+def op_views(fns: list[NativeFunction], wrappers: dict[str, WrapperInfo]) -> list[OpView]:
+    """One OpView per operator, in YAML order. `wrappers`: the autograd wrapper of each operator
+    that records history, by struct name (autograd.build)."""
+    for f in fns:  # every type has a C++ spelling, else the error points at the operator
+        try:
+            kernel_params(f.func)
+            return_type(f.func)
+        except CppTypeError as e:
+            raise CodegenError(f.loc, str(e)) from None
+    by_name = {str(f.name): f for f in fns}
+    inplace_targets = {str(f.structured_delegate) for f in fns if f.structured_delegate and f.func.name.inplace}
+    keep = _kept_defaults(fns)
+    return [_op_view(f, by_name, inplace_targets, keep, wrappers.get(f.name.unambiguous())) for f in fns]

@@ -1,7 +1,7 @@
 """`python -m codegen explain OP`: how one operator goes from its YAML entries to its C++ API,
 kernels, Python binding and autograd Node, as plain text for a reader new to the generator.
 
-Everything shown is computed by the generator's own model and renderers (gen.OpView, cpp_api,
+Everything shown is computed by the generator's own model and renderers (cpp_api.OpView, cpp_api,
 python_api, autograd), so the explanation says what the generated code does.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from codegen import autograd, gen, python_api
+from codegen import autograd, cpp_api, gen, python_api
 from codegen.derivatives import DerivativeEntry
 from codegen.native_functions import NativeFunction
 
@@ -47,12 +47,13 @@ def explain(
     kernels, as cli.kernel_definitions finds them."""
     fn = resolve(fns, name)
     by_name = {str(f.name): f for f in fns}
-    view = next(v for v in gen.op_views(fns) if v.struct == fn.name.unambiguous())
     where: dict[str, list[str]] = {}
     for kernel, path, line in definitions:
         where.setdefault(kernel, []).append(f"{path}:{line}")
     entries = autograd.load(fns, derivatives_path)
-    wrapper = autograd.build(fns, entries)[1].get(view.struct)
+    wrappers = autograd.build(fns, entries)[1]
+    view = next(v for v in cpp_api.op_views(fns, wrappers) if v.struct == fn.name.unambiguous())
+    wrapper = view.autograd
     sections = [
         _yaml(fn, fns),
         _cpp(view),
@@ -83,7 +84,7 @@ def _yaml(fn: NativeFunction, fns: list[NativeFunction]) -> str:
     return _section("1. YAML (native_functions.yaml)", lines)
 
 
-def _cpp(view: gen.OpView) -> str:
+def _cpp(view: cpp_api.OpView) -> str:
     lines = []
     if view.is_function:
         lines.append(f"{view.ret} tl::{view.public_name}({', '.join(view.public_params)});")
@@ -114,7 +115,7 @@ def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:
     return lines
 
 
-def _dispatch(fn: NativeFunction, view: gen.OpView, has_autograd: bool, by_name: dict[str, NativeFunction],
+def _dispatch(fn: NativeFunction, view: cpp_api.OpView, has_autograd: bool, by_name: dict[str, NativeFunction],
               where: dict[str, list[str]]) -> str:
     ops = f"tl::ops::{view.struct}"
     lines = [f"{ops}::call"]

@@ -8,11 +8,8 @@ import zlib
 
 import jinja2
 
-from codegen import autograd, cpp_api, overlap, python_api, stubs
-from codegen.cpp_api import CppTypeError
-from codegen.model import FunctionSchema, SchemaKind
+from codegen import autograd, cpp_api, python_api, stubs
 from codegen.native_functions import DEVICE_KEYS, NativeFunction
-from codegen.yaml_loader import CodegenError
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(__file__), "templates")
 NUM_SHARDS = 4  # python binding files, compiled in parallel
@@ -39,90 +36,6 @@ def _shard(name: str, n: int) -> int:
     return zlib.crc32(name.encode()) % n
 
 
-class OpView:
-    """Everything the C++ templates need to know about one operator overload."""
-
-    def __init__(self, fn: NativeFunction, by_name: dict[str, NativeFunction], inplace_targets: set[str]):
-        s = fn.func
-        self.schema_literal = cpp_api.cpp_string(str(s))
-        self.struct = s.name.unambiguous()
-        self.ret = cpp_api.return_type(s)
-        self.params = cpp_api.kernel_params(s)
-        self.args = cpp_api.kernel_args(s)
-        self.public_name = cpp_api.public_name(s)
-        self.public_args = cpp_api.public_arguments(s)
-        self.public_params = cpp_api.public_params(self.public_args, with_defaults=True)
-        self.composite = fn.composite_kernel
-        self.kernels = {k: fn.kernel(k) for k in DEVICE_KEYS if fn.kernel(k)}
-        self.device_expr = _device_expr(s)
-        self.device_check_args = _device_check_args(s) if fn.device_check else []
-        # Written tensors get their version counter bumped after the kernel ran.
-        self.version_bumps = [cpp_api.version_bump(a) for a in s.arguments if a.is_write]
-        # Note [Overlapping writes]: kernels get inputs that are safe to read while they write.
-        try:
-            self.overlap = overlap.overlap_guard(s, fn.tags, inplace_target=str(fn.name) in inplace_targets)
-        except ValueError as e:
-            raise CodegenError(fn.loc, str(e)) from None
-        self.delegate = None
-        if fn.structured_delegate is not None:
-            target = by_name[str(fn.structured_delegate)]
-            outs = [a.name for a in target.func.out_arguments]
-            if s.kind() == SchemaKind.inplace:
-                fill = ["self"] * len(outs)
-            else:
-                fill = ["Tensor()"] * len(outs)
-            self.delegate = (target.func.name.unambiguous(), self.args + fill)
-        # Method variant: `self` is implicit; the remaining arguments keep their order.
-        self.method_args = [a for a in self.public_args if a.name != "self"]
-        self.is_method = fn.is_method
-        self.method_params = cpp_api.public_params(self.method_args, with_defaults=True)
-        self.method_params_nodefault = cpp_api.public_params(self.method_args, with_defaults=False)
-        self.method_call_args = ["*this" if a == "self" else a for a in self.args]
-        self.is_function = fn.is_function
-        self.autograd = None  # autograd.WrapperInfo when the op records history
-
-
-def _drop_ambiguous_defaults(ops: list[OpView]) -> None:
-    """Overloads of one C++ name must not be callable with the same arguments (cpp_api.kept_defaults)."""
-    groups: dict[tuple[str, str], list[OpView]] = {}
-    for o in ops:
-        groups.setdefault(("function", o.public_name), []).append(o)
-        if o.is_method:
-            groups.setdefault(("method", o.public_name), []).append(o)
-    for (kind, _), views in groups.items():
-        if len(views) < 2:
-            continue
-        attr = "public_args" if kind == "function" else "method_args"
-        keeps = cpp_api.kept_defaults([getattr(o, attr) for o in views])
-        for o, keep in zip(views, keeps):
-            params = cpp_api.public_params(getattr(o, attr), with_defaults=True, keep=keep)
-            setattr(o, "public_params" if kind == "function" else "method_params", params)
-
-
-def _device_expr(s: FunctionSchema) -> str:
-    """Which device an op runs on: its tensor arguments' (see Note [Device check]: a 0-dim CPU
-    tensor defers to another tensor's device), else its device= keyword."""
-    plain = [a.name for a in s.non_out_arguments if str(a.type) == "Tensor"]
-    if len(plain) == 1:
-        return f"{plain[0]}.device()"
-    if len(plain) > 1:
-        return f"dispatch_device_of({', '.join(plain)})"
-    for a in s.arguments:
-        if str(a.type) == "Tensor[]":
-            return f"device_of({a.name})"
-    for a in s.arguments:
-        if a.name == "device" and str(a.type) == "Device?":
-            return "device.value_or(Device(DeviceType::CPU))"
-    for a in s.arguments:
-        if str(a.type) == "Tensor?":
-            return f"device_of({a.name})"
-    return "Device(DeviceType::CPU)"
-
-
-def _device_check_args(s: FunctionSchema) -> list[str]:
-    return [a.name for a in s.arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]")]
-
-
 def _write(path: str, content: str) -> None:
     if os.path.exists(path):
         with open(path, encoding="utf-8") as f:
@@ -133,20 +46,6 @@ def _write(path: str, content: str) -> None:
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(content)
     os.replace(tmp, path)
-
-
-def op_views(fns: list[NativeFunction]) -> list[OpView]:
-    """One OpView per operator, in YAML order, with the C++ defaults its overloads can keep."""
-    by_name = {str(f.name): f for f in fns}
-    inplace_targets = {str(f.structured_delegate) for f in fns if f.structured_delegate and f.func.name.inplace}
-    ops = []
-    for f in fns:
-        try:
-            ops.append(OpView(f, by_name, inplace_targets))
-        except CppTypeError as e:
-            raise CodegenError(f.loc, str(e)) from None
-    _drop_ambiguous_defaults(ops)
-    return ops
 
 
 def native_declaration(f: NativeFunction, kernel: str) -> str:
@@ -191,14 +90,12 @@ def generate(
 ) -> list[str]:
     """Writes all outputs under out_dir/generated; returns the paths written or kept."""
     env = _env()
-    ops = op_views(fns)
     gen_dir = os.path.join(out_dir, "generated")
     files: dict[str, str] = {}
 
     autograd_files, wrappers = autograd.render(env, HEADER, fns, derivatives)
     files.update(autograd_files)
-    for o in ops:
-        o.autograd = wrappers.get(o.struct)
+    ops = cpp_api.op_views(fns, wrappers)
     ctx = {"header": HEADER, "ops": ops}
     files["Operators.h"] = env.get_template("Operators.h.j2").render(**ctx)
     files["Operators.cpp"] = env.get_template("Operators.cpp.j2").render(**ctx)

@@ -10,46 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.cpp_api import argument_type, cpp_string, default_expr, public_arguments, public_name
+from codegen.cpp_api import cpp_string, cpp_type, default_expr, list_default_items, public_arguments, public_name
 from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type, base_of
 from codegen.native_functions import NativeFunction
 
 
-# int and bool arguments are parsed as strictly as PyTorch parses them (Note [Strict scalars] in
-# torchlite/csrc/python_binding_utils.h): the binding takes them as these wrappers.
-_STRICT = {"int": "IntArg", "SymInt": "IntArg", "bool": "BoolArg"}
-
-
-def _strict(t: Type) -> str | None:
-    """The wrapper of an int/bool argument, optional or not; None for other types."""
-    inner = t.elem if isinstance(t, OptionalType) else t
-    return _STRICT.get(inner.name) if isinstance(inner, BaseType) else None
-
-
 def binding_type(t: Type) -> str:
-    if _strict(t):
-        return f"std::optional<{_strict(t)}>" if isinstance(t, OptionalType) else _strict(t)
-    if isinstance(t, ListType) and base_of(t).name in ("int", "SymInt") and isinstance(t.elem, BaseType):
-        return "const IntList&"
-    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and base_of(t).name in ("int", "SymInt"):
-        return "const std::optional<IntList>&"
-    if isinstance(t, ListType) and t.elem == BaseType("Tensor"):
-        return "const std::vector<Tensor>&"
-    if isinstance(t, ListType) and t.elem == BaseType("float"):
-        return "const std::vector<double>&"
-    return argument_type(t)
+    """The parameter type of a binding lambda; int and bool arguments are parsed as strictly as
+    PyTorch parses them (Note [Strict scalars] in torchlite/csrc/python_binding_utils.h)."""
+    return cpp_type(t).binding()
 
 
 def binding_arg_expr(a: Argument) -> str:
     """Converts the binding parameter into what the C++ API takes."""
-    t = a.type
-    if _strict(t):
-        return f"unwrap({a.name})" if isinstance(t, OptionalType) else f"{a.name}.value"
-    if isinstance(t, ListType) and base_of(t).name in ("int", "SymInt"):
-        return f"{a.name}.expanded({t.size or 0})"
-    if isinstance(t, OptionalType) and isinstance(t.elem, ListType) and base_of(t).name in ("int", "SymInt"):
-        return f"optional_int_list({a.name}, {t.elem.size or 0})"
-    return a.name
+    return cpp_type(a.type).unpack(a.name)
 
 
 def python_default(a: Argument) -> str:
@@ -58,17 +32,15 @@ def python_default(a: Argument) -> str:
     assert d is not None
     if d == "None":
         return "py::none()"
-    if d in ("True", "False"):
-        return f"py::bool_({d.lower()})"
     t = a.type.elem if isinstance(a.type, OptionalType) else a.type
     name = base_of(t).name
     if isinstance(t, ListType):
-        if d.startswith("["):
-            items = [x.strip() for x in d[1:-1].split(",") if x.strip()]
-            return "py::make_tuple(" + ", ".join(items) + ")"
-        if name == "float":  # float[2] x=1.5: no scalar-to-list conversion on the Python side
-            return "py::make_tuple(" + ", ".join([d] * (t.size or 1)) + ")"
-        return f"py::int_({d})"
+        if name in ("int", "SymInt") and not d.startswith("["):
+            return f"py::int_({d})"  # an IntList takes a single int for int[N]
+        items = (x.lower() if x in ("True", "False") else x for x in list_default_items(t, d))
+        return "py::make_tuple(" + ", ".join(items) + ")"
+    if d in ("True", "False"):
+        return f"py::bool_({d.lower()})"
     if name == "str":
         return f"py::str({cpp_string(d[1:-1])})"
     if name == "ScalarType":
@@ -89,6 +61,8 @@ def message_type(t: Type) -> str:
     if isinstance(t, OptionalType):
         return message_type(t.elem)
     if isinstance(t, ListType):
+        if t.elem == BaseType("bool"):  # bool[N]: the length is part of the type
+            return f"tuple of {t.size} bools"
         return f"tuple of {message_type(t.elem)}s"
     names = {"Scalar": "Number", "SymInt": "int", "ScalarType": "torch.dtype", "Device": "torch.device",
              "Generator": "torch.Generator", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format"}

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codegen import cpp_api
 from codegen.model import Argument, FunctionSchema
 from codegen.yaml_loader import CodegenError, Location, key_location, user_items
 
@@ -48,10 +47,14 @@ class Stub:
     @property
     def params(self) -> list[str]:
         """The stub's C++ parameters after the TensorIterator."""
+        from codegen import cpp_api  # cpp_api imports native_functions, which parses stubs
+
         return [f"{cpp_api.argument_type(a.type)} {a.name}" for a in self.args]
 
     @property
     def signature(self) -> str:
+        from codegen import cpp_api
+
         return f"void({', '.join(['TensorIterator&'] + [cpp_api.argument_type(a.type) for a in self.args])})"
 
     def error(self, device: str) -> str:
@@ -82,7 +85,9 @@ def parse_stubs(raw: object, func: FunctionSchema, loc: Location) -> tuple[Stub,
 
 
 def structured_kernel(func: FunctionSchema, builder: str, stub: Stub) -> dict:
-    """What generated/StructuredKernels.cpp writes for one `structured:` out= op."""
+    """What generated/StructuredKernels.cpp writes for one `structured:` op."""
+    from codegen import cpp_api
+
     tensors = [a.name for a in func.non_out_arguments if str(a.type) == "Tensor"]
     out = func.out_arguments[0].name if func.out_arguments else "Tensor()"  # functional: allocate
     return {

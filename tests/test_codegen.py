@@ -14,7 +14,9 @@ import pytest
 import yaml
 
 # Run from the repository root (`python -m pytest tests/test_codegen.py`), which puts codegen/ on the path.
+from codegen import autograd, cpp_api, python_api
 from codegen.cli import main as cli_main
+from codegen.cpp_types import ArrayRef, ConstRef, CppType, Optional, StdArray, Tuple, Value, Void
 from codegen.derivatives import formula_unknown_names, load_derivatives
 from codegen.gen import generate
 from codegen.model import BaseType, ListType, OptionalType, SchemaKind
@@ -552,9 +554,9 @@ BAD_NF = {
     "unsupported C++ type": (
         """\
         - func: foo(Tensor self) -> Tensor
-        - func: bar(Tensor self, bool[3] mask) -> Tensor  # <--
+        - func: bar(Tensor self, bool[] mask) -> Tensor  # <--
         """,
-        r"argument 'mask': type 'bool\[3\]' is not supported by the C\+\+ API",
+        r"argument 'mask': type 'bool\[\]' is not supported by the C\+\+ API",
     ),
     "unsupported C++ return type": (
         """\
@@ -858,123 +860,178 @@ def test_generate_rewrites_only_changed_files(tmp_path):
     assert changed == ["NativeFunctions.h", "RegisterCPU.cpp"]
 
 
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines()]
+# ---- the model behind the generated code ------------------------------------------------------
+# These check what the generator decided (types, dispatch, autograd, overloads), not how a
+# template spells it; tests/test_codegen_calls.py checks the compiled result.
+
+def _model(tmp_path: Path, nf: str, derivatives: str = "[]\n"):
+    """(op views by struct name, autograd nodes by name, Python function overloads, method overloads)."""
+    root = _workspace(tmp_path, nf, derivatives)
+    fns = load_native_functions(str(root / "nf.yaml"), "nf.yaml")
+    nodes, wrappers = autograd.build(fns, load_derivatives(str(root / "d.yaml"), fns, "d.yaml"))
+    views = {v.struct: v for v in cpp_api.op_views(fns, wrappers)}
+    return (views, {n.name: n for n in nodes}, python_api.group_overloads(fns, methods=False),
+            python_api.group_overloads(fns, methods=True))
 
 
-def _bindings(files: dict[str, str]) -> list[str]:
-    return [line for name in sorted(files) if name.startswith("python_bindings_") for line in _lines(files[name])]
+def _types(view) -> list[CppType]:
+    return [cpp_api.cpp_type(a.type) for a in view.public_args]
 
 
-def test_generated_operators(tmp_path):
-    files = _generate(tmp_path, GOOD_NF)
-    ops = files["Operators.cpp"]
-    # `call` enters the autograd wrapper only when an input requires grad and grad mode is on;
-    # otherwise (and inside the wrapper) `redispatch` runs the kernel.
-    assert "Tensor add_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {\n" \
-           "  // Note [Autograd fast path]\n" \
-           "  if (TL_UNLIKELY(autograd::any_requires_grad(self, other) && autograd::GradMode::is_enabled())) {\n" \
-           "    return autograd::VariableType::add_Tensor(self, other, alpha);\n" \
-           "  }\n" \
-           "  return redispatch(self, other, alpha);\n}" in ops
+TENSOR = ConstRef(Value("Tensor"))
+SCALAR = ConstRef(Value("Scalar"))
+INT = Value("int64_t", strict="IntArg")
+BOOL = Value("bool", strict="BoolArg")
+
+
+def test_op_views_dispatch_and_autograd(tmp_path):
+    views, nodes, _, _ = _model(tmp_path, GOOD_NF, GOOD_DERIVATIVES)
+    add, add_, add_out = views["add_Tensor"], views["add__Tensor"], views["add_out"]
     # Functional and in-place forms call the out= op: a fresh (undefined) out, or self.
-    assert "Tensor add_Tensor::redispatch(const Tensor& self, const Tensor& other, const Scalar& alpha) {\n" \
-           "  return add_out::redispatch(self, other, alpha, Tensor());\n}" in ops
-    assert "Tensor add__Tensor::redispatch(const Tensor& self, const Tensor& other, const Scalar& alpha) {\n" \
-           "  return add_out::redispatch(self, other, alpha, self);\n}" in ops
-    # The out= op dispatches on its device, checks all tensors agree, and bumps the out version.
-    body = ops[ops.index("Tensor add_out::redispatch("):]
-    body = body[: body.index("\n}\n")]
-    assert _lines(body)[1:] == [
-        "const Device dispatch_device = dispatch_device_of(self, other);",
-        "check_same_device(schema, dispatch_device, self, other, out);",
-        # `kernel`, not a short name an argument may have (topk's `k`)
-        "Kernel kernel = kernels[static_cast<int>(dispatch_device.type)];",
-        "if (TL_UNLIKELY(kernel == nullptr)) no_kernel(schema, dispatch_device);",
-        # Note [Overlapping writes]: add.out is not tagged pointwise here, so an input that is
-        # `out` itself is read from a copy, unless it is self of add_ (which delegates here).
-        "check_written(out);",
-        "const auto self_copy = self.is_same(out) ? Tensor() : copy_if_aliased(self, false, out);",
-        "const auto& self_in = self_copy.defined() ? self_copy : self;",
-        "const auto other_copy = copy_if_aliased(other, false, out);",
-        "const auto& other_in = other_copy.defined() ? other_copy : other;",
-        "Tensor result = kernel(self_in, other_in, alpha, out);",
-        "if (out.defined()) out.bump_version();",
-        "return result;",
-    ]
-    assert "Tensor add_Scalar::redispatch(const Tensor& self, const Scalar& other, const Scalar& alpha) {\n" \
-           "  return native::add_scalar_kernel(self, other, alpha);\n}" in ops
-    assert "return native::view(self, size);" in ops
-    # Factory: the device comes from the device= keyword.
-    assert "return native::add_scalar_kernel(size, dtype, device);" in ops
-
-    header = files["Operators.h"]
-    assert 'static constexpr const char* schema = "add.out(Tensor self, Tensor other, *, Scalar alpha=1, ' \
-           'Tensor(a!) out) -> Tensor(a!)";' in header
-    assert "using Kernel = Tensor (*)(const Tensor& self, const Tensor& other, const Scalar& alpha, " \
-           "const Tensor& out);" in header
-
-    assert "ops::add_out::kernels[static_cast<int>(DeviceType::CPU)] = &native::add_out_cpu;" in \
-        _lines(files["RegisterCPU.cpp"])
-    assert "ops::" not in files["RegisterCUDA.cpp"]
-    natives = _lines(files["NativeFunctions.h"])
-    assert "Tensor add_out_cpu(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out);" \
-        in natives
-    # One declaration for a kernel that serves two ops with different signatures.
-    assert sum(line.startswith("Tensor add_scalar_kernel(") for line in natives) == 2
-
-    functions = _lines(files["Functions.h"])
-    assert "inline Tensor add_out(const Tensor& out, const Tensor& self, const Tensor& other, " \
-           "const Scalar& alpha = int64_t(1)) {" in functions
-    assert "inline Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype = std::nullopt, " \
-           "std::optional<Device> device = std::nullopt) {" in functions
-    assert "inline Tensor Tensor::add_(const Tensor& other, const Scalar& alpha) const {" in functions
-    assert "return ops::add__Tensor::call(*this, other, alpha);" in functions
-    methods = _lines(files["TensorMethods.h"])
-    assert "Tensor add(const Tensor& other, const Scalar& alpha = int64_t(1)) const;" in methods
-    assert "Tensor view(IntArrayRef size) const;" in methods
+    assert add.delegate == ("add_out", ("self", "other", "alpha", "Tensor()"))
+    assert add_.delegate == ("add_out", ("self", "other", "alpha", "self"))
+    assert add.kernels == {} and add.composite is None
+    # The out= op dispatches on its inputs' device, checks every tensor, bumps the out version.
+    assert add_out.kernels == {"CPU": "add_out_cpu"}
+    assert add_out.device_expr == "dispatch_device_of(self, other)"
+    assert add_out.device_check_args == ("self", "other", "out")
+    assert len(add_out.version_bumps) == 1
+    # Note [Overlapping writes]: inputs are read from a copy where they alias out, except self
+    # when out is self (add_ delegates here).
+    assert add_out.overlap.call_args == ["self_in", "other_in", "alpha", "out"]
+    # The public out= form takes out first, so the others keep their defaults.
+    assert [a.name for a in add_out.public_args] == ["out", "self", "other", "alpha"]
+    assert _types(add_out) == [TENSOR, TENSOR, TENSOR, SCALAR]
+    assert views["add_Scalar"].composite == "add_scalar_kernel"
+    assert views["zeros"].device_expr == "device.value_or(Device(DeviceType::CPU))"
+    # Autograd: a Node for add.Tensor, reused by add_; out= raises; zeros takes no tensor.
+    assert add.autograd.kind == "formula" and add.autograd.node is nodes["AddBackward0"]
+    assert add.autograd.tensor_args == ("self", "other")
+    assert add_.autograd.node is nodes["AddBackward0"] and add_.autograd.inplace
+    assert add_out.autograd.kind == "out_error"
+    assert views["add_Scalar"].autograd.kind == "not_implemented"
+    assert views["zeros"].autograd is None
+    assert views["view"].autograd.is_view and views["view"].is_method and not views["view"].is_function
 
 
-def test_generated_python_bindings(tmp_path):
-    files = _generate(tmp_path, GOOD_NF)
-    lines = _bindings(files)
-    add = [line for line in lines if line.startswith('mod.def("add",')]
-    assert len(add) == 2
-    # Tensor overload first (with its out= variant merged in as `out=None`), Scalar second.
-    assert "(const Tensor& self, const Tensor& other, const Scalar& alpha, py::handle out)" in add[0]
-    assert add[0].endswith('py::arg("self"), py::arg("other"), py::kw_only(), py::arg("alpha") = py::int_(1), '
-                           'py::arg("out") = py::none());')
-    assert ("if (out.is_none()) { return py::object(py::cast(wrap([&] { ReleaseGilIfLong no_gil(self, other); "
-            "return tl::add(self, other, alpha); }()))); }") in add[0]
-    assert "tl::add_out(out_tensor(out, 0, 1), self, other, alpha)" in add[0]
-    assert "(const Tensor& self, const Scalar& other, const Scalar& alpha)" in add[1]
-    assert 'py::arg("alpha") = py::int_(1));' in add[1] and "py::kw_only()" not in add[1]
+def test_saved_values_are_typed(tmp_path):
+    _, nodes, _, _ = _model(tmp_path, GOOD_NF, GOOD_DERIVATIVES)
+    # add saves alpha (a Scalar value) and no tensor: `grad` and `alpha` are all its formulas read.
+    (alpha,) = nodes["AddBackward0"].saved
+    assert (alpha.name, alpha.kind, alpha.type) == ("alpha", "value", SCALAR)
+    assert alpha.field_type == "Scalar" and alpha.py_gettable
+    # view's formula reads self.sizes(): the sizes are saved as a vector, not the tensor
+    # (Note [Saved metadata]), and read back as an IntArrayRef.
+    (sizes,) = nodes["ViewBackward0"].saved
+    assert (sizes.name, sizes.source, sizes.type) == ("self_sym_sizes", "self", ArrayRef(INT))
+    assert sizes.field_type == "std::vector<int64_t>"
+    assert sizes.save_from("self") == "self.sizes().vec()"
+    assert sizes.local() == "const IntArrayRef self_sym_sizes = self_sym_sizes_;"
+    assert nodes["ViewBackward0"].formulas[0].expr == "grad.reshape(self_sym_sizes)"
 
-    view = [line for line in lines if line.startswith('cls.def("view",')]
-    assert view == [
-        ('cls.def("view", [](const Tensor& self, const IntList& size) { return wrap([&] { ReleaseGilIfLong '
-         'no_gil(self); return self.view(size.expanded(0)); }()); }, py::arg("size"));'),
-        ('cls.def("view", [](const Tensor& self, const py::args& size_args) { '
-        "return wrap(self.view(int_list_from_args(size_args))); });"),
-    ]
-    zeros = [line for line in lines if line.startswith('mod.def("zeros",')]
-    assert len(zeros) == 2 and "const py::args& size_args" in zeros[1]
-    assert zeros[1].endswith('py::arg("dtype") = py::none(), py::arg("device") = py::none());')
-    # Operator slots are bound to the same overloads; method overloads never include out=.
-    assert sum(line.startswith('cls.def("__add__",') for line in lines) == 2
-    assert sum(line.startswith('cls.def("__iadd__",') for line in lines) == 1
-    assert sum(line.startswith('cls.def("add",') for line in lines) == 2
 
-    pyi = _lines(files["_C.pyi"])
-    merged = "def add(self: Tensor, other: Tensor, *, alpha: Number = ..., out: Tensor | None = None) -> Tensor: ..."
-    assert merged in pyi
-    assert "def add(self: Tensor, other: Number, alpha: Number = ...) -> Tensor: ..." in pyi
-    assert "def __add__(self, other: Tensor, *, alpha: Number = ...) -> Tensor: ..." in pyi
-    assert "def view(self, size: Sequence[int] | int) -> Tensor: ..." in pyi
-    assert "def view(self, *size: int) -> Tensor: ..." in pyi
-    assert "def zeros(*size: int, dtype: dtype | None = ..., device: device | str | None = ...) -> Tensor: ..." in pyi
-    i = pyi.index(merged)
-    assert pyi[i - 1] == "@overload"
+# Schema type -> (argument, storage, binding parameter, binding unpacked as x).
+CPP_TYPES = {
+    "Tensor": ("const Tensor&", "Tensor", "const Tensor&", "x"),
+    "int": ("int64_t", "int64_t", "IntArg", "x.value"),
+    "SymInt": ("int64_t", "int64_t", "IntArg", "x.value"),
+    "bool": ("bool", "bool", "BoolArg", "x.value"),
+    "float": ("double", "double", "double", "x"),
+    "str": ("const std::string&", "std::string", "const std::string&", "x"),
+    "Scalar": ("const Scalar&", "Scalar", "const Scalar&", "x"),
+    "ScalarType": ("ScalarType", "ScalarType", "ScalarType", "x"),
+    "Tensor?": ("const std::optional<Tensor>&", "std::optional<Tensor>", "const std::optional<Tensor>&", "x"),
+    "int?": ("std::optional<int64_t>", "std::optional<int64_t>", "std::optional<IntArg>", "unwrap(x)"),
+    "bool?": ("std::optional<bool>", "std::optional<bool>", "std::optional<BoolArg>", "unwrap(x)"),
+    "str?": ("const std::optional<std::string>&", "std::optional<std::string>",
+             "const std::optional<std::string>&", "x"),
+    "int[]": ("IntArrayRef", "std::vector<int64_t>", "const IntList&", "x.expanded(0)"),
+    "int[2]": ("IntArrayRef", "std::vector<int64_t>", "const IntList&", "x.expanded(2)"),
+    "int[1]?": ("std::optional<IntArrayRef>", "std::optional<std::vector<int64_t>>", "const std::optional<IntList>&",
+                "optional_int_list(x, 1)"),
+    "float[]": ("ArrayRef<double>", "std::vector<double>", "const std::vector<double>&", "x"),
+    "Tensor[]": ("TensorList", "std::vector<Tensor>", "const std::vector<Tensor>&", "x"),
+    "Tensor?[]": ("const std::vector<std::optional<Tensor>>&", "std::vector<std::optional<Tensor>>",
+                  "const std::vector<std::optional<Tensor>>&", "x"),
+    "bool[3]": ("std::array<bool, 3>", "std::array<bool, 3>", "BoolList<3>", "x.value"),
+}
+
+
+def _schema_type(text: str):
+    return parse_schema(f"f({text} x) -> ()").arguments[0].type
+
+
+@pytest.mark.parametrize("schema_type", CPP_TYPES)
+def test_cpp_types_print_themselves(schema_type):
+    t = cpp_api.cpp_type(_schema_type(schema_type))
+    assert (t.argument(), t.storage(), t.binding(), t.unpack("x")) == CPP_TYPES[schema_type]
+
+
+def test_cpp_types_save_and_load_views():
+    # An argument that views its data is saved as an owning value and read back as a view of it.
+    sizes = cpp_api.cpp_type(_schema_type("int[]"))
+    assert sizes.is_view and sizes.save("x") == "x.vec()" and sizes.load("x_") == "x_"
+    dims = cpp_api.cpp_type(_schema_type("int[1]?"))
+    assert dims == Optional(ArrayRef(INT, 1)) and dims.is_view
+    assert dims.save("x") == "(x ? std::optional<std::vector<int64_t>>((*x).vec()) : std::nullopt)"
+    assert dims.load("x_") == "x_ ? std::optional<IntArrayRef>(*x_) : std::nullopt"
+    for owned in ("Tensor", "int", "Scalar?", "bool[3]"):
+        t = cpp_api.cpp_type(_schema_type(owned))
+        assert not t.is_view and t.save("x") == "x" and t.load("x") == "x"
+    # What Python can read back as _saved_<name>.
+    assert cpp_api.cpp_type(_schema_type("int[1]?")).python_readable
+    assert not cpp_api.cpp_type(_schema_type("Generator?")).python_readable
+    assert not cpp_api.cpp_type(_schema_type("MemoryFormat")).python_readable
+
+
+def test_return_types():
+    def ret(schema: str) -> CppType:
+        return cpp_api.return_cpp_type(parse_schema(schema))
+
+    assert ret("f(Tensor self) -> ()") == Void()
+    assert ret("f(Tensor self) -> Tensor").storage() == "Tensor"
+    assert ret("f(Tensor self) -> Tensor[]").storage() == "std::vector<Tensor>"
+    assert ret("f(Tensor self) -> (Tensor a, Tensor b)") == Tuple((TENSOR, TENSOR))
+    assert ret("f(Tensor self) -> (Tensor a, Tensor b)").storage() == "std::tuple<Tensor, Tensor>"
+    assert ret("f(Tensor self) -> ScalarType").storage() == "ScalarType"
+    with pytest.raises(cpp_api.CppTypeError, match="return type 'str' is not supported"):
+        ret("f(Tensor self) -> str")
+
+
+def test_bool_n_type():
+    s = parse_schema("f(Tensor self, bool[3] output_mask, bool[2] m=[True, False], bool[2] k=True) -> Tensor")
+    mask, m, k = s.arguments[1:]
+    assert mask.type == ListType(BaseType("bool"), 3) and str(s).startswith("f(Tensor self, bool[3] output_mask,")
+    assert cpp_api.cpp_type(mask.type) == StdArray(BOOL, 3)
+    assert cpp_api.default_expr(m) == "std::array<bool, 2>({true, false})"
+    assert cpp_api.default_expr(k) == "std::array<bool, 2>({true, true})"
+    assert python_api.python_default(m) == "py::make_tuple(true, false)"
+    assert python_api.python_default(k) == "py::make_tuple(true, true)"
+    assert python_api.message_type(mask.type) == "tuple of 3 bools"
+    assert python_api.pyi_type(mask.type) == "Sequence[bool]"
+    with pytest.raises(SchemaError, match=r"default \[True\] has 1 elements, type 'bool\[3\]' has 3"):
+        parse_schema("f(bool[3] m=[True]) -> ()")
+    with pytest.raises(cpp_api.CppTypeError, match=r"type 'bool\[\]' is not supported"):
+        cpp_api.cpp_type(_schema_type("bool[]"))
+
+
+def test_python_overloads(tmp_path):
+    _, _, functions, methods = _model(tmp_path, GOOD_NF)
+    # Tensor overload first, with its out= variant merged in as `out=None`; Scalar second.
+    add = functions[(None, "add")]
+    assert [(str(o.fn.name), o.out_fn and str(o.out_fn.name)) for o in add] == [("add.Tensor", "add.out"),
+                                                                                ("add.Scalar", None)]
+    assert [(a.name, a.kwarg_only) for a in add[0].python_args()] == [
+        ("self", False), ("other", False), ("alpha", True)]
+    assert add[0].call_expr() == "tl::add(self, other, alpha)"
+    assert add[0].call_expr(add[0].out_fn.func) == "tl::add_out(out_tensor(out, 0, 1), self, other, alpha)"
+    # zeros(2, 3) as well as zeros((2, 3)): a second overload takes the sizes as *args.
+    assert [o.varargs for o in functions[(None, "zeros")]] == [False, True]
+    assert [o.varargs for o in methods[(None, "view")]] == [False, True]
+    # Operator slots reuse the method overloads; a method never takes out=.
+    assert [o.fn for o in methods[(None, "__add__")]] == [o.fn for o in methods[(None, "add")]]
+    assert len(methods[(None, "__iadd__")]) == 1
+    assert all(o.out_fn is None for o in methods[(None, "add")])
 
 
 EXOTIC_NF = """\
@@ -1002,73 +1059,38 @@ EXOTIC_NF = """\
 """
 
 
-def test_generated_exotic_schemas(tmp_path):
-    files = _generate(tmp_path, EXOTIC_NF)
-    ops = _lines(files["Operators.cpp"])
+def test_exotic_schemas(tmp_path):
+    views, _, functions, _ = _model(tmp_path, EXOTIC_NF)
     # Operators returning nothing still bump every written tensor, lists included.
-    assert "kernel(self, split_size, dim, out);" in ops
-    assert "for (const Tensor& t : out) if (t.defined()) t.bump_version();" in ops
-    assert "for (const Tensor& t : self) if (t.defined()) t.bump_version();" in ops
-    assert "const Device dispatch_device = device_of(self);" in ops
-    header = files["Operators.h"]
-    # Quotes inside a schema are escaped in the C++ string literal.
-    assert 'str padding=\\"valid\\"' in header
-    functions = _lines(files["Functions.h"])
-    assert "inline std::tuple<Tensor, Tensor> max(const Tensor& self, int64_t dim, bool keepdim = false) {" in functions
-    assert "inline std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim = 0) {" in functions
-    assert any('IntArrayRef stride = IntArrayRef({1}), const std::string& padding = "valid"' in line
-               for line in functions)
-    assert any("int64_t reduction = 1, int64_t ignore_index = -100) {" in line for line in functions)
-    assert any("double lo = -std::numeric_limits<double>::infinity(), double hi = 1e-05) {" in line
-               for line in functions)
-    assert (
-        "Tensor to_fmt(ScalarType dtype = ScalarType::Long, MemoryFormat memory_format = MemoryFormat::Contiguous, "
-        "ArrayRef<double> scale = ArrayRef<double>({1.5, 1.5}), "
-        "std::optional<Layout> layout = Layout::Strided) const;"
-    ) in _lines(files["TensorMethods.h"])
-    lines = _bindings(files)
-    assert any(line.endswith('py::arg("dtype") = dtype_object(ScalarType::Long), py::kw_only(), '
-                             'py::arg("memory_format") = py::cast(MemoryFormat::Contiguous), '
-                             'py::arg("scale") = py::make_tuple(1.5, 1.5), '
-                             'py::arg("layout") = py::cast(Layout::Strided));') for line in lines)
-    # Note [GIL]: the call runs with the GIL released when a tensor argument is large.
-    void_out = ("{ [&] { ReleaseGilIfLong no_gil(self, out); return tl::split_copy_out(out, self, split_size.value, dim.value); }(); "
-                "return py::object(py::none()); }")
-    assert any(void_out in line for line in lines)
-    assert any('named_tuple("max", {"values", "indices"}, [&] { ReleaseGilIfLong no_gil(self); '
-               'return tl::max(self, dim.value, keepdim.value); }())' in line for line in lines)
-    assert any('py::arg("padding") = py::str("valid")' in line for line in lines)
-    assert any('py::arg("reduction") = py::int_(1)' in line for line in lines)
-    assert any('py::arg("lo") = py::float_(-std::numeric_limits<double>::infinity())' in line for line in lines)
-    nn = [line for line in lines if line.startswith('py::module_ mod = m.attr("_nn")')]
-    assert len(nn) == 1
-    assert 'm.def_submodule("_nn");' in _lines(files["python_bindings.h"])
-    pyi = _lines(files["_C.pyi"])
-    assert "def _foreach_add_(self: Sequence[Tensor], scalar: Number) -> None: ..." in pyi
-    assert "def max(self, dim: int, keepdim: bool = ...) -> tuple[Tensor, Tensor]: ..." in pyi
-    assert "def split(self, split_size: int, dim: int = ...) -> tuple[Tensor, ...]: ..." in pyi
+    assert views["split_copy_Tensor_out"].ret == "void" and len(views["split_copy_Tensor_out"].version_bumps) == 1
+    assert len(views["_foreach_add__Scalar"].version_bumps) == 1
+    assert views["_foreach_add__Scalar"].device_expr == "device_of(self)"
+    # Defaults, as C++ and as the Python object a caller would have passed.
+    args = {a.name: a for v in views.values() for a in v.public_args}
+    cpp = {n: cpp_api.default_expr(a) for n, a in args.items() if a.default is not None}
+    py = {n: python_api.python_default(a) for n, a in args.items() if a.default is not None}
+    assert cpp["stride"] == "IntArrayRef({1})" and py["stride"] == "py::int_(1)"
+    assert cpp["padding"] == '"valid"' and py["padding"] == 'py::str("valid")'
+    assert cpp["reduction"] == "1" and py["reduction"] == "py::int_(1)"
+    assert cpp["lo"] == "-std::numeric_limits<double>::infinity()"
+    assert cpp["hi"] == "1e-05" and py["hi"] == "py::float_(1e-05)"
+    assert cpp["dtype"] == "ScalarType::Long" and py["dtype"] == "dtype_object(ScalarType::Long)"
+    assert cpp["scale"] == "ArrayRef<double>({1.5, 1.5})" and py["scale"] == "py::make_tuple(1.5, 1.5)"
+    assert cpp["layout"] == "Layout::Strided" and py["layout"] == "py::cast(Layout::Strided)"
+    # Quotes inside a schema are escaped in its C++ string literal.
+    assert 'str padding=\\"valid\\"' in views["conv1d_padding"].schema_literal
+    # nn ops bind under torchlite._C._nn; named returns become a named tuple.
+    assert ("nn", "nll_loss") in functions
+    assert 'named_tuple("max", {"values", "indices"}' in functions[(None, "max")][0].body()
 
 
-def test_overloads_that_would_be_ambiguous_in_cpp_lose_defaults(tmp_path):
+def test_overloads_that_would_be_ambiguous_in_cpp_lose_defaults():
     # all(self) and all.dims(self, dim=None, keepdim=False): the call all(x) would match both.
-    yaml_text = textwrap.dedent("""\
-        - func: all(Tensor self) -> Tensor
-          variants: function, method
-          dispatch:
-            CPU: all_cpu
-        - func: all.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor
-          variants: function, method
-          dispatch:
-            CPU: all_dims_cpu
-        """)
-    path = tmp_path / "nf.yaml"
-    path.write_text(yaml_text)
-    generate(load_native_functions(str(path)), str(tmp_path))
-    functions = (tmp_path / "generated" / "Functions.h").read_text()
-    assert "all(const Tensor& self) {" in functions
-    assert "all(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim = false) {" in functions
-    methods = (tmp_path / "generated" / "TensorMethods.h").read_text()
-    assert "all(std::optional<IntArrayRef> dim, bool keepdim = false) const" in methods
+    one = parse_schema("all(Tensor self) -> Tensor")
+    dims = parse_schema("all.dims(Tensor self, int[1]? dim=None, bool keepdim=False) -> Tensor")
+    assert cpp_api.kept_defaults([list(one.arguments), list(dims.arguments)]) == [0, 1]
+    # Without self (the method), all() and all(dim=None) clash the same way.
+    assert cpp_api.kept_defaults([[], list(dims.arguments[1:])]) == [0, 1]
 
 
 def test_overlap_guard_follows_the_alias_annotations_and_tags():

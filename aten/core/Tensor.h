@@ -2,6 +2,7 @@
 // Tensor: a shared handle to a TensorImpl. Copying a Tensor copies the handle, never data.
 // The operator methods (t.add(...), t.view(...)) are generated from native_functions.yaml
 // into TensorMethods.h and included inside the class body.
+#include <array>  // bool[N] arguments of the generated signatures
 #include <memory>
 #include <optional>
 #include <string>

@@ -4,6 +4,7 @@
 // OpenMP splits them when the work is large enough.
 #include <omp.h>
 
+#include <array>
 #include <cmath>
 #include <optional>
 #include <sstream>
@@ -142,7 +143,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
                                                                   IntArrayRef normalized_shape, const Tensor& mean,
                                                                   const Tensor& rstd,
                                                                   const std::optional<Tensor>& weight,
-                                                                  const std::optional<Tensor>& bias) {
+                                                                  const std::optional<Tensor>& bias,
+                                                                  std::array<bool, 3> output_mask) {
   const auto rows = check_layer_norm(input, normalized_shape, weight, bias);
   const int64_t M = rows.first, N = rows.second;
   TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_layer_norm_backward: grad_out of size ",
@@ -152,16 +154,16 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
   Tensor go = grad_out.to(dt).contiguous(), x = input.to(dt).contiguous();
   Tensor mu = mean.to(dt).contiguous(), rs = rstd.to(dt).contiguous(), w = opt(weight, dt);
-  Tensor gx = empty_tensor(input.sizes(), x.options());
-  Tensor gw = has(weight) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
-  Tensor gb = has(bias) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
+  Tensor gx = output_mask[0] ? empty_tensor(input.sizes(), x.options()) : Tensor();
+  Tensor gw = output_mask[1] && has(weight) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
+  Tensor gb = output_mask[2] && has(bias) ? empty_tensor(normalized_shape, x.options()).zero_() : Tensor();
   dispatch_float_double(dt, "native_layer_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *mp = mu.data_ptr<T>(), *rp = rs.data_ptr<T>();
     const T* wp = ptr_or_null<T>(w);
-    T* gxp = gx.data_ptr<T>();
+    T* gxp = gx.defined() ? gx.data_ptr<T>() : nullptr;
 #pragma omp parallel for schedule(static) if (parallel(M, N))
-    for (int64_t i = 0; i < M; ++i) {
+    for (int64_t i = 0; i < (gxp ? M : 0); ++i) {  // input gradient, unless output_mask[0] is false
       const T *g = gp + i * N, *xr = xp + i * N;
       const T m = mp[i], r = rp[i];
       T sum_g = 0, sum_gx = 0;  // sums of g = grad * w and of g * xhat
@@ -285,7 +287,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, co
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
     const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
-    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps) {
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
   const Planes p = planes_of(input);
   TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
            sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
@@ -304,14 +307,17 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
     invstd = running_var->to(dt).add(eps).rsqrt().contiguous();
   }
   Tensor go = grad_out.to(dt).contiguous(), x = input.to(dt).contiguous(), w = opt(weight, dt);
-  Tensor gx = empty_tensor(input.sizes(), x.options());
-  Tensor gw = empty_tensor({p.C}, x.options()), gb = empty_tensor({p.C}, x.options());
+  Tensor gx = output_mask[0] ? empty_tensor(input.sizes(), x.options()) : Tensor();
+  Tensor gw = output_mask[1] && has(weight) ? empty_tensor({p.C}, x.options()) : Tensor();
+  Tensor gb = output_mask[2] ? empty_tensor({p.C}, x.options()) : Tensor();
   const int64_t count = p.N * p.S;
   dispatch_float_double(dt, "native_batch_norm_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w);
     const T *mp = mean.data_ptr<T>(), *ip = invstd.data_ptr<T>();
-    T *gxp = gx.data_ptr<T>(), *gwp = gw.data_ptr<T>(), *gbp = gb.data_ptr<T>();
+    T* gxp = gx.defined() ? gx.data_ptr<T>() : nullptr;
+    T* gwp = gw.defined() ? gw.data_ptr<T>() : nullptr;
+    T* gbp = gb.defined() ? gb.data_ptr<T>() : nullptr;
 #pragma omp parallel for schedule(static) if (parallel(p.C, count))
     for (int64_t c = 0; c < p.C; ++c) {
       const T m = mp[c], r = ip[c], wc = wp ? wp[c] : T(1);
@@ -325,8 +331,9 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
         }
       }
       sum_gxh *= r;
-      gwp[c] = sum_gxh;
-      gbp[c] = sum_g;
+      if (gwp) gwp[c] = sum_gxh;
+      if (gbp) gbp[c] = sum_g;
+      if (!gxp) continue;
       const T a = train && count > 0 ? sum_g / count : T(0), k = train && count > 0 ? sum_gxh * r / count : T(0);
       for (int64_t n = 0; n < p.N; ++n) {
         const T *g = gp + (n * p.C + c) * p.S, *xs = xp + (n * p.C + c) * p.S;
@@ -337,8 +344,8 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
     }
   });
   const ScalarType out_dt = input.dtype();
-  auto back = [&](const Tensor& t) { return t.dtype() != out_dt ? t.to(out_dt) : t; };
-  return {back(gx), has(weight) ? back(gw) : Tensor(), back(gb)};
+  auto back = [&](const Tensor& t) { return t.defined() && t.dtype() != out_dt ? t.to(out_dt) : t; };
+  return {back(gx), back(gw), back(gb)};
 }
 
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,

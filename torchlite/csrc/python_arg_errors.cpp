@@ -52,15 +52,21 @@ std::string signature_text(const OverloadSpec& o) {
   return os.str();
 }
 
-// What is wrong with `value`: its type, or for an int list, its first element that is not an int.
+// What is wrong with `value`: its type, or for an int or bool list, its first element of another
+// type, or for a bool[N] (a "tuple of N bools"), its length.
 std::string bad_value_text(const ArgSpec& a, py::handle value) {
-  if (std::string(a.type) == "tuple of ints" && (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr()))) {
+  const std::string type = a.type;
+  const bool ints = type == "tuple of ints";
+  const bool bools = type.starts_with("tuple of ") && type.ends_with(" bools");
+  if ((ints || bools) && (PyTuple_Check(value.ptr()) || PyList_Check(value.ptr()))) {
     py::sequence seq = py::reinterpret_borrow<py::sequence>(value);
     for (size_t i = 0; i < seq.size(); ++i) {
       int64_t unused = 0;
-      if (!size_from_index(seq[i].ptr(), unused))
-        return ", but found element of type " + type_name(seq[i]) + " at pos " + std::to_string(i);
+      py::object item = seq[i];
+      if (ints ? !size_from_index(item.ptr(), unused) : !PyBool_Check(item.ptr()))
+        return ", but found element of type " + type_name(item) + " at pos " + std::to_string(i);
     }
+    if (bools) return ", but got " + std::to_string(seq.size()) + " elements";
   }
   return ", not " + type_name(value);
 }

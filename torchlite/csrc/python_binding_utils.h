@@ -8,6 +8,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
 #include <optional>
 #include <string>
 #include <vector>
@@ -50,6 +51,13 @@ struct IntList {
     if (from_scalar && n > 1) values.assign(n, values[0]);
     return values;
   }
+};
+
+// A bool[N] argument (output_mask): a list or tuple of exactly N bools, each True or False as for
+// a bool argument (Note [Strict scalars]).
+template <size_t N>
+struct BoolList {
+  std::array<bool, N> value{};
 };
 
 inline std::optional<IntArrayRef> optional_int_list(const std::optional<IntList>& l, size_t n) {
@@ -268,6 +276,26 @@ struct type_caster<tl_python::BoolArg> {
     return true;
   }
   static handle cast(tl_python::BoolArg v, return_value_policy, handle) { return py::bool_(v.value).release(); }
+};
+
+template <size_t N>
+struct type_caster<tl_python::BoolList<N>> {
+ public:
+  PYBIND11_TYPE_CASTER(tl_python::BoolList<N>, const_name("tuple of bools"));
+  bool load(handle src, bool) {
+    PyObject* o = src.ptr();
+    if ((!PyList_Check(o) && !PyTuple_Check(o)) || PySequence_Fast_GET_SIZE(o) != static_cast<Py_ssize_t>(N))
+      return false;
+    for (size_t i = 0; i < N; ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(o, static_cast<Py_ssize_t>(i));
+      if (item != Py_True && item != Py_False) return false;
+      value.value[i] = item == Py_True;
+    }
+    return true;
+  }
+  static handle cast(const tl_python::BoolList<N>& l, return_value_policy policy, handle parent) {
+    return make_caster<std::array<bool, N>>::cast(l.value, policy, parent);
+  }
 };
 
 template <>

@@ -42,7 +42,7 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_backward(const Tensor& grad, const
                                                        const Tensor& bias, const Tensor& mean, const Tensor& rstd,
                                                        double eps, std::array<bool, 3> mask) {
   if (!GradMode::is_enabled())
-    return tl::native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, opt(weight), opt(bias));
+    return tl::native_layer_norm_backward(grad, input, normalized_shape, mean, rstd, opt(weight), opt(bias), mask);
   const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
   const std::vector<int64_t> norm_dims = range(axis, input.dim()), lead_dims = range(0, axis);
   Tensor xc = input.sub(input.mean(IntArrayRef(norm_dims), true));
@@ -64,7 +64,7 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
                                                        bool training, double eps, std::array<bool, 3> mask) {
   if (!GradMode::is_enabled())
     return tl::native_batch_norm_backward(grad, input, opt(weight), std::nullopt, std::nullopt, save_mean, save_invstd,
-                                          training, eps);
+                                          training, eps, mask);
   std::vector<int64_t> dims = range(0, input.dim()), shape(input.dim(), 1);
   dims.erase(dims.begin() + 1);
   shape[1] = input.sizes()[1];
