@@ -18,11 +18,19 @@ auto functor_field(const A& a) {
 }
 
 // Functor<T>::make(args...) when the functor needs more than conversions (bounds that
-// saturate, replacements rounded to T); otherwise its fields in order.
+// saturate, replacements rounded to T); otherwise its fields in order. Chosen by overload
+// (int beats long) rather than a requires-expression, which nvcc's front end misjudges.
+template <typename F, typename OpT, typename... Args>
+auto make_functor_from(int, const Args&... args) -> decltype(F::make(args...)) {
+  return F::make(args...);
+}
+template <typename F, typename OpT, typename... Args>
+F make_functor_from(long, const Args&... args) {
+  return F{functor_field<OpT>(args)...};
+}
 template <template <class> class Functor, typename T, typename... Args>
 Functor<T> make_functor(const Args&... args) {
-  if constexpr (requires { Functor<T>::make(args...); }) return Functor<T>::make(args...);
-  else return Functor<T>{functor_field<opmath_t<T>>(args)...};
+  return make_functor_from<Functor<T>, opmath_t<T>>(0, args...);
 }
 
 template <template <class> class Functor, TypeSet S, typename Loop, typename... Args>
