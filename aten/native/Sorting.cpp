@@ -181,4 +181,17 @@ Tensor _scatter_add_along_dim_cpu(const Tensor& src, int64_t dim, const Tensor& 
   return tl::zeros(self_size, src.scalar_type(), std::nullopt, src.device()).scatter_add_(dim, index, src);
 }
 
+// The composite forms: sort and argsort are the stable sort.
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  return tl::sort(self, std::optional<bool>(false), dim, descending);
+}
+
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(tl::sort(self, std::optional<bool>(false), dim, descending));
+}
+
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return std::get<1>(tl::sort(self, std::optional<bool>(stable), dim, descending));
+}
+
 }  // namespace tl::native

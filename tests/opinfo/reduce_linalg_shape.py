@@ -1,5 +1,5 @@
 """Registry entries: matrix/vector products (addmm, baddbmm, addmv, mv, dot, vdot, outer/ger,
-linear, bilinear, einsum), reductions and scans, shape ops (h-reduce)."""
+linear, bilinear, einsum), reductions and scans, shape ops."""
 
 import numpy as np
 
