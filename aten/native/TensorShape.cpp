@@ -106,19 +106,22 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   return make_view(self, std::move(sizes), std::move(strides), offset);
 }
 
+std::pair<int64_t, int64_t> slice_bounds(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end) {
+  auto clamp = [size](int64_t v) {
+    if (v < 0) v += size;
+    return v < 0 ? 0 : v > size ? size : v;
+  };
+  const int64_t s = start ? clamp(*start) : 0;
+  const int64_t e = end ? clamp(*end) : size;
+  return {s, e < s ? s : e};
+}
+
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end,
              int64_t step) {
   TL_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
   TL_CHECK_VALUE(step > 0, "slice step must be positive");
   int64_t d = wrap_dim(dim, self.dim());
-  int64_t size = self.sizes()[d];
-  auto clamp = [size](int64_t v) {
-    if (v < 0) v += size;
-    return v < 0 ? 0 : v > size ? size : v;
-  };
-  int64_t s = start ? clamp(*start) : 0;
-  int64_t e = end ? clamp(*end) : size;
-  if (e < s) e = s;
+  const auto [s, e] = slice_bounds(self.sizes()[d], start, end);
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   int64_t offset = self.storage_offset() + s * strides[d];
   sizes[d] = e > s ? (e - s - 1) / step + 1 : 0;  // no overflow for steps near INT64_MAX

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "aten/native/ShapeUtils.h"
 #include "generated/Functions.h"
 
 namespace tl::autograd {
@@ -13,14 +14,7 @@ Tensor unsqueeze_backward(const Tensor& grad, int64_t dim) { return grad.select(
 Tensor slice_backward_wrapper(const Tensor& grad, IntArrayRef input_sizes, int64_t dim,
                               std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
   int64_t d = wrap_dim(dim, static_cast<int64_t>(input_sizes.size()));
-  int64_t size = input_sizes[d];
-  auto clamp = [size](int64_t v) {
-    if (v < 0) v += size;
-    return v < 0 ? 0 : v > size ? size : v;
-  };
-  int64_t s = start ? clamp(*start) : 0;
-  int64_t e = end ? clamp(*end) : size;
-  if (e < s) e = s;
+  const auto [s, e] = tl::native::slice_bounds(input_sizes[d], start, end);
   return tl::slice_backward(grad, input_sizes, d, s, e, step);
 }
 
