@@ -98,8 +98,19 @@ def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:
     for key, kernel in f.dispatch:
         lines.append(f"{key}: {kernel}  ({KEY_NOTES[key]})")
         lines.append(f"    declared: {gen.native_declaration(f, kernel)}  (generated NativeFunctions.h)")
-        found = ", ".join(where.get(kernel, [])) or "no definition found"
-        lines.append(f"    defined:  {found}")
+        if f.structured:
+            lines.append(f"    defined:  generated StructuredKernels.cpp: a TensorIterator from {f.structured}(), "
+                         f"then {f.stubs[0].cpp_name} (below)")
+        else:
+            lines.append(f"    defined:  {', '.join(where.get(kernel, [])) or 'no definition found'}")
+    for stub in f.stubs:
+        args = ", ".join(a.name for a in stub.args)
+        lines.append(f"stub {stub.cpp_name}  (Note [Stubs]; declared at {stub.loc})")
+        lines.append(f"    functor:  {stub.functor}<T>({args}) for T in TypeSet::{stub.types}; "
+                     f"defined: {', '.join(where.get(stub.functor, [])) or 'no definition found'}")
+        for key, (_, loop, suffix) in gen.STUB_DEVICES.items():
+            shard = gen.stub_shard(stub.name)
+            lines.append(f"    {key}: {loop} over it  (generated Stubs{key}_{shard}.{suffix})")
     return lines
 
 

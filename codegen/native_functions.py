@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from codegen.model import FunctionSchema, OperatorName, SchemaKind
 from codegen.schema_parser import SchemaError, parse_schema
+from codegen.stubs import Stub, parse_stubs
 from codegen.yaml_loader import CodegenError, Location, key_location, load_entries, user_items
 
 DEVICE_KEYS = ("CPU", "CUDA")
@@ -28,7 +29,17 @@ KNOWN_TAGS = (
     "data_dependent_output",
     "generated",
 )
-ALLOWED_KEYS = ("func", "variants", "dispatch", "structured_delegate", "python_module", "device_check", "tags")
+ALLOWED_KEYS = (
+    "func",
+    "variants",
+    "dispatch",
+    "structured_delegate",
+    "structured",
+    "stubs",
+    "python_module",
+    "device_check",
+    "tags",
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +53,10 @@ class NativeFunction:
     python_module: str | None
     device_check: bool
     tags: tuple[str, ...]
+    # Note [Stubs] (codegen/stubs.py): the iterator builder of a generated structured kernel,
+    # and the per-device loops this entry declares.
+    structured: str | None = None
+    stubs: tuple[Stub, ...] = ()
     # Line of each YAML key of the entry ("dispatch.CPU" for a kernel), for error messages.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
@@ -159,6 +174,22 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
                 f"only functional and in-place ops can have a structured_delegate, not a {func.kind().value} op",
             )
     dispatch = _parse_dispatch(entry["dispatch"], at("dispatch"), key_lines) if "dispatch" in entry else {}
+    stubs = parse_stubs(entry["stubs"], func, at("stubs")) if "stubs" in entry else ()
+    structured = entry.get("structured")
+    if structured is not None:
+        if not isinstance(structured, str) or not structured.isidentifier():
+            raise CodegenError(at("structured"), "'structured' names the C++ function that builds the TensorIterator")
+        one_output = [str(r.type) for r in func.returns] == ["Tensor"] and len(func.out_arguments) <= 1
+        if func.kind() not in (SchemaKind.out, SchemaKind.functional) or not one_output or len(stubs) != 1:
+            raise CodegenError(
+                at("structured"), "'structured' needs an out= or functional op with one Tensor result and one stub"
+            )
+        if "dispatch" in entry:
+            raise CodegenError(at("dispatch"), "a 'structured' op gets its kernel from the generator: drop 'dispatch'")
+        # One device-independent kernel (generated) serves every device; the stub picks the loop.
+        dispatch = {key: func.name.unambiguous() for key in DEVICE_KEYS}
+        for key in DEVICE_KEYS:
+            key_lines[f"dispatch.{key}"] = at("structured").line
     if not dispatch and delegate is None:
         dispatch = {"CompositeImplicitAutograd": func.name.name}
 
@@ -184,6 +215,8 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         python_module=module,
         device_check=device_check == "ExactSame",
         tags=tags,
+        structured=structured,
+        stubs=stubs,
         key_lines=tuple(sorted(key_lines.items())),
     )
 
@@ -202,6 +235,13 @@ def validate_set(fns: list[NativeFunction]) -> None:
         if key in by_name:
             raise CodegenError(f.loc, f"duplicate operator '{key}' (first at line {by_name[key].loc.line})")
         by_name[key] = f
+    stub_names: dict[str, Stub] = {}
+    for f in fns:
+        for stub in f.stubs:
+            if stub.name in stub_names:
+                first = stub_names[stub.name].loc.line
+                raise CodegenError(stub.loc, f"duplicate stub '{stub.name}' (first at line {first})")
+            stub_names[stub.name] = stub
     for f in fns:
         if f.structured_delegate is None:
             continue

@@ -419,9 +419,9 @@ BAD_NF = {
         """\
         - func: foo(Tensor self) -> Tensor
           variants: function
-          structured: True  # <--
+          structured_inherits: TensorIteratorBase  # <--
         """,
-        r"unknown key 'structured' \(known: func, variants, ",
+        r"unknown key 'structured_inherits' \(known: func, variants, ",
     ),
     "duplicate YAML key": (
         """\

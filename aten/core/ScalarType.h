@@ -67,65 +67,61 @@ template <typename T> using opmath_t = typename OpMath<T>::type;
 
 template <typename T> struct TypeTag { using type = T; };
 
-// Dispatch helpers: call `f(TypeTag<scalar_t>{})` for the runtime dtype. The "what" string
-// names the operator in the error raised for an unsupported dtype.
-#define TL_DTYPE_CASE(cpp, name) \
-  case ScalarType::name:         \
-    return f(TypeTag<cpp>{});
+// Note [Dtype dispatch]: dispatch_types<Set>(dtype, what, f) calls `f(TypeTag<T>{})` with the
+// C++ type T of a runtime dtype, if the dtype is in Set; any other dtype raises the one
+// dtype error (dtype_not_implemented, naming `what`). It is the only dtype switch: the
+// dispatch_*_types names below are its common sets.
+enum class TypeSet {
+  All,         // every dtype
+  NoBool,      // all but bool (sub, neg, abs... reject bool as PyTorch does)
+  Integral,    // bool and the integer types (bitwise ops)
+  Floating,    // Half, BFloat16, Float, Double
+  FloatDouble  // kernels that convert half precision to float before they run
+};
 
-template <typename F>
-decltype(auto) dispatch_all_types(ScalarType t, const char* what, F&& f) {
+template <TypeSet S, typename T>
+constexpr bool in_type_set() {
+  constexpr bool is_float = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  constexpr bool is_half = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+  if constexpr (S == TypeSet::All) return true;
+  else if constexpr (S == TypeSet::NoBool) return !std::is_same_v<T, bool>;
+  else if constexpr (S == TypeSet::Integral) return !is_float && !is_half;
+  else if constexpr (S == TypeSet::Floating) return is_float || is_half;
+  else return is_float;
+}
+
+template <TypeSet S, typename F>
+decltype(auto) dispatch_types(ScalarType t, const char* what, F&& f) {
+#define TL_DTYPE_CASE(cpp, name)                                     \
+  case ScalarType::name:                                             \
+    if constexpr (in_type_set<S, cpp>()) return f(TypeTag<cpp>{});   \
+    break;
   switch (t) {
     TL_FORALL_SCALAR_TYPES(TL_DTYPE_CASE)
   }
+#undef TL_DTYPE_CASE
   dtype_not_implemented(what, t);
 }
 
+template <typename F>
+decltype(auto) dispatch_all_types(ScalarType t, const char* what, F&& f) {
+  return dispatch_types<TypeSet::All>(t, what, std::forward<F>(f));
+}
 template <typename F>
 decltype(auto) dispatch_floating_types(ScalarType t, const char* what, F&& f) {
-  switch (t) {
-    TL_DTYPE_CASE(::tl::Half, Half)
-    TL_DTYPE_CASE(::tl::BFloat16, BFloat16)
-    TL_DTYPE_CASE(float, Float)
-    TL_DTYPE_CASE(double, Double)
-    default:
-      break;
-  }
-  dtype_not_implemented(what, t);
+  return dispatch_types<TypeSet::Floating>(t, what, std::forward<F>(f));
 }
-
-// float and double only: kernels that convert half precision to float before they run.
 template <typename F>
 decltype(auto) dispatch_float_double(ScalarType t, const char* what, F&& f) {
-  switch (t) {
-    TL_DTYPE_CASE(float, Float)
-    TL_DTYPE_CASE(double, Double)
-    default:
-      break;
-  }
-  dtype_not_implemented(what, t);
+  return dispatch_types<TypeSet::FloatDouble>(t, what, std::forward<F>(f));
 }
-
 template <typename F>
 decltype(auto) dispatch_integral_types(ScalarType t, const char* what, F&& f) {
-  switch (t) {
-    TL_DTYPE_CASE(bool, Bool)
-    TL_DTYPE_CASE(uint8_t, Byte)
-    TL_DTYPE_CASE(int8_t, Char)
-    TL_DTYPE_CASE(int16_t, Short)
-    TL_DTYPE_CASE(int32_t, Int)
-    TL_DTYPE_CASE(int64_t, Long)
-    default:
-      break;
-  }
-  dtype_not_implemented(what, t);
+  return dispatch_types<TypeSet::Integral>(t, what, std::forward<F>(f));
 }
-
-// All numeric types except bool (ops like sub/neg reject bool as PyTorch does).
 template <typename F>
 decltype(auto) dispatch_numeric_types(ScalarType t, const char* what, F&& f) {
-  if (t == ScalarType::Bool) dtype_not_implemented(what, t);
-  return dispatch_all_types(t, what, std::forward<F>(f));
+  return dispatch_types<TypeSet::NoBool>(t, what, std::forward<F>(f));
 }
 
 }  // namespace tl

@@ -2,7 +2,6 @@
 #include "aten/core/Exception.h"
 #include "aten/cuda/CUDACachingAllocator.h"
 #include "aten/cuda/CUDAHooks.h"
-#include "aten/cuda/CUDATestHooks.h"
 
 namespace tl::cuda {
 
@@ -29,7 +28,5 @@ void stream_synchronize(int64_t) { not_built(); }
 bool stream_query(int64_t) { not_built(); }
 int64_t current_stream(int) { not_built(); }
 void set_current_stream(int, int64_t) { not_built(); }
-
-Tensor reduce_sum_inner_for_test(const Tensor&, int64_t) { not_built(); }
 
 }  // namespace tl::cuda

@@ -1,10 +1,13 @@
-// Device-independent parts of binary ops: iterator set-up, argument checks, and the Scalar
-// overloads, which wrap the number (Note [Wrapped numbers]) and call the Tensor overload.
+// Device-independent parts of binary ops: iterator set-up, argument checks, the kernels with
+// checks before their stubs (Note [Stubs]), and the Scalar overloads, which wrap the number
+// (Note [Wrapped numbers]) and call the Tensor overload.
 #include "aten/native/BinaryOps.h"
 
 #include <vector>
 
+#include "aten/native/UnaryOps.h"
 #include "generated/NativeFunctions.h"
+#include "generated/Stubs.h"
 
 namespace tl::native {
 
@@ -46,14 +49,15 @@ TensorIterator comparison_op_iter(const char* name, const Tensor& out, const Ten
       .build();
 }
 
-TensorIterator where_iter(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other) {
+TensorIterator where_iter(const char* name, const Tensor& out, const Tensor& condition, const Tensor& self,
+                          const Tensor& other) {
   TL_CHECK(condition.dtype() == ScalarType::Bool || condition.dtype() == ScalarType::Byte,
            "where expected condition to be a boolean tensor, but got a tensor with dtype ",
            scalar_type_cpp_name(condition.dtype()));
   // The condition joins the iteration converted to the value dtype (0/1); the iterator casts
   // every input to one compute dtype.
   return TensorIteratorConfig()
-      .name("where")
+      .name(name)
       .add_output(out)
       .add_input(condition)
       .add_input(self)
@@ -80,9 +84,10 @@ void check_sub_dtypes(const Tensor& self, const Tensor& other) {
 }
 
 void check_no_zero_divisor(const TensorIterator& iter, int arg) {
-  const Tensor& d = iter.operand(arg);
-  if (!is_integral(d.dtype(), true) || d.numel() == 0) return;
-  // Scan the divisor as stored (not broadcast); it is on the CPU for CPU kernels.
+  if (!is_integral(iter.operand(arg).dtype(), true) || iter.operand(arg).numel() == 0) return;
+  // Scan the divisor as stored (not broadcast), on the host: a synchronising copy for GPU
+  // divisors, only for integer division.
+  const Tensor d = iter.operand(arg).to(Device(DeviceType::CPU));
   TensorIterator scan = TensorIteratorConfig().name("check_no_zero_divisor").add_input(d).build();
   bool zero = false;
   dispatch_integral_types(d.dtype(), "check_no_zero_divisor", [&](auto tag) {
@@ -103,6 +108,65 @@ RoundingMode parse_rounding_mode(const std::optional<std::string>& mode) {
   if (*mode == "trunc") return RoundingMode::Trunc;
   if (*mode == "floor") return RoundingMode::Floor;
   TL_ERROR("div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '", *mode, "'");
+}
+
+Tensor add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  TensorIterator iter = binary_op_iter("add", out, self, other);
+  check_alpha("add", iter.common_dtype(), alpha);
+  add_stub(iter.device().type, iter, alpha);
+  return iter.output();
+}
+
+Tensor sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  check_sub_dtypes(self, other);
+  TensorIterator iter = binary_op_iter("sub", out, self, other);
+  check_alpha("sub", iter.common_dtype(), alpha);
+  sub_stub(iter.device().type, iter, alpha);
+  return iter.output();
+}
+
+namespace {
+
+// Integer-preserving division-like ops: zero integer divisors raise (bool has no kernel).
+Tensor int_division_out(const char* name, const DispatchStub<void(TensorIterator&)>& stub, const Tensor& self,
+                        const Tensor& other, const Tensor& out) {
+  TensorIterator iter = binary_op_iter(name, out, self, other);
+  if (iter.common_dtype() != ScalarType::Bool) check_no_zero_divisor(iter, 2);
+  stub(iter.device().type, iter);
+  return iter.output();
+}
+
+}  // namespace
+
+Tensor div_out_mode(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode,
+                    const Tensor& out) {
+  switch (parse_rounding_mode(rounding_mode)) {
+    case RoundingMode::Trunc:
+      return int_division_out("div", div_trunc_stub, self, other, out);
+    case RoundingMode::Floor:
+      return int_division_out("div", div_floor_stub, self, other, out);
+    case RoundingMode::True:
+      break;
+  }
+  return native::div_out(self, other, out);  // qualified: tl::div_out (out first) is found by ADL
+}
+
+Tensor floor_divide_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return int_division_out("floor_divide", div_floor_stub, self, other, out);
+}
+
+Tensor remainder_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return int_division_out("remainder", remainder_stub, self, other, out);
+}
+
+Tensor pow_Tensor_Scalar_out(const Tensor& self, const Scalar& exponent, const Tensor& out) {
+  TL_CHECK(!(is_integral(self.dtype(), true) && !exponent.is_floating_point() && exponent.to_long() < 0),
+           "Integers to negative integer powers are not allowed.");
+  ScalarType dtype = result_type(std::vector<Tensor>{self, wrapped_scalar_tensor(exponent)});
+  TensorIterator iter = unary_op_iter_with_dtype("pow", out, self, dtype);
+  if (is_floating_point(dtype) && exponent.equal(2.0)) pow_square_stub(iter.device().type, iter);
+  else pow_scalar_stub(iter.device().type, iter, exponent);
+  return iter.output();
 }
 
 // ---- Scalar overloads ------------------------------------------------------------------------

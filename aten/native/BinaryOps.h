@@ -1,6 +1,6 @@
 #pragma once
-// Iterator set-up and argument checks shared by the CPU and CUDA kernels of binary (and
-// ternary) elementwise ops. Each *_iter builds the TensorIterator for `out = f(inputs)`;
+// Iterator set-up and argument checks of binary (and ternary) elementwise ops, device-independent
+// (Note [Stubs]). Each *_iter builds the TensorIterator for `out = f(inputs)`;
 // `out` may be undefined (functional: allocate), the first input (in-place: never resized,
 // the broadcast must fit it) or an out= tensor (resized when its shape differs).
 #include <optional>
@@ -17,14 +17,15 @@ TensorIterator binary_float_op_iter(const char* name, const Tensor& out, const T
 // Inputs promoted to their common dtype, output bool (comparisons, logical ops).
 TensorIterator comparison_op_iter(const char* name, const Tensor& out, const Tensor& self, const Tensor& other);
 // where: the output and both values have result_type(self, other); condition must be bool.
-TensorIterator where_iter(const Tensor& out, const Tensor& condition, const Tensor& self, const Tensor& other);
+TensorIterator where_iter(const char* name, const Tensor& out, const Tensor& condition, const Tensor& self,
+                          const Tensor& other);
 
 // alpha must be integral for integral inputs, as in PyTorch.
 void check_alpha(const char* name, ScalarType dtype, const Scalar& alpha);
 // PyTorch's errors for `-` with bool tensors.
 void check_sub_dtypes(const Tensor& self, const Tensor& other);
 // RuntimeError("ZeroDivisionError") when input `arg` of an integer iterator holds a zero
-// (integer division, remainder). No-op for floating dtypes.
+// (integer division, remainder), on any device. No-op for floating dtypes.
 void check_no_zero_divisor(const TensorIterator& iter, int arg);
 
 enum class RoundingMode { True, Trunc, Floor };

@@ -3,7 +3,8 @@
 // its compute type and used by both the CPU loops (cpu/Loops.h) and the CUDA launcher
 // (cuda/Loops.cuh). Half types compute in float (opmath_t) and round on store.
 //
-// Functors are pure: they never throw (a CUDA thread cannot). Checks that depend on data,
+// Functors are pure: they never throw (a CUDA thread cannot). Fields come from the stub's
+// arguments (Note [Stubs]); a static make() builds them when conversion is not enough. Checks that depend on data,
 // such as integer division by zero, are done by the device code before the loop (see
 // check_no_zero_divisor in BinaryOps.h); the functors return 0 in that case.
 // Branches are written as selects where they can be, so the contiguous CPU loops vectorise.
@@ -11,9 +12,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "aten/core/Macros.h"
+#include "aten/core/Scalar.h"
 #include "aten/core/ScalarType.h"
 
 namespace tl::native {
@@ -144,6 +147,80 @@ TL_HOST_DEVICE inline float exp(float x) {
 #endif
 }
 TL_HOST_DEVICE inline double exp(double x) { return std::exp(x); }
+
+// Note [Vectorisable erf]: like std::exp (Note [Vectorisable exp]), std::erf is a library
+// call that blocks vectorisation, and gelu lives on it. Float erf on the host is the odd
+// rational approximation x P(x^2) / Q(x^2) on [-4, 4] (erf(4) rounds to 1 in float) with
+// Eigen's minimax coefficients: at most 4.3e-7 relative error, no division-free tail needed.
+// Doubles keep std::erf.
+TL_HOST_DEVICE inline float erf(float a) {
+#ifdef __CUDA_ARCH__
+  return ::erff(a);
+#else
+  float x = a > 4.f ? 4.f : a;
+  x = x < -4.f ? -4.f : x;  // NaN passes both selects unchanged
+  const float x2 = x * x;
+  float p = -2.72614225801306e-10f;
+  p = p * x2 + 2.77068142495902e-08f;
+  p = p * x2 - 2.10102402082508e-06f;
+  p = p * x2 - 5.69250639462346e-05f;
+  p = p * x2 - 7.34990630326855e-04f;
+  p = p * x2 - 2.95459980854025e-03f;
+  p = p * x2 - 1.60960333262415e-02f;
+  float q = -1.45660718464996e-05f;
+  q = q * x2 - 2.13374055278905e-04f;
+  q = q * x2 - 1.68282697438203e-03f;
+  q = q * x2 - 7.37332916720468e-03f;
+  q = q * x2 - 1.42647390514189e-02f;
+  return x * p / q;
+#endif
+}
+TL_HOST_DEVICE inline double erf(double x) { return std::erf(x); }
+
+// erfinv: Giles' single-precision approximation ("Approximating the erfinv function", GPU
+// Computing Gems, 2011) refined by two Newton steps on erf(y) = x in double, which gives full
+// double precision. erfinv(+-1) = +-inf, |x| > 1 gives NaN.
+TL_HOST_DEVICE inline double erfinv(double x) {
+  if (!(x > -1.0 && x < 1.0)) {
+    if (x == 1.0) return std::numeric_limits<double>::infinity();
+    if (x == -1.0) return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+  double w = -std::log((1.0 - x) * (1.0 + x)), p;
+  if (w < 5.0) {
+    w -= 2.5;
+    p = 2.81022636e-08;
+    p = 3.43273939e-07 + p * w;
+    p = -3.5233877e-06 + p * w;
+    p = -4.39150654e-06 + p * w;
+    p = 0.00021858087 + p * w;
+    p = -0.00125372503 + p * w;
+    p = -0.00417768164 + p * w;
+    p = 0.246640727 + p * w;
+    p = 1.50140941 + p * w;
+  } else {
+    w = std::sqrt(w) - 3.0;
+    p = -0.000200214257;
+    p = 0.000100950558 + p * w;
+    p = 0.00134934322 + p * w;
+    p = -0.00367342844 + p * w;
+    p = 0.00573950773 + p * w;
+    p = -0.0076224613 + p * w;
+    p = 0.00943887047 + p * w;
+    p = 1.00167406 + p * w;
+    p = 2.83297682 + p * w;
+  }
+  double y = p * x;
+  constexpr double two_over_sqrt_pi = 1.1283791670955126;
+  for (int i = 0; i < 2; ++i) y -= (std::erf(y) - x) / (two_over_sqrt_pi * std::exp(-y * y));
+  return y;
+}
+
+// 1 / (1 + e^-x) with the vectorisable exp.
+template <typename T>
+TL_HOST_DEVICE inline T sigmoid(T x) {
+  return T(1) / (T(1) + exp(-x));
+}
 
 }  // namespace ew
 
@@ -335,6 +412,24 @@ template <typename T>
 struct ClampFunctor {
   using op_t = opmath_t<T>;
   op_t lo, hi;
+  // Bounds outside T's range saturate instead of wrapping.
+  static ClampFunctor make(const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+    constexpr bool is_int = std::numeric_limits<T>::is_integer;
+    constexpr op_t lowest = is_int ? static_cast<op_t>(std::numeric_limits<T>::lowest())
+                                   : -std::numeric_limits<op_t>::infinity();
+    constexpr op_t highest = is_int ? static_cast<op_t>(std::numeric_limits<T>::max())
+                                    : std::numeric_limits<op_t>::infinity();
+    auto bound = [&](const std::optional<Scalar>& s, op_t absent) -> op_t {
+      if (!s) return absent;
+      if constexpr (is_int) {
+        double v = s->to_double();
+        if (v <= static_cast<double>(lowest)) return lowest;
+        if (v >= static_cast<double>(highest)) return highest;
+      }
+      return s->template to<op_t>();
+    };
+    return {bound(min, lowest), bound(max, highest)};
+  }
   TL_HOST_DEVICE T operator()(T a) const {
     op_t x = static_cast<op_t>(a);
     // A NaN bound makes every element NaN, as in PyTorch (`lo != lo` is false for integers).
@@ -428,6 +523,109 @@ TL_FLOAT_UNARY_FUNCTOR(TanFunctor, std::tan(x))
 TL_FLOAT_UNARY_FUNCTOR(TanhFunctor, std::tanh(x))
 TL_FLOAT_UNARY_FUNCTOR(SigmoidFunctor, op_t(1) / (op_t(1) + ew::exp(-x)))
 TL_FLOAT_UNARY_FUNCTOR(ReciprocalFunctor, op_t(1) / x)
+TL_FLOAT_UNARY_FUNCTOR(ErfFunctor, ew::erf(x))
+TL_FLOAT_UNARY_FUNCTOR(ErfcFunctor, std::erfc(x))
+TL_FLOAT_UNARY_FUNCTOR(ErfinvFunctor, ew::erfinv(static_cast<double>(x)))
 #undef TL_FLOAT_UNARY_FUNCTOR
+
+// ---- pointwise math ------------------------------------------------------------------------
+
+template <typename T>
+struct Atan2Functor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(std::atan2(static_cast<op_t>(a), static_cast<op_t>(b))); }
+};
+
+// C-style remainder: the result has the sign of the dividend. Integer zero divisors are
+// rejected before the loop.
+template <typename T>
+struct FmodFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_integral_v<T>) return (b == 0 || b == T(-1)) ? T(0) : static_cast<T>(a % b);
+    else return static_cast<T>(std::fmod(static_cast<op_t>(a), static_cast<op_t>(b)));
+  }
+};
+
+// self + weight (end - self), written from the nearer end so weight 0 and 1 are exact.
+template <typename T>
+TL_HOST_DEVICE inline T lerp(T s, T e, T w) {
+  T d = e - s;
+  return (w < T(0.5) ? s + w * d : e - d * (T(1) - w));
+}
+template <typename T>
+struct LerpFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T s, T e, T w) const {
+    return static_cast<T>(lerp(static_cast<op_t>(s), static_cast<op_t>(e), static_cast<op_t>(w)));
+  }
+};
+template <typename T>
+struct LerpScalarFunctor {
+  using op_t = opmath_t<T>;
+  op_t weight;
+  TL_HOST_DEVICE T operator()(T s, T e) const { return static_cast<T>(lerp(static_cast<op_t>(s), static_cast<op_t>(e), weight)); }
+};
+
+template <typename T>
+struct AddcmulFunctor {
+  using op_t = opmath_t<T>;
+  op_t value;
+  TL_HOST_DEVICE T operator()(T s, T a, T b) const {
+    return static_cast<T>(static_cast<op_t>(s) + value * static_cast<op_t>(a) * static_cast<op_t>(b));
+  }
+};
+template <typename T>
+struct AddcdivFunctor {
+  using op_t = opmath_t<T>;
+  op_t value;
+  TL_HOST_DEVICE T operator()(T s, T a, T b) const {
+    return static_cast<T>(static_cast<op_t>(s) + value * (static_cast<op_t>(a) / static_cast<op_t>(b)));
+  }
+};
+
+// Classification (output bool); integers are always finite.
+#define TL_CLASSIFY_FUNCTOR(Name, int_value, expr)                                           \
+  template <typename T>                                                                      \
+  struct Name {                                                                              \
+    using op_t = opmath_t<T>;                                                                \
+    TL_HOST_DEVICE bool operator()(T a) const {                                              \
+      if constexpr (std::is_integral_v<T>) {                                                 \
+        return int_value;                                                                    \
+      } else {                                                                               \
+        op_t x = static_cast<op_t>(a);                                                       \
+        constexpr op_t inf = std::numeric_limits<op_t>::infinity();                          \
+        (void)inf;                                                                           \
+        return expr;                                                                         \
+      }                                                                                      \
+    }                                                                                        \
+  };
+TL_CLASSIFY_FUNCTOR(IsnanFunctor, false, x != x)
+TL_CLASSIFY_FUNCTOR(IsinfFunctor, false, x == inf || x == -inf)
+TL_CLASSIFY_FUNCTOR(IsfiniteFunctor, true, x - x == op_t(0))
+TL_CLASSIFY_FUNCTOR(IsposinfFunctor, false, x == inf)
+TL_CLASSIFY_FUNCTOR(IsneginfFunctor, false, x == -inf)
+#undef TL_CLASSIFY_FUNCTOR
+
+// Replacements round to T; infinities default to T's largest finite values.
+template <typename T>
+struct NanToNumFunctor {
+  using op_t = opmath_t<T>;
+  op_t nan, posinf, neginf;
+  static NanToNumFunctor make(std::optional<double> nan, std::optional<double> posinf,
+                              std::optional<double> neginf) {
+    auto to_t = [](double v) { return static_cast<op_t>(static_cast<T>(v)); };
+    op_t largest;
+    if constexpr (std::is_same_v<T, Half>) largest = 65504.0f;
+    else if constexpr (std::is_same_v<T, BFloat16>) largest = 3.38953139e38f;
+    else largest = std::numeric_limits<T>::max();
+    return {to_t(nan.value_or(0.0)), posinf ? to_t(*posinf) : largest, neginf ? to_t(*neginf) : -largest};
+  }
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    constexpr op_t inf = std::numeric_limits<op_t>::infinity();
+    return x != x ? static_cast<T>(nan) : (x == inf ? static_cast<T>(posinf) : (x == -inf ? static_cast<T>(neginf) : a));
+  }
+};
 
 }  // namespace tl::native

@@ -1,5 +1,6 @@
 // Device-independent parts of the pointwise math ops: the ternary iterator, argument checks,
-// and the composites fmod.Scalar and clamp with tensor bounds.
+// the kernels with checks before their stubs (Note [Stubs]), and the composites fmod.Scalar
+// and clamp with tensor bounds.
 #include "aten/native/PointwiseOps.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "aten/native/BinaryOps.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/Stubs.h"
 
 namespace tl::native {
 
@@ -50,6 +52,43 @@ void check_addcdiv_dtypes(const Tensor& tensor1, const Tensor& tensor2) {
            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
            "implementation: (input + value * tensor1 / tensor2), for all dtypes.");
+}
+
+Tensor fmod_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  TensorIterator iter = binary_op_iter("fmod", out, self, other);
+  check_no_zero_divisor(iter, 2);
+  fmod_stub(iter.device().type, iter);
+  return iter.output();
+}
+
+Tensor lerp_Scalar_out(const Tensor& self, const Tensor& end, const Scalar& weight, const Tensor& out) {
+  check_lerp_dtypes(self, end, Tensor());
+  TensorIterator iter = binary_op_iter("lerp", out, self, end);
+  lerp_scalar_stub(iter.device().type, iter, weight);
+  return iter.output();
+}
+
+Tensor lerp_Tensor_out(const Tensor& self, const Tensor& end, const Tensor& weight, const Tensor& out) {
+  check_lerp_dtypes(self, end, weight);
+  TensorIterator iter = ternary_op_iter("lerp", out, self, end, weight);
+  lerp_tensor_stub(iter.device().type, iter);
+  return iter.output();
+}
+
+Tensor addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                   const Tensor& out) {
+  TensorIterator iter = ternary_op_iter("addcmul", out, self, tensor1, tensor2);
+  check_alpha("addcmul", iter.common_dtype(), value);
+  addcmul_stub(iter.device().type, iter, value);
+  return iter.output();
+}
+
+Tensor addcdiv_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, const Scalar& value,
+                   const Tensor& out) {
+  check_addcdiv_dtypes(tensor1, tensor2);
+  TensorIterator iter = ternary_op_iter("addcdiv", out, self, tensor1, tensor2);
+  addcdiv_stub(iter.device().type, iter, value);
+  return iter.output();
 }
 
 // The number takes part in type promotion as a weak scalar (Note [Wrapped numbers]).

@@ -1,6 +1,6 @@
 #pragma once
-// Iterator set-up and checks shared by the CPU and CUDA kernels of the pointwise math ops
-// with three tensor operands (lerp.Tensor, addcmul, addcdiv).
+// Iterator set-up and checks of the pointwise math ops with three tensor operands (lerp.Tensor,
+// addcmul, addcdiv), device-independent (Note [Stubs]).
 #include "aten/native/TensorIterator.h"
 
 namespace tl::native {

@@ -2,6 +2,8 @@
 // whole-tensor composites (sum(), max(), all(), ...) written over the dim overloads.
 #include "aten/native/ReduceOps.h"
 
+#include <limits>
+
 #include "generated/NativeFunctions.h"
 
 namespace tl::native {
@@ -58,6 +60,65 @@ ScalarType sum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype,
   if (dtype) return *dtype;
   if (out.defined()) return out.dtype();
   return is_integral(self.dtype(), true) ? ScalarType::Long : self.dtype();
+}
+
+// ---- sum, mean, amax, amin: checks and shapes here, values behind the stubs ----------------
+
+DispatchStub<void(const Tensor&, const Tensor&, const std::vector<bool>&, double)> sum_stub("sum");
+ReduceStub amax_stub("amax");
+ReduceStub amin_stub("amin");
+
+namespace {
+
+// The keepdim-shaped sum of self over mask, in dtype rt, times scale.
+Tensor sum_values(const Tensor& self, const std::vector<bool>& mask, ScalarType rt, double scale) {
+  Tensor result = empty_reduce_result(self, mask, rt);
+  sum_stub(self.device().type, self.dtype() == rt ? self : self.to(rt), result, mask, scale);
+  return result;
+}
+
+Tensor minmax_values(const ReduceStub& stub, const char* name, const Tensor& self, IntArrayRef dim, bool keepdim,
+                     const Tensor& out) {
+  std::vector<bool> mask = make_dim_mask(std::optional<IntArrayRef>(dim), self.dim());
+  check_nonempty_reduction(self, mask, !dim.empty(), name);
+  TL_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
+           dtype_name(self.dtype()), " for input's dtype and ", dtype_name(out.dtype()), " for out's dtype.");
+  Tensor result = empty_reduce_result(self, mask, self.dtype());
+  stub(self.device().type, self, result, mask);
+  return finish_reduce(result, mask, keepdim, out);
+}
+
+}  // namespace
+
+Tensor sum_IntList_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
+                       std::optional<ScalarType> dtype, const Tensor& out) {
+  ScalarType rt = sum_result_dtype(self, dtype, out);
+  check_out_dtype(out, rt, "sum");
+  std::vector<bool> mask = make_dim_mask(dim, self.dim());
+  return finish_reduce(sum_values(self, mask, rt, 1.0), mask, keepdim, out);
+}
+
+Tensor mean_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                const Tensor& out) {
+  ScalarType rt = dtype ? *dtype : (out.defined() ? out.dtype() : self.dtype());
+  TL_CHECK(is_floating_point(rt),
+           "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
+           " dtype must be either a floating point or complex dtype. Got: ", dtype_name(rt));
+  check_out_dtype(out, rt, "mean");
+  std::vector<bool> mask = make_dim_mask(dim, self.dim());
+  int64_t n = 1;
+  for (size_t d = 0; d < mask.size(); ++d)
+    if (mask[d]) n *= self.sizes()[d];
+  double scale = n == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / static_cast<double>(n);
+  return finish_reduce(sum_values(self, mask, rt, scale), mask, keepdim, out);
+}
+
+Tensor amax_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return minmax_values(amax_stub, "amax", self, dim, keepdim, out);
+}
+
+Tensor amin_out(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return minmax_values(amin_stub, "amin", self, dim, keepdim, out);
 }
 
 // ---- whole-tensor composites ------------------------------------------------------------

@@ -1,12 +1,14 @@
 #pragma once
-// Device-generic parts of reductions: dim lists -> masks, result shapes and dtypes, and
-// out= handling. Device kernels (cpu/ReduceOpsKernel.cpp, later cuda/) compute into a
-// fresh contiguous tensor with the keepdim=True shape and hand it to finish_reduce().
-// See Note [Reduction engine] in cpu/ReduceEngine.h.
+// Device-independent parts of reductions: dim lists -> masks, result shapes and dtypes, out=
+// handling, and the stubs (Note [Stubs]) behind which each device reduces into a fresh
+// contiguous tensor with the keepdim=True shape, which finish_reduce() then shapes.
+// See Note [Reduction engine] (cpu/ReduceEngine.h) and Note [CUDA reductions] (cuda/Reduce.cuh).
 #include <optional>
 #include <vector>
 
 #include "aten/ATen.h"
+#include "aten/native/DispatchStub.h"
+#include "aten/native/ReduceFunctors.h"
 
 namespace tl::native {
 
@@ -35,5 +37,34 @@ void check_nonempty_reduction(const Tensor& self, const std::vector<bool>& mask,
 
 // sum/prod: dtype= if given, else out's dtype, else int64 for integers and bool, else self's.
 ScalarType sum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out);
+
+// ---- stubs: reduce `input` (already in the result dtype) over `mask` into `result` --------
+using ReduceStub = DispatchStub<void(const Tensor& input, const Tensor& result, const std::vector<bool>& mask)>;
+// sum and mean (scale 1/N, applied once in the accumulator type).
+extern DispatchStub<void(const Tensor& input, const Tensor& result, const std::vector<bool>& mask, double scale)>
+    sum_stub;
+extern ReduceStub amax_stub;
+extern ReduceStub amin_stub;
+
+// The stub kernels of a device whose engine is `Engine::run<T>(input, result, mask, op)`;
+// each device registers these instances (TL_REGISTER_STUB), so the dtype dispatch and the
+// ops are written once.
+template <class Engine>
+void sum_kernel(const Tensor& input, const Tensor& result, const std::vector<bool>& mask, double scale) {
+  dispatch_all_types(result.dtype(), "sum", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    SumOp<T> op;
+    op.scale = static_cast<typename SumOp<T>::acc_t>(scale);
+    Engine::template run<T>(input, result, mask, op);
+  });
+}
+
+template <class Engine, bool IsMax>
+void minmax_kernel(const Tensor& input, const Tensor& result, const std::vector<bool>& mask) {
+  dispatch_all_types(input.dtype(), IsMax ? "amax" : "amin", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Engine::template run<T>(input, result, mask, MinMaxOp<T, IsMax>{});
+  });
+}
 
 }  // namespace tl::native

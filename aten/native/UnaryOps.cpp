@@ -1,10 +1,12 @@
-// Device-independent parts of unary ops and clamp: iterator set-up, clamp's dtype rule, and
-// the composites clamp_min / clamp_max.
+// Device-independent parts of unary ops and clamp: iterator set-up, the kernels with checks
+// before their stub (Note [Stubs]), clamp's dtype rule, and the composites clamp_min /
+// clamp_max.
 #include "aten/native/UnaryOps.h"
 
 #include <vector>
 
 #include "generated/NativeFunctions.h"
+#include "generated/Stubs.h"
 
 namespace tl::native {
 
@@ -42,6 +44,48 @@ ScalarType clamp_result_type(const Tensor& self, const std::optional<Scalar>& mi
   if (min) operands.push_back(wrapped_scalar_tensor(*min));
   if (max) operands.push_back(wrapped_scalar_tensor(*max));
   return result_type(operands);
+}
+
+Tensor clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
+                 const Tensor& out) {
+  TensorIterator iter = unary_op_iter_with_dtype("clamp", out, self, clamp_result_type(self, min, max));
+  clamp_stub(iter.device().type, iter, min, max);
+  return iter.output();
+}
+
+Tensor neg_out(const Tensor& self, const Tensor& out) {
+  TL_CHECK(self.dtype() != ScalarType::Bool,
+           "Negation, the `-` operator, on a bool tensor is not supported. "
+           "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+  TensorIterator iter = unary_op_iter("neg", out, self);
+  neg_stub(iter.device().type, iter);
+  return iter.output();
+}
+
+namespace {
+
+Tensor relu_into(const Tensor& self, const Tensor& out) {
+  TL_CHECK(self.dtype() != ScalarType::Bool, "Boolean inputs not supported for relu");
+  TensorIterator iter = unary_op_iter("relu", out, self);
+  relu_stub(iter.device().type, iter);
+  return iter.output();
+}
+
+}  // namespace
+
+Tensor relu(const Tensor& self) { return relu_into(self, Tensor()); }
+Tensor relu_(const Tensor& self) { return relu_into(self, self); }
+
+// Integer tensors hold no NaN or infinity: the result is a copy.
+Tensor nan_to_num_out(const Tensor& self, std::optional<double> nan, std::optional<double> posinf,
+                      std::optional<double> neginf, const Tensor& out) {
+  TensorIterator iter = unary_op_iter("nan_to_num", out, self);
+  if (is_integral(iter.common_dtype(), true)) {
+    iter.output().copy_(self);
+    return iter.output();
+  }
+  nan_to_num_stub(iter.device().type, iter, nan, posinf, neginf);
+  return iter.output();
 }
 
 Tensor clamp_min(const Tensor& self, const Scalar& min) { return tl::clamp(self, min, std::nullopt); }

@@ -1,5 +1,5 @@
 #pragma once
-// Iterator set-up shared by the CPU and CUDA kernels of unary elementwise ops (and clamp).
+// Iterator set-up of unary elementwise ops (and clamp), device-independent (Note [Stubs]).
 #include <optional>
 
 #include "aten/native/TensorIterator.h"

@@ -4,7 +4,6 @@
 #include <omp.h>
 
 #include "aten/cuda/CUDAHooks.h"
-#include "aten/cuda/CUDATestHooks.h"
 
 namespace tl_python {
 
@@ -69,7 +68,6 @@ void init_runtime(py::module_& m) {
   c.def("_test_pool_empty_cache", &cuda::test_pool_empty_cache);
   c.def("_test_pool_reset_peak", &cuda::test_pool_reset_peak);
   c.def("_test_pool_stats", &cuda::test_pool_stats);
-  c.def("_reduce_sum_inner", &cuda::reduce_sum_inner_for_test, py::arg("self"), py::arg("ndims"));
 }
 
 }  // namespace tl_python

@@ -1,13 +1,13 @@
 #pragma once
 // Note [Reduction engine]: one CPU engine runs every value reduction (sum, prod, mean,
-// amax/amin, all/any). ReduceOps.cpp (device-generic) turns an op's arguments into
+// amax/amin, all/any). ReduceOps.cpp (device-independent) turns an op's arguments into
 //   - `in`:   the input, already in the dtype the op reads (sum/prod cast first),
 //   - `out`:  a fresh contiguous tensor with the keepdim=True shape (reduced dims size 1),
 //   - `mask`: which input dims are reduced;
-// run_reduce<In, Out>(in, out, mask, op) then fills `out`. An Op is a small struct:
+// run_reduce<In, Out>(in, out, mask, op) then fills `out`. An Op is a small struct shared
+// with the CUDA engine (ReduceFunctors.h):
 //   acc_t; acc_t identity(); acc_t reduce(acc_t, In); acc_t combine(acc_t, acc_t);
 //   Out project(acc_t)
-// (the same shape a CUDA engine can use with block-level combine()).
 //
 // Geometry: size-1 dims are dropped; kept dims and reduced dims are each sorted by input
 // stride (innermost first) and coalesced where memory allows. Three paths:
@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "aten/ATen.h"
+#include "aten/native/ReduceFunctors.h"
 
 namespace tl::native::cpu_reduce {
 
@@ -238,74 +239,5 @@ void run_reduce(const Tensor& in, const Tensor& out, const std::vector<bool>& ma
     dst[out_off] = op.project(reduce_range(op, g, src + in_off, 0, n_red, op.identity()));
   }
 }
-
-// ---- ops -------------------------------------------------------------------------------
-
-template <typename T> struct SumAcc { using type = opmath_t<T>; };
-template <> struct SumAcc<float> { using type = double; };  // 16M-element float sums stay exact to ~1e-7
-
-template <typename T>
-struct SumOp {
-  using acc_t = typename SumAcc<T>::type;
-  acc_t scale = acc_t(1);  // mean: 1/N applied once, in acc_t
-  acc_t identity() const { return acc_t(0); }
-  acc_t reduce(acc_t a, T x) const { return a + static_cast<acc_t>(x); }
-  acc_t combine(acc_t a, acc_t b) const { return a + b; }
-  T project(acc_t a) const {
-    if constexpr (std::is_same_v<T, bool>) return a != acc_t(0);
-    else return static_cast<T>(a * scale);
-  }
-};
-
-template <typename T>
-struct ProdOp {
-  using acc_t = opmath_t<T>;
-  acc_t identity() const { return acc_t(1); }
-  acc_t reduce(acc_t a, T x) const {
-    if constexpr (std::is_same_v<T, bool>) return a && x;
-    else return a * static_cast<acc_t>(x);
-  }
-  acc_t combine(acc_t a, acc_t b) const {
-    if constexpr (std::is_same_v<T, bool>) return a && b;
-    else return a * b;
-  }
-  T project(acc_t a) const { return static_cast<T>(a); }
-};
-
-// max/min propagate NaN like PyTorch.
-template <typename T, bool IsMax>
-struct MinMaxOp {
-  using acc_t = opmath_t<T>;
-  acc_t identity() const {
-    if constexpr (std::numeric_limits<acc_t>::has_infinity)
-      return IsMax ? -std::numeric_limits<acc_t>::infinity() : std::numeric_limits<acc_t>::infinity();
-    else
-      return IsMax ? std::numeric_limits<acc_t>::lowest() : std::numeric_limits<acc_t>::max();
-  }
-  acc_t reduce(acc_t a, T xv) const {
-    acc_t x = static_cast<acc_t>(xv);
-    // Branch-free so the contiguous loops vectorise (max/min + unordered-compare blend).
-    bool take = (IsMax ? (x > a) : (x < a)) | (x != x);
-    return take ? x : a;
-  }
-  acc_t combine(acc_t a, acc_t b) const {
-    if (a != a) return a;
-    if constexpr (IsMax) return (b > a || b != b) ? b : a;
-    else return (b < a || b != b) ? b : a;
-  }
-  T project(acc_t a) const { return static_cast<T>(a); }
-};
-
-template <typename T, bool IsAll>
-struct AllAnyOp {
-  using acc_t = bool;
-  acc_t identity() const { return IsAll; }
-  acc_t reduce(acc_t a, T x) const {
-    bool nz = static_cast<opmath_t<T>>(x) != opmath_t<T>(0);
-    return IsAll ? (a && nz) : (a || nz);
-  }
-  acc_t combine(acc_t a, acc_t b) const { return IsAll ? (a && b) : (a || b); }
-  bool project(acc_t a) const { return a; }
-};
 
 }  // namespace tl::native::cpu_reduce

@@ -1,6 +1,7 @@
-// CPU kernels of reductions: argument/dtype logic from ReduceOps.h, the value engine from
-// ReduceEngine.h (Note [Reduction engine]), and a row-wise engine for index-tracking
-// reductions (max.dim, min.dim, argmax, argmin).
+// CPU kernels of reductions: the CPU engine behind the stubs of ReduceOps.h (sum, mean, amax,
+// amin), the CPU-only value reductions (prod, all, any) over the same engine (Note [Reduction
+// engine]), and a row-wise engine for index-tracking reductions (max.dim, min.dim, argmax,
+// argmin).
 #include <omp.h>
 
 #include <memory>
@@ -15,29 +16,22 @@ using namespace cpu_reduce;
 
 namespace {
 
-Tensor cast_to(const Tensor& t, ScalarType dt) { return t.dtype() == dt ? t : t.to(dt); }
+// The CPU engine behind the reduction stubs (ReduceOps.h).
+struct CpuEngine {
+  template <typename T, typename Op>
+  static void run(const Tensor& input, const Tensor& result, const std::vector<bool>& mask, const Op& op) {
+    run_reduce<T, typename Op::out_t>(input, result, mask, op);
+  }
+};
 
-template <template <typename> class OpT>
-Tensor sum_like(const char* name, const Tensor& self, const std::vector<bool>& mask, ScalarType rt, double scale) {
-  Tensor x = cast_to(self, rt);
-  Tensor res = empty_reduce_result(self, mask, rt);
-  dispatch_all_types(rt, name, [&](auto tag) {
+// The keepdim-shaped product of self over mask, in dtype rt.
+Tensor prod_values(const Tensor& self, const std::vector<bool>& mask, ScalarType rt) {
+  Tensor result = empty_reduce_result(self, mask, rt);
+  dispatch_all_types(rt, "prod", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    OpT<T> op;
-    if constexpr (std::is_same_v<OpT<T>, SumOp<T>>) op.scale = static_cast<typename OpT<T>::acc_t>(scale);
-    run_reduce<T, T>(x, res, mask, op);
+    CpuEngine::run<T>(self.dtype() == rt ? self : self.to(rt), result, mask, ProdOp<T>{});
   });
-  return res;
-}
-
-template <bool IsMax>
-Tensor minmax_values(const char* name, const Tensor& self, const std::vector<bool>& mask) {
-  Tensor res = empty_reduce_result(self, mask, self.dtype());
-  dispatch_all_types(self.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    run_reduce<T, T>(self, res, mask, MinMaxOp<T, IsMax>{});
-  });
-  return res;
+  return result;
 }
 
 template <bool IsAll>
@@ -176,50 +170,11 @@ Tensor arg_minmax(const char* name, const Tensor& self, std::optional<int64_t> d
 
 }  // namespace
 
-Tensor sum_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                   const Tensor& out) {
-  ScalarType rt = sum_result_dtype(self, dtype, out);
-  check_out_dtype(out, rt, "sum");
-  std::vector<bool> mask = make_dim_mask(dim, self.dim());
-  return finish_reduce(sum_like<SumOp>("sum", self, mask, rt, 1.0), mask, keepdim, out);
-}
-
-Tensor mean_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-                    const Tensor& out) {
-  ScalarType rt = dtype ? *dtype : (out.defined() ? out.dtype() : self.dtype());
-  TL_CHECK(is_floating_point(rt),
-           "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
-           " dtype must be either a floating point or complex dtype. Got: ", dtype_name(rt));
-  check_out_dtype(out, rt, "mean");
-  std::vector<bool> mask = make_dim_mask(dim, self.dim());
-  int64_t n = 1;
-  for (size_t d = 0; d < mask.size(); ++d)
-    if (mask[d]) n *= self.sizes()[d];
-  double scale = n == 0 ? std::numeric_limits<double>::quiet_NaN() : 1.0 / static_cast<double>(n);
-  return finish_reduce(sum_like<SumOp>("mean", self, mask, rt, scale), mask, keepdim, out);
-}
-
 Tensor prod_out_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional<ScalarType> dtype, const Tensor& out) {
   ScalarType rt = sum_result_dtype(self, dtype, out);
   check_out_dtype(out, rt, "prod");
   std::vector<bool> mask = make_dim_mask(dim, self.dim());
-  return finish_reduce(sum_like<ProdOp>("prod", self, mask, rt, 1.0), mask, keepdim, out);
-}
-
-Tensor amax_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  std::vector<bool> mask = make_dim_mask(std::optional<IntArrayRef>(dim), self.dim());
-  check_nonempty_reduction(self, mask, !dim.empty(), "amax");
-  TL_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
-           dtype_name(self.dtype()), " for input's dtype and ", dtype_name(out.dtype()), " for out's dtype.");
-  return finish_reduce(minmax_values<true>("amax", self, mask), mask, keepdim, out);
-}
-
-Tensor amin_out_cpu(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  std::vector<bool> mask = make_dim_mask(std::optional<IntArrayRef>(dim), self.dim());
-  check_nonempty_reduction(self, mask, !dim.empty(), "amin");
-  TL_CHECK(!out.defined() || out.dtype() == self.dtype(), "Expected the dtype for input and out to match, but got ",
-           dtype_name(self.dtype()), " for input's dtype and ", dtype_name(out.dtype()), " for out's dtype.");
-  return finish_reduce(minmax_values<false>("amin", self, mask), mask, keepdim, out);
+  return finish_reduce(prod_values(self, mask, rt), mask, keepdim, out);
 }
 
 std::tuple<Tensor, Tensor> max_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
@@ -252,4 +207,8 @@ Tensor all_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool
 Tensor any_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
   return all_any<false>("any", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
 }
+TL_REGISTER_STUB(sum_stub, CPU, &sum_kernel<CpuEngine>);
+TL_REGISTER_STUB(amax_stub, CPU, (&minmax_kernel<CpuEngine, true>));
+TL_REGISTER_STUB(amin_stub, CPU, (&minmax_kernel<CpuEngine, false>));
+
 }  // namespace tl::native

@@ -6,12 +6,12 @@
 // A reduction over other dims permutes them to the end and calls .contiguous() first
 // (one copy; a strided launcher that avoids it is a later optimisation).
 //
-// `ops` is a functor struct shared with the CPU where possible (TL_HOST_DEVICE):
+// `ops` is a functor struct shared with the CPU engine (ReduceFunctors.h, TL_HOST_DEVICE):
 //   acc_t identity() const;                        // start value
 //   acc_t reduce(acc_t acc, in_t v) const;         // fold one input in
 //   acc_t combine(acc_t a, acc_t b) const;         // merge two partial results
 //   out_t project(acc_t acc) const;                // final value (mean divides here)
-// with `using acc_t = ...; using out_t = ...;` inside the struct (SumOps below).
+// with `using acc_t = ...; using out_t = ...;` inside the struct (SumOp).
 //
 // Strategy: one block (256 threads) per row, threads striding over the row and combining
 // through shared memory. When there are few rows and they are long, each row is split over
@@ -25,17 +25,6 @@
 #include "aten/native/TensorIterator.h"
 
 namespace tl::native {
-
-// Sum in acc_t (opmath for floating types, int64 for integers and bool, as torch.sum).
-template <typename in_t, typename acc_t_, typename out_t_>
-struct SumOps {
-  using acc_t = acc_t_;
-  using out_t = out_t_;
-  TL_HOST_DEVICE acc_t identity() const { return acc_t(0); }
-  TL_HOST_DEVICE acc_t reduce(acc_t a, in_t v) const { return a + static_cast<acc_t>(static_cast<opmath_t<in_t>>(v)); }
-  TL_HOST_DEVICE acc_t combine(acc_t a, acc_t b) const { return a + b; }
-  TL_HOST_DEVICE out_t project(acc_t a) const { return static_cast<out_t>(a); }
-};
 
 namespace cuda_detail {
 
