@@ -1,4 +1,4 @@
-"""Side-by-side speed of torchlite and PyTorch on the nn ops of h-nnops: softmax, log_softmax,
+"""Side-by-side speed of torchlite and PyTorch on the nn ops: softmax, log_softmax,
 layer_norm, cross_entropy (forward and forward + backward) and batch_norm training (forward +
 backward), float32.
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "aten/core/CheckedArith.h"
+#include "aten/native/SpatialInput.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 
@@ -15,19 +16,13 @@ namespace tl::native {
 
 namespace {
 
-std::string sizes_str(IntArrayRef s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
-
 IntArrayRef spatial(IntArrayRef s) { return IntArrayRef(s.data() + 2, s.size() - 2); }
 
 // A per-dimension parameter given as one value or one per spatial dimension.
 std::vector<int64_t> expand_param(IntArrayRef p, int64_t nd, const char* name) {
   TL_CHECK(static_cast<int64_t>(p.size()) == nd || p.size() == 1, "expected ", name,
            " to be a single integer value or a list of ", nd, " values to match the convolution dimensions, but got ",
-           name, "=", sizes_str(p));
+           name, "=", p);
   return p.size() == 1 ? std::vector<int64_t>(static_cast<size_t>(nd), p[0]) : p.vec();
 }
 
@@ -118,8 +113,8 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   const Tensor bias = bias_opt.has_value() ? *bias_opt : Tensor();
   TL_CHECK(weight.dim() >= 3, "weight should have at least three dimensions");
   TL_CHECK(input.dim() == weight.dim(), "Expected ", weight.dim(), "-dimensional input for ", weight.dim(),
-           "-dimensional weight ", sizes_str(weight.sizes()), ", but got ", input.dim(), "-dimensional input of size ",
-           sizes_str(input.sizes()), " instead");
+           "-dimensional weight ", weight.sizes(), ", but got ", input.dim(), "-dimensional input of size ",
+           input.sizes(), " instead");
   const int64_t nd = input.dim() - 2;
   const ConvParams p = check_params(nd, stride, padding, dilation, output_padding, groups);
   check_same_dtype(input, "Input", weight, "weight");
@@ -129,21 +124,21 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   int64_t Cout;
   if (!transposed) {
     TL_CHECK(ws[0] % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
-             " at dimension 0, but got weight of size [", sizes_str(ws), "] instead");
-    TL_CHECK(Cin == ws[1] * groups, "Given groups=", groups, ", weight of size ", sizes_str(ws), ", expected input",
-             sizes_str(input.sizes()), " to have ", ws[1] * groups, " channels, but got ", Cin, " channels instead");
+             " at dimension 0, but got weight of size [", ws, "] instead");
+    TL_CHECK(Cin == ws[1] * groups, "Given groups=", groups, ", weight of size ", ws, ", expected input",
+             input.sizes(), " to have ", ws[1] * groups, " channels, but got ", Cin, " channels instead");
     Cout = ws[0];
   } else {
-    TL_CHECK(Cin == ws[0], "Given transposed=1, weight of size ", sizes_str(ws), ", expected input",
-             sizes_str(input.sizes()), " to have ", ws[0], " channels, but got ", Cin, " channels instead");
+    TL_CHECK(Cin == ws[0], "Given transposed=1, weight of size ", ws, ", expected input",
+             input.sizes(), " to have ", ws[0], " channels, but got ", Cin, " channels instead");
     TL_CHECK(ws[0] % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
-             " at dimension 0, but got weight of size [", sizes_str(ws), "] instead");
+             " at dimension 0, but got weight of size [", ws, "] instead");
     Cout = ws[1] * groups;
   }
   if (bias.defined()) {
-    TL_CHECK(bias.dim() == 1 && bias.sizes()[0] == Cout, "Given weight of size ", sizes_str(ws),
+    TL_CHECK(bias.dim() == 1 && bias.sizes()[0] == Cout, "Given weight of size ", ws,
              ", expected bias to be 1-dimensional with ", Cout, " elements, but got bias of size ",
-             sizes_str(bias.sizes()), " instead");
+             bias.sizes(), " instead");
     check_same_dtype(input, "Input", bias, "bias");
   }
   const IntArrayRef in_sp = spatial(input.sizes()), k_sp = spatial(ws);
@@ -179,8 +174,8 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
       const int64_t strided = checked_sub_conv(checked_mul_conv(in_sp[d] - 1, p.stride[d]), checked_mul_conv(2, p.padding[d]));
       out_sp[d] = checked_add_conv(checked_add_conv(strided, checked_mul_conv(p.dilation[d], k_sp[d] - 1)),
                                    checked_add_conv(p.output_padding[d], 1));
-      TL_CHECK(out_sp[d] > 0, "Given input size per channel: ", sizes_str(in_sp),
-               ". Calculated output size per channel: ", sizes_str(out_sp), ". Output size is too small");
+      TL_CHECK(out_sp[d] > 0, "Given input size per channel: ", in_sp,
+               ". Calculated output size per channel: ", IntArrayRef(out_sp), ". Output size is too small");
     }
   }
   if (low_precision(input.dtype()))
@@ -205,22 +200,34 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   return out;
 }
 
+namespace {
+
+// The checks convolution_backward_input and convolution_backward_weight share. Each takes
+// grad_output, one tensor `t` (the weight, or the input) and the size of its result (the
+// input's, or the weight's); x and w are the input's and the weight's sizes among these.
+ConvParams check_backward_args(const char* op, const Tensor& grad_output, const Tensor& t, const char* t_name,
+                               IntArrayRef size, const char* size_name, IntArrayRef x, IntArrayRef w,
+                               IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  TL_CHECK(t.dim() >= 3 && grad_output.dim() == t.dim() && static_cast<int64_t>(size.size()) == t.dim(), op,
+           ": expected grad_output ", grad_output.sizes(), ", ", t_name, " ", t.sizes(), " and ", size_name, " ", size,
+           " to have the same number (at least 3) of dimensions");
+  const ConvParams p = check_params(t.dim() - 2, stride, padding, dilation, IntArrayRef({0}), groups);
+  check_same_dtype(grad_output, "grad_output", t, t_name);
+  check_dtype(t);
+  const IntArrayRef g = grad_output.sizes();
+  TL_CHECK(w[0] % groups == 0 && g[1] == w[0] && x[1] == w[1] * groups && g[0] == x[0], op, ": grad_output ", g,
+           ", ", t_name, " ", t.sizes(), " and ", size_name, " ", size, " do not match for groups=", groups);
+  for (int64_t v : size) TL_CHECK(v >= 0, op, ": negative ", size_name, " ", size);
+  return p;
+}
+
+}  // namespace
+
 Tensor convolution_backward_input_cpu(const Tensor& grad_output, const Tensor& weight, IntArrayRef input_size,
                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  TL_CHECK(weight.dim() >= 3 && grad_output.dim() == weight.dim() &&
-               static_cast<int64_t>(input_size.size()) == weight.dim(),
-           "convolution_backward_input: expected grad_output ", sizes_str(grad_output.sizes()), ", weight ",
-           sizes_str(weight.sizes()), " and input_size ", sizes_str(input_size),
-           " to have the same number (at least 3) of dimensions");
-  const int64_t nd = weight.dim() - 2;
-  const ConvParams p = check_params(nd, stride, padding, dilation, IntArrayRef({0}), groups);
-  check_same_dtype(grad_output, "grad_output", weight, "weight");
-  check_dtype(weight);
   const IntArrayRef ws = weight.sizes(), gs = grad_output.sizes();
-  TL_CHECK(ws[0] % groups == 0 && gs[1] == ws[0] && input_size[1] == ws[1] * groups && gs[0] == input_size[0],
-           "convolution_backward_input: grad_output ", sizes_str(gs), ", weight ", sizes_str(ws), " and input_size ",
-           sizes_str(input_size), " do not match for groups=", groups);
-  for (int64_t v : input_size) TL_CHECK(v >= 0, "convolution_backward_input: negative input_size ", sizes_str(input_size));
+  const ConvParams p = check_backward_args("convolution_backward_input", grad_output, weight, "weight", input_size,
+                                           "input_size", input_size, ws, stride, padding, dilation, groups);
   if (low_precision(weight.dtype()))
     return convolution_backward_input_cpu(to_float(grad_output), to_float(weight), input_size, stride, padding,
                                           dilation, groups)
@@ -235,22 +242,9 @@ Tensor convolution_backward_input_cpu(const Tensor& grad_output, const Tensor& w
 
 Tensor convolution_backward_weight_cpu(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size,
                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
-  TL_CHECK(input.dim() >= 3 && grad_output.dim() == input.dim() &&
-               static_cast<int64_t>(weight_size.size()) == input.dim(),
-           "convolution_backward_weight: expected grad_output ", sizes_str(grad_output.sizes()), ", input ",
-           sizes_str(input.sizes()), " and weight_size ", sizes_str(weight_size),
-           " to have the same number (at least 3) of dimensions");
-  const int64_t nd = input.dim() - 2;
-  const ConvParams p = check_params(nd, stride, padding, dilation, IntArrayRef({0}), groups);
-  check_same_dtype(grad_output, "grad_output", input, "input");
-  check_dtype(input);
   const IntArrayRef is = input.sizes(), gs = grad_output.sizes();
-  TL_CHECK(weight_size[0] % groups == 0 && gs[1] == weight_size[0] && is[1] == weight_size[1] * groups &&
-               gs[0] == is[0],
-           "convolution_backward_weight: grad_output ", sizes_str(gs), ", input ", sizes_str(is),
-           " and weight_size ", sizes_str(weight_size), " do not match for groups=", groups);
-  for (int64_t v : weight_size)
-    TL_CHECK(v >= 0, "convolution_backward_weight: negative weight_size ", sizes_str(weight_size));
+  const ConvParams p = check_backward_args("convolution_backward_weight", grad_output, input, "input", weight_size,
+                                           "weight_size", is, weight_size, stride, padding, dilation, groups);
   if (low_precision(input.dtype()))
     return convolution_backward_weight_cpu(to_float(grad_output), to_float(input), weight_size, stride, padding,
                                            dilation, groups)
@@ -267,14 +261,18 @@ Tensor convolution_backward_weight_cpu(const Tensor& grad_output, const Tensor& 
 
 namespace {
 
+void check_weight_dim(const char* name, int64_t nd, const Tensor& weight) {
+  TL_CHECK(weight.dim() == nd + 2, name, ": expected weight to be ", nd + 2, "-dimensional, but got weight of size ",
+           weight.sizes());
+}
+
 // Unbatched inputs (C, *spatial) get a batch dimension of 1 for the call and lose it after.
 Tensor conv_nd(const char* name, int64_t nd, const Tensor& input, const Tensor& weight,
                const std::optional<Tensor>& bias, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                bool transposed, IntArrayRef output_padding, int64_t groups) {
-  TL_CHECK(input.dim() == nd + 1 || input.dim() == nd + 2, "Expected ", nd + 1, "D (unbatched) or ", nd + 2,
-           "D (batched) input to ", name, ", but got input of size: ", sizes_str(input.sizes()));
-  TL_CHECK(weight.dim() == nd + 2, name, ": expected weight to be ", nd + 2, "-dimensional, but got weight of size ",
-           sizes_str(weight.sizes()));
+  TL_CHECK(is_spatial_input(input, nd, false), "Expected ", nd + 1, "D (unbatched) or ", nd + 2,
+           "D (batched) input to ", name, ", but got input of size: ", input.sizes());
+  check_weight_dim(name, nd, weight);
   const bool batched = input.dim() == nd + 2;
   Tensor y = tl::convolution(batched ? input : input.unsqueeze(0), weight, bias, stride, padding, dilation,
                              transposed, output_padding, groups);
@@ -291,8 +289,7 @@ Tensor conv_padding_str(const char* name, int64_t nd, const Tensor& input, const
   if (padding == "valid") return conv_nd(name, nd, input, weight, bias, stride, zeros, dilation, false, zeros, groups);
   TL_CHECK(padding == "same", "Invalid padding string: '", padding, "'");
   for (int64_t s : stride) TL_CHECK(s == 1, "padding='same' is not supported for strided convolutions");
-  TL_CHECK(weight.dim() == nd + 2, name, ": expected weight to be ", nd + 2, "-dimensional, but got weight of size ",
-           sizes_str(weight.sizes()));
+  check_weight_dim(name, nd, weight);
   const std::vector<int64_t> dil = expand_param(dilation, nd, "dilation");
   std::vector<int64_t> pad(static_cast<size_t>(nd));
   std::vector<bool> odd(static_cast<size_t>(nd));

@@ -4,11 +4,11 @@
 #include "aten/native/Padding.h"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "aten/core/CheckedArith.h"
+#include "aten/native/SpatialInput.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 
@@ -28,12 +28,6 @@ std::vector<int64_t> pad_source_indices(PadMode mode, int64_t in, int64_t before
 
 namespace {
 
-std::string sizes_str(IntArrayRef s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
-
 bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
 const char* mode_name(PadMode mode) { return mode == PadMode::Reflect ? "reflection" : "replication"; }
@@ -43,12 +37,10 @@ const char* mode_name(PadMode mode) { return mode == PadMode::Reflect ? "reflect
 PlaneGather pad_geom(PadMode mode, int64_t nd, const Tensor& self, IntArrayRef padding) {
   TL_CHECK(static_cast<int64_t>(padding.size()) == 2 * nd, "padding size is expected to be ", 2 * nd, ", but got: ",
            padding.size());
-  const int64_t dim = self.dim();
-  bool ok = dim == nd + 1 || dim == nd + 2;
-  for (int64_t d = dim == nd + 2 ? 1 : 0; ok && d < dim; ++d) ok = self.sizes()[d] != 0;
-  TL_CHECK(ok, "Expected ", nd + 1, "D or ", nd + 2,
+  TL_CHECK(is_spatial_input(self, nd, true), "Expected ", nd + 1, "D or ", nd + 2,
            "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: ",
-           sizes_str(self.sizes()));
+           self.sizes());
+  const int64_t dim = self.dim();
   PlaneGather g;
   g.W = self.sizes()[dim - 1];
   g.OW = g.W + padding[0] + padding[1];
@@ -60,11 +52,11 @@ PlaneGather pad_geom(PadMode mode, int64_t nd, const Tensor& self, IntArrayRef p
     // PyTorch numbers the arguments of its 2-d kernel: #4 = the width pads, #6 = the height pads.
     TL_CHECK(padding[0] < g.W && padding[1] < g.W, "Argument #4: Padding size should be less than the corresponding ",
              "input dimension, but got: padding (", padding[0], ", ", padding[1], ") at dimension ", dim - 1,
-             " of input ", sizes_str(self.sizes()));
+             " of input ", self.sizes());
     if (nd == 2)
       TL_CHECK(padding[2] < g.H && padding[3] < g.H, "Argument #6: Padding size should be less than the ",
                "corresponding input dimension, but got: padding (", padding[2], ", ", padding[3], ") at dimension ",
-               dim - 2, " of input ", sizes_str(self.sizes()));
+               dim - 2, " of input ", self.sizes());
   }
   if (nd == 1)
     TL_CHECK(g.OW >= 1, "input (W: ", g.W, ") is too small. Calculated output W: ", g.OW);
@@ -97,7 +89,7 @@ Tensor pad_backward(PadMode mode, int64_t nd, const Tensor& grad_output, const T
   const PlaneGather g = pad_geom(mode, nd, self, padding);
   const std::vector<int64_t> shape = padded_shape(self, g, nd);
   TL_CHECK(grad_output.sizes().equals(shape), mode_name(mode), "_pad", nd, "d_backward: grad_output of size ",
-           sizes_str(grad_output.sizes()), " does not match the output size ", sizes_str(shape));
+           grad_output.sizes(), " does not match the output size ", IntArrayRef(shape));
   if (low_precision(grad_output.dtype()))
     return pad_backward(mode, nd, grad_output.to(ScalarType::Float), self, padding).to(grad_output.dtype());
   Tensor gx = empty_tensor(self.sizes(), grad_output.options());

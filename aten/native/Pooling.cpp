@@ -2,24 +2,17 @@
 // height-1 view). Loops: cpu/PoolingKernel.cpp.
 #include "aten/native/Pooling.h"
 
-#include <sstream>
-#include <string>
 #include <tuple>
 #include <vector>
 
 #include "aten/core/CheckedArith.h"
+#include "aten/native/SpatialInput.h"
 #include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 
 namespace tl::native {
 
 namespace {
-
-std::string sizes_str(IntArrayRef s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
 
 bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
@@ -44,10 +37,8 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 
 // The input as (planes, H, W) and the leading sizes of the result.
 void check_pool_input(const Tensor& self, const char* op) {
-  const bool ok = (self.dim() == 3 || self.dim() == 4) && self.sizes()[self.dim() - 1] > 0 &&
-                  self.sizes()[self.dim() - 2] > 0 && self.sizes()[self.dim() - 3] > 0;
-  TL_CHECK(ok, op, ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
-           sizes_str(self.sizes()));
+  TL_CHECK(is_spatial_input(self, 2, true), op,
+           ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:", self.sizes());
 }
 
 std::vector<int64_t> out_shape(const Tensor& self, int64_t oh, int64_t ow) {
@@ -94,14 +85,14 @@ PoolGeom window_geom(const Tensor& self, IntArrayRef kernel_size, IntArrayRef st
 }
 
 PoolGeom adaptive_geom(const Tensor& self, IntArrayRef output_size, const char* op) {
-  TL_CHECK(self.dim() == 3 || self.dim() == 4, op, "(): Expected 3D or 4D tensor, but got ", sizes_str(self.sizes()));
+  TL_CHECK(is_spatial_input(self, 2, false), op, "(): Expected 3D or 4D tensor, but got ", self.sizes());
   for (int64_t i = 1; i < self.dim(); ++i)
     TL_CHECK(self.sizes()[i] > 0, op,
              "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
-             sizes_str(self.sizes()), " with dimension ", i, " being empty");
+             self.sizes(), " with dimension ", i, " being empty");
   TL_CHECK(output_size.size() == 2, op, "(): internal error: output_size must be 2");
   TL_CHECK(output_size[0] >= 0 && output_size[1] >= 0, op, "(): output_size must be non-negative, but got ",
-           sizes_str(output_size));
+           output_size);
   PoolGeom g;
   g.H = self.sizes()[self.dim() - 2];
   g.W = self.sizes()[self.dim() - 1];
@@ -115,8 +106,8 @@ Tensor to_float(const Tensor& t) { return t.to(ScalarType::Float); }
 
 // The 1-d form of a pooling op: (N, C, L) / (C, L) as (.., 1, L).
 void check_1d_input(const Tensor& self, const char* op) {
-  TL_CHECK(self.dim() == 2 || self.dim() == 3, op, ": Expected 2D or 3D (batch mode) tensor with optional 0 dim ",
-           "batch size for input, but got:", sizes_str(self.sizes()));
+  TL_CHECK(is_spatial_input(self, 1, false), op, ": Expected 2D or 3D (batch mode) tensor with optional 0 dim ",
+           "batch size for input, but got:", self.sizes());
 }
 
 std::vector<int64_t> with_one(IntArrayRef v, int64_t one) {
@@ -195,7 +186,7 @@ void check_gather_shapes(IntArrayRef big, IntArrayRef small, const Tensor& indic
            dtype_name(indices.dtype()));
   bool ok = big.size() == small.size() && big.size() >= 2;
   for (size_t i = 0; ok && i + 2 < big.size(); ++i) ok = big[i] == small[i];
-  TL_CHECK(ok, op, ": the sizes ", sizes_str(big), " and ", sizes_str(small),
+  TL_CHECK(ok, op, ": the sizes ", big, " and ", small,
            " must agree in all but the last two dimensions");
 }
 
@@ -217,7 +208,7 @@ Tensor _max_pool_gather_cpu(const Tensor& self, const Tensor& indices) {
 Tensor _max_pool_scatter_cpu(const Tensor& grad_output, const Tensor& indices, IntArrayRef self_size) {
   check_gather_shapes(self_size, indices.sizes(), indices, "_max_pool_scatter");
   TL_CHECK(grad_output.sizes().equals(indices.sizes()), "_max_pool_scatter: grad_output ",
-           sizes_str(grad_output.sizes()), " and indices ", sizes_str(indices.sizes()), " must have the same size");
+           grad_output.sizes(), " and indices ", indices.sizes(), " must have the same size");
   if (low_precision(grad_output.dtype()))
     return _max_pool_scatter_cpu(to_float(grad_output), indices, self_size).to(grad_output.dtype());
   Tensor gx = empty_tensor(self_size, grad_output.options());
@@ -251,8 +242,8 @@ Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self, In
   const PoolGeom g = window_geom(self, kernel_size, stride, padding, IntArrayRef({1}), ceil_mode, "avg_pool2d", false);
   TL_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   TL_CHECK(grad_output.sizes().equals(out_shape(self, g.OH, g.OW)), "avg_pool2d_backward: grad_output of size ",
-           sizes_str(grad_output.sizes()), " does not match the output size ",
-           sizes_str(out_shape(self, g.OH, g.OW)));
+           grad_output.sizes(), " does not match the output size ",
+           IntArrayRef(out_shape(self, g.OH, g.OW)));
   if (low_precision(grad_output.dtype()))
     return avg_pool2d_backward_cpu(to_float(grad_output), self, kernel_size, stride, padding, ceil_mode,
                                    count_include_pad, divisor_override)
@@ -264,7 +255,7 @@ Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self, In
 
 Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
                   bool count_include_pad) {
-  TL_CHECK(self.dim() == 2 || self.dim() == 3, "Expected 2 to 3 dimensions, but got ", self.dim(),
+  TL_CHECK(is_spatial_input(self, 1, false), "Expected 2 to 3 dimensions, but got ", self.dim(),
            "-dimensional tensor for argument #1 'self' (while checking arguments for avg_pool1d)");
   TL_CHECK(kernel_size.size() == 1 && stride.size() <= 1 && padding.size() == 1,
            "avg_pool1d: kernel_size, stride and padding must be single ints");
@@ -287,11 +278,11 @@ Tensor _adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
 
 Tensor _adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self) {
   TL_CHECK(grad_output.dim() == self.dim() && self.dim() >= 3, "_adaptive_avg_pool2d_backward: grad_output ",
-           sizes_str(grad_output.sizes()), " and self ", sizes_str(self.sizes()), " do not match");
+           grad_output.sizes(), " and self ", self.sizes(), " do not match");
   const int64_t d = self.dim();
   const PoolGeom g = adaptive_geom(self, {grad_output.sizes()[d - 2], grad_output.sizes()[d - 1]}, "adaptive_avg_pool2d");
   TL_CHECK(grad_output.sizes().equals(out_shape(self, g.OH, g.OW)), "_adaptive_avg_pool2d_backward: grad_output ",
-           sizes_str(grad_output.sizes()), " and self ", sizes_str(self.sizes()), " do not match");
+           grad_output.sizes(), " and self ", self.sizes(), " do not match");
   if (low_precision(grad_output.dtype()))
     return _adaptive_avg_pool2d_backward_cpu(to_float(grad_output), self).to(grad_output.dtype());
   Tensor gx = empty_tensor(self.sizes(), grad_output.options());

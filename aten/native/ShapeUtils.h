@@ -1,11 +1,16 @@
 #pragma once
 // Shape arithmetic shared by view, reshape, factory and random ops.
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "aten/ATen.h"
 
 namespace tl::native {
+
+// slice's bounds on a dim of `size`: negative ones count from the end, both are clamped to
+// [0, size] and end to at least start.
+std::pair<int64_t, int64_t> slice_bounds(int64_t size, std::optional<int64_t> start, std::optional<int64_t> end);
 
 // Resolves one -1 in `shape` so that it holds `numel` elements; errors name the shape.
 std::vector<int64_t> infer_size(IntArrayRef shape, int64_t numel);

@@ -1,5 +1,4 @@
-// Sorting and selection along one dim (sort, topk, kthvalue, median) and the gather /
-// scatter-add pair their gradients use. Note [Rows along a dim]: each kernel moves the dim
+// Sorting and selection along one dim (sort, topk, kthvalue, median). Note [Rows along a dim]: each kernel moves the dim
 // last and makes the tensor contiguous, so every row is a contiguous run handled on its own
 // (OpenMP over rows), then moves the dim back in the results.
 #include <omp.h>
@@ -171,14 +170,17 @@ Tensor median(const Tensor& self) {
   return std::get<0>(tl::median(self.reshape({-1}), 0, false));
 }
 
-// The sort/topk backward helpers are gather and scatter_add, whose checks (index dtype and
-// bounds) they share.
-Tensor _gather_along_dim_cpu(const Tensor& self, int64_t dim, const Tensor& index) {
-  return tl::gather(self, dim, index);
+// The composite forms: sort and argsort are the stable sort.
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
+  return tl::sort(self, std::optional<bool>(false), dim, descending);
 }
 
-Tensor _scatter_add_along_dim_cpu(const Tensor& src, int64_t dim, const Tensor& index, IntArrayRef self_size) {
-  return tl::zeros(self_size, src.scalar_type(), std::nullopt, src.device()).scatter_add_(dim, index, src);
+Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
+  return std::get<1>(tl::sort(self, std::optional<bool>(false), dim, descending));
+}
+
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
+  return std::get<1>(tl::sort(self, std::optional<bool>(stable), dim, descending));
 }
 
 }  // namespace tl::native

@@ -2,8 +2,6 @@
 // and their backward operators, plus the pixel_shuffle / pixel_unshuffle composites. Nearest
 // upsampling is a plane gather (Padding.h); bilinear loops: cpu/UpsampleKernel.cpp.
 #include <cmath>
-#include <sstream>
-#include <string>
 #include <vector>
 
 #include "aten/native/Padding.h"
@@ -14,12 +12,6 @@
 namespace tl::native {
 
 namespace {
-
-std::string sizes_str(IntArrayRef s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
 
 bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
@@ -51,7 +43,7 @@ Sizes check_upsample_input(int64_t nd, const Tensor& self, IntArrayRef output_si
   const Sizes s = upsample_sizes(nd, self.sizes(), output_size);
   // A zero batch is allowed, empty channels are not.
   TL_CHECK(self.sizes()[1] != 0, "Non-empty ", nd + 2, "D data tensor expected but got a tensor with sizes ",
-           sizes_str(self.sizes()));
+           self.sizes());
   return s;
 }
 

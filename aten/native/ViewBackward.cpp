@@ -1,5 +1,6 @@
-// Backward kernels of view ops (select_backward, slice_backward) and detach. They are
-// operators (not helpers) so that their own derivatives make view gradients differentiable.
+// Backward kernels of view ops (select_backward, slice_backward, diagonal_backward) and detach.
+// They are operators (not helpers) so that their own derivatives make view gradients
+// differentiable.
 #include "aten/ATen.h"
 #include "generated/NativeFunctions.h"
 
@@ -11,19 +12,31 @@ Tensor detach(const Tensor& self) {
   return Tensor::make(i->storage(), i->dtype(), i->sizes().vec(), i->strides().vec(), i->storage_offset());
 }
 
-Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+namespace {
+
+// Zeros of the input's size with grad_output copied into the view of it that `view` takes.
+template <typename View>
+Tensor into_zeros(const Tensor& grad_output, IntArrayRef input_sizes, View&& view) {
   Tensor grad_input = empty_tensor(input_sizes, grad_output.options());
   grad_input.fill_(0);
-  grad_input.select(dim, index).copy_(grad_output);
+  view(grad_input).copy_(grad_output);
   return grad_input;
+}
+
+}  // namespace
+
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t index) {
+  return into_zeros(grad_output, input_sizes, [&](const Tensor& g) { return g.select(dim, index); });
 }
 
 Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim, int64_t start, int64_t end,
                       int64_t step) {
-  Tensor grad_input = empty_tensor(input_sizes, grad_output.options());
-  grad_input.fill_(0);
-  grad_input.slice(dim, start, end, step).copy_(grad_output);
-  return grad_input;
+  return into_zeros(grad_output, input_sizes, [&](const Tensor& g) { return g.slice(dim, start, end, step); });
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset, int64_t dim1,
+                         int64_t dim2) {
+  return into_zeros(grad_output, input_sizes, [&](const Tensor& g) { return g.diagonal(offset, dim1, dim2); });
 }
 
 }  // namespace tl::native

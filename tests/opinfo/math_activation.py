@@ -1,5 +1,5 @@
 """Registry entries: activations and their backward operators, pointwise math (erf, atan2,
-fmod, lerp, addcmul, isnan, nan_to_num...) and the random operators (h-mathact).
+fmod, lerp, addcmul, isnan, nan_to_num...) and the random operators.
 
 The nn operators are called through torch.nn.functional / torch._C._nn, as PyTorch exposes
 them; their out= and in-place forms are tested in tests/test_math_activation.py."""

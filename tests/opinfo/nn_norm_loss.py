@@ -1,4 +1,4 @@
-"""Registry entries: softmax/log_softmax, normalization and losses (h-nnops)."""
+"""Registry entries: softmax/log_softmax, normalization and losses."""
 
 import numpy as np
 

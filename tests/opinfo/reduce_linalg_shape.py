@@ -1,5 +1,5 @@
 """Registry entries: matrix/vector products (addmm, baddbmm, addmv, mv, dot, vdot, outer/ger,
-linear, bilinear, einsum), reductions and scans, shape ops (h-reduce)."""
+linear, bilinear, einsum), reductions and scans, shape ops."""
 
 import numpy as np
 
@@ -266,28 +266,6 @@ def _median_samples(dtype, rng):
     yield SampleInput((rand((2, 3, 4), dtype, rng), -1))
 
 
-def _np_gather(a, dim, index):
-    return np.take_along_axis(a, index, dim)
-
-
-def _gather_samples(dtype, rng):
-    yield SampleInput((rand((3, 5), dtype, rng), 1, rng.integers(0, 5, (3, 4))))
-    yield SampleInput((rand((4, 3), dtype, rng), 0, rng.integers(0, 4, (2, 3))))
-
-
-def _np_scatter_add(src, dim, index, size):
-    out = np.zeros(size, src.dtype)
-    grids = list(np.indices(index.shape, sparse=True))
-    grids[dim] = index
-    np.add.at(out, tuple(grids), src)
-    return out
-
-
-def _scatter_add_samples(dtype, rng):
-    yield SampleInput((rand((3, 4), dtype, rng), 1, rng.integers(0, 5, (3, 4)), [3, 5]))
-    yield SampleInput((rand((2, 3), dtype, rng), 0, rng.integers(0, 4, (2, 3)), [4, 3]))
-
-
 # ---- shape ------------------------------------------------------------------------------------
 
 
@@ -374,10 +352,6 @@ OPS = [
     OpInfo("topk", _topk_samples, ref=_np_topk),
     OpInfo("kthvalue", _kthvalue_samples, ref=_np_kthvalue),
     OpInfo("median", _median_samples, ref=_np_median),
-    OpInfo("_gather_along_dim", _gather_samples, ref=_np_gather, torch=False,
-           op=lambda lib, *a: lib._C._gather_along_dim(*a)),
-    OpInfo("_scatter_add_along_dim", _scatter_add_samples, ref=_np_scatter_add, torch=False,
-           op=lambda lib, *a: lib._C._scatter_add_along_dim(*a)),
     OpInfo("flip", _one(((2, 3, 4), ([0, 2],), {}), ((3,), ([-1],), {}), ((2, 3), ([],), {}), ((0, 2), ([0],), {})),
            ref=lambda a, dims: np.flip(a, tuple(dims)) if dims else a.copy()),
     OpInfo("repeat", _one(((2, 3), ((2, 1),), {}), ((3,), ((2, 2),), {}), ((2, 1), ((1, 0),), {})),

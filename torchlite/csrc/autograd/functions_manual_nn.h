@@ -1,8 +1,11 @@
 #pragma once
-// Backward helpers of the nn ops (h-nnops): softmax, normalization, losses. Built from
-// differentiable operators unless a comment says otherwise.
+// Backward helpers of the nn ops and losses: convolution, pooling, padding, softmax,
+// normalization, nll_loss and dropout. Built from differentiable operators unless a comment says
+// otherwise.
 #include <array>
+#include <optional>
 #include <tuple>
+#include <vector>
 
 #include "aten/ATen.h"
 
@@ -40,5 +43,35 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
 // nll_loss_backward is linear in grad_output with nll_loss_forward as its adjoint.
 Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const Tensor& weight, int64_t reduction,
                                 int64_t ignore_index);
+
+// ---- convolution ----
+
+// Note [Convolution as three bilinear maps] (aten/native/Convolution.h). The forward
+// convolution of x and w cut to the spatial size of `out_sizes` (the input of a transposed
+// convolution whose output_padding reaches past its stride is shorter than the forward
+// convolution of that output).
+Tensor conv_forward_like(const Tensor& x, const Tensor& w, IntArrayRef out_sizes, IntArrayRef stride,
+                         IntArrayRef padding, IntArrayRef dilation, int64_t groups);
+Tensor conv_input_backward(const Tensor& grad, const Tensor& weight, IntArrayRef input_sizes, IntArrayRef stride,
+                           IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups);
+Tensor conv_weight_backward(const Tensor& grad, const Tensor& input, IntArrayRef weight_sizes, IntArrayRef stride,
+                            IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups);
+// The bias gradient: grad summed over every dimension but the channels (1).
+Tensor conv_bias_backward(const Tensor& grad);
+
+// ---- pooling ----
+
+// The last n entries of sizes (adaptive pooling's output size from its gradient's shape).
+std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n);
+
+// ---- padding ----
+
+// constant_pad_nd's gradient: the same padding negated (a crop; negative pads become zeros).
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
+
+// ---- dropout ----
+
+// native_dropout's output scale: 1 / (1 - p) in training (0 for p == 1), 1 otherwise.
+double dropout_scale(double p, std::optional<bool> train);
 
 }  // namespace tl::autograd

@@ -1,5 +1,5 @@
 #pragma once
-// Backward helpers of the indexing ops (h-index): each is written with differentiable ops, so
+// Backward helpers of the indexing ops: each is written with differentiable ops, so
 // double backward works.
 #include <string>
 #include <tuple>

@@ -1,4 +1,4 @@
-#include "torchlite/csrc/autograd/functions_manual_nnops.h"
+#include "torchlite/csrc/autograd/functions_manual_nn.h"
 
 #include <optional>
 #include <vector>
@@ -96,6 +96,60 @@ std::tuple<Tensor, Tensor, Tensor> fused_norm_backward_not_differentiable(const 
 Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const Tensor& weight, int64_t reduction,
                                 int64_t ignore_index) {
   return std::get<0>(tl::nll_loss_forward(grad, target, opt(weight), reduction, ignore_index));
+}
+
+// ---- convolution ----
+
+Tensor conv_forward_like(const Tensor& x, const Tensor& w, IntArrayRef out_sizes, IntArrayRef stride,
+                         IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  const std::vector<int64_t> no_output_padding(stride.size(), 0);
+  Tensor y = tl::convolution(x, w, std::nullopt, stride, padding, dilation, false, no_output_padding, groups);
+  for (int64_t d = 2; d < y.dim(); ++d) {
+    TL_CHECK(y.sizes()[d] >= out_sizes[d], "convolution backward: the gradient has ", y.sizes()[d],
+             " positions along dimension ", d, ", expected ", out_sizes[d]);
+    if (y.sizes()[d] > out_sizes[d]) y = y.narrow(d, 0, out_sizes[d]);
+  }
+  return y;
+}
+
+Tensor conv_input_backward(const Tensor& grad, const Tensor& weight, IntArrayRef input_sizes, IntArrayRef stride,
+                           IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups) {
+  if (transposed) return conv_forward_like(grad, weight, input_sizes, stride, padding, dilation, groups);
+  return tl::convolution_backward_input(grad, weight, input_sizes, stride, padding, dilation, groups);
+}
+
+Tensor conv_weight_backward(const Tensor& grad, const Tensor& input, IntArrayRef weight_sizes, IntArrayRef stride,
+                            IntArrayRef padding, IntArrayRef dilation, bool transposed, int64_t groups) {
+  // A transposed convolution is Bx(input, weight), whose weight gradient is Bw(grad, input).
+  if (transposed) return tl::convolution_backward_weight(input, grad, weight_sizes, stride, padding, dilation, groups);
+  return tl::convolution_backward_weight(grad, input, weight_sizes, stride, padding, dilation, groups);
+}
+
+Tensor conv_bias_backward(const Tensor& grad) {
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < grad.dim(); ++d) dims.push_back(d);
+  return grad.sum(IntArrayRef(dims), false);
+}
+
+// ---- pooling ----
+
+std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n) {
+  return std::vector<int64_t>(sizes.end() - n, sizes.end());
+}
+
+// ---- padding ----
+
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
+  std::vector<int64_t> negated(pad.size());
+  for (size_t i = 0; i < pad.size(); ++i) negated[i] = -pad[i];
+  return tl::constant_pad_nd(grad, negated, 0);
+}
+
+// ---- dropout ----
+
+double dropout_scale(double p, std::optional<bool> train) {
+  if (train.has_value() && !*train) return 1.0;
+  return p == 1.0 ? 0.0 : 1.0 / (1.0 - p);
 }
 
 }  // namespace tl::autograd

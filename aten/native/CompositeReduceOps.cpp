@@ -1,5 +1,5 @@
-// Reductions built from other ops: var/std (and with the mean), logsumexp, linalg_vector_norm,
-// plus the composite sort/argsort/median forms over the kernels in Sorting.cpp.
+// Reductions composed of other operators, so their gradients come from the parts: var/std (and
+// with the mean), logsumexp, linalg_vector_norm.
 #include <cmath>
 
 #include "aten/native/ShapeUtils.h"
@@ -121,17 +121,4 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<I
                           std::optional<ScalarType> dtype, const Tensor& out) {
   return write_out(tl::linalg_vector_norm(self, ord, dim, keepdim, dtype), out);
 }
-
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending) {
-  return tl::sort(self, std::optional<bool>(false), dim, descending);
-}
-
-Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
-  return std::get<1>(tl::sort(self, std::optional<bool>(false), dim, descending));
-}
-
-Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
-  return std::get<1>(tl::sort(self, std::optional<bool>(stable), dim, descending));
-}
-
 }  // namespace tl::native

@@ -1,4 +1,4 @@
-#include "torchlite/csrc/autograd/functions_manual_index.h"
+#include "torchlite/csrc/autograd/functions_manual_indexing.h"
 
 #include <optional>
 #include <vector>
