@@ -47,7 +47,7 @@ echo "nproc: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg)"
 build "clean build"
 
 echo "// measure_rebuilds.sh: one-line change" >> "$kernel"
-build "one-line change in $kernel"
+build "one-line change in $(basename "$kernel")"
 cp "$backup/$(basename "$kernel")" "$kernel"
 ninja -C "$dir" > /dev/null  # back to the clean state, untimed
 
