@@ -13,7 +13,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-/tmp/torchlite-rebuilds}
 python=${PYTHON:-$root/.venv/bin/python}
-kernel=aten/native/cpu/BinaryOpsKernel.cpp
+kernel=aten/native/cpu/ReduceOpsKernel.cpp
 yaml=native_functions.yaml
 yaml_from='func: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False,'
 yaml_to='func: logsumexp.out(Tensor self, int[1] dim, bool keepdim=True,'

@@ -512,6 +512,7 @@ TL_ROUNDING_FUNCTOR(RoundFunctor, std::nearbyint)  // half to even (default roun
     }                                                                                        \
   };
 TL_FLOAT_UNARY_FUNCTOR(ExpFunctor, ew::exp(x))
+TL_FLOAT_UNARY_FUNCTOR(Exp2Functor, std::exp2(x))
 TL_FLOAT_UNARY_FUNCTOR(LogFunctor, std::log(x))
 TL_FLOAT_UNARY_FUNCTOR(Log1pFunctor, std::log1p(x))
 TL_FLOAT_UNARY_FUNCTOR(Expm1Functor, std::expm1(x))

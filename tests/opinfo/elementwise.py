@@ -132,6 +132,7 @@ OPS = [
     _unary_op("tan", np.tan, low=-1.2, high=1.2),
     _unary_op("tanh", np.tanh),
     _unary_op("exp", np.exp),
+    _unary_op("exp2", np.exp2),
     _unary_op("expm1", np.expm1),
     _unary_op("sigmoid", _sigmoid),
     _unary_op("log", np.log, low=0.5),
