@@ -84,10 +84,11 @@ void check_sub_dtypes(const Tensor& self, const Tensor& other) {
 }
 
 void check_no_zero_divisor(const TensorIterator& iter, int arg) {
-  if (!is_integral(iter.operand(arg).dtype(), true) || iter.operand(arg).numel() == 0) return;
+  const Tensor& divisor = iter.operand(arg);
+  if (!is_integral(divisor.dtype(), true) || divisor.numel() == 0) return;
   // Scan the divisor as stored (not broadcast), on the host: a synchronising copy for GPU
-  // divisors, only for integer division.
-  const Tensor d = iter.operand(arg).to(Device(DeviceType::CPU));
+  // divisors only; CPU divisors are read in place, without a trip through the dispatcher.
+  const Tensor d = divisor.is_cpu() ? divisor : divisor.to(Device(DeviceType::CPU));
   TensorIterator scan = TensorIteratorConfig().name("check_no_zero_divisor").add_input(d).build();
   bool zero = false;
   dispatch_integral_types(d.dtype(), "check_no_zero_divisor", [&](auto tag) {
