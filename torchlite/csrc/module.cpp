@@ -11,8 +11,11 @@
 
 namespace {
 
+// Module-local: pybind11's global translator list is shared with every other extension built
+// with the same pybind11 internals (PyTorch's, for one), and a crash was seen on a GPU machine
+// when both modules' translators saw torchlite's exceptions. Local translators see only ours.
 void translate_errors() {
-  py::register_exception_translator([](std::exception_ptr p) {
+  py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const tl::Error& e) {
