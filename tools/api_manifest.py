@@ -8,16 +8,17 @@ PyTorch is how the manifest is updated:
     python tools/api_manifest.py              # rewrite tools/api_manifest.json
     python tools/api_manifest.py --check      # exit 1 if the checked-in file is out of date
 
-Each entry records what kind of name it is and, for callables, its parameters as short
-strings: "x", "x=default", "*" (keyword-only marker), "/", "*args", "**kwargs". `sigs` is a
-list because many operators document several overloads; it is null where no signature could
-be read (then the report can only check that the name exists). `sig_from` says where the
+Each entry records what kind of name it is and, for callables, its parameters in the format
+torchlite/utils/_api_signatures.py reads and compares. `sigs` is a list because many operators
+document several overloads; it is null where no signature could be read (then the report can
+only check that the name exists). `sig_from` says where the
 signature came from: "inspect" (inspect.signature, exact) or "doc" (the docstring's
 `name(...) -> ...` lines: what the docs promise, which can be looser than the real parser).
 """
 
 import argparse
 import importlib
+import importlib.util
 import inspect
 import json
 import re
@@ -26,6 +27,18 @@ import types
 from pathlib import Path
 
 MANIFEST = Path(__file__).with_name("api_manifest.json")
+
+
+def _load_signatures_module():
+    # By its path, not `import torchlite...`: regenerating the manifest needs PyTorch, not a built torchlite.
+    path = Path(__file__).resolve().parents[1] / "torchlite" / "utils" / "_api_signatures.py"
+    spec = importlib.util.spec_from_file_location("_api_signatures", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_signatures = _load_signatures_module()
 
 # The namespaces the report covers, in report order. "torch.Tensor" holds the Tensor methods
 # and properties.
@@ -104,10 +117,6 @@ EXCLUSIONS = [
     ),
 ]
 
-# `name(params) -> ...` at the start of a docstring line, or after `.. function::`.
-_DOC_SIG = r"^\s*(?:\.\. function:: )?(?:\w+\.)*{name}\((.*)\)\s*(?:->.*)?$"
-_PARAM = re.compile(r"^(\*|/|\*{0,2}[A-Za-z_]\w*(?:=.+)?)$")
-
 
 def excluded_by(qualname):
     for rule, pattern, _reason in EXCLUSIONS:
@@ -146,76 +155,6 @@ def public_names(ns_name, ns):
     return sorted(n for n in names if not n.startswith("_") and not isinstance(getattr(ns, n), types.ModuleType))
 
 
-def _default_text(value):
-    # Addresses in reprs (functions, sentinels) would make the file differ on every run.
-    return re.sub(r" at 0x[0-9a-f]+", "", repr(value))
-
-
-def _inspect_params(obj, drop_self):
-    try:
-        sig = inspect.signature(obj)
-    except (TypeError, ValueError):
-        return None
-    out, saw_kwonly = [], False
-    params = list(sig.parameters.values())
-    if drop_self and params and params[0].name == "self":
-        params = params[1:]
-    for p in params:
-        if p.kind is p.VAR_POSITIONAL:
-            out.append("*" + p.name)
-            saw_kwonly = True
-            continue
-        if p.kind is p.VAR_KEYWORD:
-            out.append("**" + p.name)
-            continue
-        if p.kind is p.KEYWORD_ONLY and not saw_kwonly:
-            out.append("*")
-            saw_kwonly = True
-        out.append(p.name if p.default is p.empty else f"{p.name}={_default_text(p.default)}")
-        if p.kind is p.POSITIONAL_ONLY and (len(out) == len(params) or params[len(out)].kind is not p.POSITIONAL_ONLY):
-            out.append("/")
-    return out
-
-
-def split_params(text):
-    """Split a parameter list at its top-level commas (defaults can hold tuples and strings)."""
-    parts, depth, quote, cur = [], 0, None, ""
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-            continue
-        cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
-
-
-def _doc_params(name, doc, drop_self):
-    """The overloads a docstring documents, or None if it documents none in a simple form."""
-    sigs = []
-    for line in (doc or "").splitlines():
-        m = re.match(_DOC_SIG.format(name=re.escape(name)), line)
-        if not m:
-            continue
-        params = [re.sub(r"\s*=\s*", "=", p, count=1) for p in split_params(m.group(1))]
-        if drop_self and params and params[0] == "self":
-            params = params[1:]
-        if not all(_PARAM.match(p) for p in params):
-            return None
-        if params not in sigs:
-            sigs.append(params)
-    return sigs or None
-
-
 def describe(name, obj, ns_name):
     """The manifest entry of one name."""
     import torch
@@ -230,14 +169,8 @@ def describe(name, obj, ns_name):
     # Classes of torch.distributions all take (*params, validate_args=None): names are enough.
     if kind == "class" and ns_name == "torch.distributions":
         return {"kind": kind}
-    drop_self = ns_name == "torch.Tensor"
-    params = _inspect_params(obj, drop_self)
-    # A bare (*args, **kwargs) says nothing (C classes, decorated wrappers): try the docs.
-    if params is not None and params != ["*args", "**kwargs"]:
-        return {"kind": kind, "sig_from": "inspect", "sigs": [params]}
-    doc = obj.__doc__ if isinstance(obj.__doc__, str) else None  # some classes make __doc__ a property
-    sigs = _doc_params(name, doc, drop_self)
-    return {"kind": kind, "sig_from": "doc" if sigs else None, "sigs": sigs}
+    sig_from, sigs = _signatures.signatures(obj, name, drop_self=ns_name == "torch.Tensor")
+    return {"kind": kind, "sig_from": sig_from, "sigs": sigs}
 
 
 def build():
