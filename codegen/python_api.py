@@ -8,6 +8,7 @@ Tensor-taking overloads come before Scalar ones, and out= overloads (which requi
 
 from __future__ import annotations
 
+import keyword
 from dataclasses import dataclass
 
 from codegen.cpp_api import cpp_string, cpp_type, default_expr, list_default_items, public_arguments, public_name
@@ -348,7 +349,9 @@ def pyi_signature(ov: Overload, name: str) -> str:
         if a.kwarg_only and not star:
             params.append("*")
             star = True
-        p = f"{a.name}: {pyi_type(a.type)}"
+        # `from` (random_) is a Python keyword: callers can only pass it by position, and a stub
+        # that names it does not parse, which stops mypy on every program that imports torchlite.
+        p = f"{a.name}_: {pyi_type(a.type)}" if keyword.iskeyword(a.name) else f"{a.name}: {pyi_type(a.type)}"
         if a.default is not None:
             p += " = ..."
         params.append(p)

@@ -3,6 +3,7 @@ emitted code. Pure Python: nothing here needs the C++ extension to be built."""
 
 from __future__ import annotations
 
+import ast
 import os
 import re
 import subprocess
@@ -841,6 +842,14 @@ def test_generate_is_deterministic(tmp_path):
     for name in a:
         assert (tmp_path / "a" / "generated" / name).read_bytes() == (tmp_path / "b" / "generated" / name).read_bytes()
     assert "python_bindings_0.cpp" in a and "_C.pyi" in a and "RegisterCPU.cpp" in a and "RegisterCUDA.cpp" in a
+
+
+def test_generated_stub_parses(tmp_path):
+    # torchlite ships py.typed: a stub with a syntax error (a parameter named `from`) stops mypy
+    # on every program that imports torchlite.
+    fns = load_native_functions(str(ROOT / "native_functions.yaml"), "native_functions.yaml")
+    stub = next(p for p in generate(fns, str(tmp_path)) if p.endswith("_C.pyi"))
+    ast.parse(Path(stub).read_text(), filename=stub)
 
 
 def test_generate_rewrites_only_changed_files(tmp_path):

@@ -5,6 +5,7 @@ this package re-exports them under PyTorch's names and adds the Python-level pie
 """
 
 import importlib.metadata as _metadata
+import typing as _typing
 
 try:
     __version__ = _metadata.version("torchlite")
@@ -82,6 +83,9 @@ def _export_generated_ops() -> None:
 
 
 _export_generated_ops()
+
+if _typing.TYPE_CHECKING:  # what _export_generated_ops adds at run time, as type checkers read it from _C.pyi
+    from torchlite._C import *  # noqa: F403
 
 from torchlite import nn  # noqa: F401, E402
 
