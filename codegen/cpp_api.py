@@ -236,6 +236,7 @@ class OpView:
     """Everything the C++ templates need to know about one operator overload, printed."""
 
     schema_literal: str
+    base: str  # the operator's base name (add for add.Tensor, add_, add.out): its header ops/<base>.h
     struct: str
     ret: str
     params: tuple[str, ...]
@@ -321,6 +322,7 @@ def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targ
     method_args = tuple(_method_arguments(s))
     return OpView(
         schema_literal=cpp_string(str(s)),
+        base=s.name.base,
         struct=s.name.unambiguous(),
         ret=return_type(s),
         params=tuple(kernel_params(s)),

@@ -91,7 +91,7 @@ def _cpp(view: cpp_api.OpView) -> str:
     if view.is_method:
         lines.append(f"{view.ret} Tensor::{view.public_name}({', '.join(view.method_params)}) const;")
     lines.append(f"the entry point they call: tl::ops::{view.struct}::call({', '.join(view.args)})")
-    return _section("2. C++ API (generated Functions.h, TensorMethods.h, Operators.h)", lines)
+    return _section(f"2. C++ API (generated ops/{view.base}.h, TensorMethods.h)", lines)
 
 
 def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:

@@ -85,6 +85,24 @@ def _stub_files(env: jinja2.Environment, fns: list[NativeFunction]) -> dict[str,
     return files
 
 
+def _op_headers(env: jinja2.Environment, ops: list[cpp_api.OpView]) -> dict[str, str]:
+    """ops/<base>.h per operator (all its overloads), and Functions.h, which includes them all."""
+    by_base: dict[str, list[cpp_api.OpView]] = {}
+    for op in ops:
+        by_base.setdefault(op.base, []).append(op)
+    template = env.get_template("ops.h.j2")
+    files = {f"ops/{base}.h": template.render(header=HEADER, base=base, ops=group) for base, group in by_base.items()}
+    files["Functions.h"] = env.get_template("Functions.h.j2").render(header=HEADER, bases=sorted(by_base))
+    return files
+
+
+def _binding_bases(functions: list, methods: list) -> list[str]:
+    """The operator headers one bindings shard needs: those of every overload it binds."""
+    fns = [ov.fn for _, _, ovs in functions for ov in ovs] + [ov.fn for _, ovs in methods for ov in ovs]
+    fns += [ov.out_fn for _, _, ovs in functions for ov in ovs if ov.out_fn is not None]
+    return sorted({f.func.name.base for f in fns})
+
+
 def generate(
     fns: list[NativeFunction], out_dir: str, derivatives: str | None = None
 ) -> list[str]:
@@ -97,9 +115,8 @@ def generate(
     files.update(autograd_files)
     ops = cpp_api.op_views(fns, wrappers)
     ctx = {"header": HEADER, "ops": ops}
-    files["Operators.h"] = env.get_template("Operators.h.j2").render(**ctx)
     files["Operators.cpp"] = env.get_template("Operators.cpp.j2").render(**ctx)
-    files["Functions.h"] = env.get_template("Functions.h.j2").render(**ctx)
+    files.update(_op_headers(env, ops))
     files["TensorMethods.h"] = env.get_template("TensorMethods.h.j2").render(**ctx)
     files["NativeFunctions.h"] = env.get_template("NativeFunctions.h.j2").render(
         header=HEADER, declarations=native_declarations(fns)
@@ -122,7 +139,8 @@ def generate(
     modules = sorted({m for m, _ in fn_groups if m})
     for i, shard in enumerate(shards):
         files[f"python_bindings_{i}.cpp"] = env.get_template("python_bindings.cpp.j2").render(
-            header=HEADER, index=i, functions=shard["functions"], methods=shard["methods"]
+            header=HEADER, index=i, functions=shard["functions"], methods=shard["methods"],
+            bases=_binding_bases(shard["functions"], shard["methods"]),
         )
     files["python_bindings.h"] = env.get_template("python_bindings.h.j2").render(
         header=HEADER, num_shards=NUM_SHARDS, modules=modules
@@ -138,5 +156,9 @@ def generate(
         path = os.path.join(gen_dir, name)
         _write(path, files[name])
         paths.append(path)
+    ops_dir = os.path.join(gen_dir, "ops")
+    for name in os.listdir(ops_dir):  # the header of an operator removed from the YAML
+        if f"ops/{name}" not in files:
+            os.remove(os.path.join(ops_dir, name))
     return paths
 

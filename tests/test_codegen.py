@@ -832,7 +832,7 @@ def _generate(tmp_path: Path, nf: str, out: str = "out") -> dict[str, str]:
     (tmp_path / "nf.yaml").write_text(nf)
     fns = load_native_functions(str(tmp_path / "nf.yaml"), "nf.yaml")
     paths = generate(fns, str(tmp_path / out))
-    return {os.path.basename(p): Path(p).read_text() for p in paths}
+    return {os.path.relpath(p, tmp_path / out / "generated"): Path(p).read_text() for p in paths}
 
 
 def test_generate_is_deterministic(tmp_path):
@@ -867,6 +867,26 @@ def test_generate_rewrites_only_changed_files(tmp_path):
     after = {p.name: p.stat().st_mtime_ns for p in gen.iterdir()}
     changed = sorted(n for n in after if after[n] != before[n])
     assert changed == ["NativeFunctions.h", "RegisterCPU.cpp"]
+
+
+def test_a_default_changes_only_its_operator_header(tmp_path):
+    # A function-only operator's changed default reaches its own header (ops/logsumexp.h), the
+    # schema strings in Operators.cpp and its bindings shard: hand-written code that does not
+    # call it includes neither, so it does not recompile. A removed operator loses its header.
+    nf = GOOD_NF + "\n- func: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor\n" \
+                   "  dispatch:\n    CPU: logsumexp_cpu\n"
+    _generate(tmp_path, nf)
+    gen = tmp_path / "out" / "generated"
+    for p in gen.rglob("*.*"):
+        os.utime(p, ns=(1_000_000_000, 1_000_000_000))
+    _generate(tmp_path, nf.replace("keepdim=False", "keepdim=True"))
+    changed = sorted(str(p.relative_to(gen)) for p in gen.rglob("*.*") if p.stat().st_mtime_ns != 1_000_000_000)
+    shards = [n for n in changed if n.startswith("python_bindings_")]
+    assert len(shards) == 1
+    assert sorted(set(changed) - set(shards)) == ["Operators.cpp", "ops/logsumexp.h"]
+    _generate(tmp_path, GOOD_NF)
+    assert not (gen / "ops" / "logsumexp.h").exists()
+    assert "logsumexp" not in (gen / "Functions.h").read_text()
 
 
 # ---- the model behind the generated code ------------------------------------------------------

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <sstream>
 
-#include "aten/ATen.h"
 #include "aten/core/DispatchUtils.h"
+#include "generated/ops/to.h"
 
 namespace tl {
 

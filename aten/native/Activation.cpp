@@ -3,11 +3,20 @@
 // and log_sigmoid(x) = -softplus(-x), which stays finite for large |x|.
 #include <string>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/BinaryOps.h"
 #include "aten/native/UnaryOps.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 #include "generated/Stubs.h"
+#include "generated/ops/elu_backward.h"
+#include "generated/ops/gelu.h"
+#include "generated/ops/gelu_backward.h"
+#include "generated/ops/hardtanh.h"
+#include "generated/ops/leaky_relu_backward.h"
+#include "generated/ops/log_sigmoid.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/relu6.h"
+#include "generated/ops/softplus.h"
 
 namespace tl::native {
 

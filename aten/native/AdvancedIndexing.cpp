@@ -14,10 +14,17 @@
 #include <utility>
 #include <vector>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/IndexingUtils.h"
 #include "aten/native/ShapeUtils.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/index_put.h"
+#include "generated/ops/nonzero.h"
+#include "generated/ops/select.h"
 
 namespace tl::native {
 

@@ -8,9 +8,21 @@
 #include <vector>
 
 #include "aten/core/CheckedArith.h"
+#include "aten/core/Tensor.h"
 #include "aten/native/SpatialInput.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/conv1d.h"
+#include "generated/ops/conv2d.h"
+#include "generated/ops/conv_transpose1d.h"
+#include "generated/ops/conv_transpose2d.h"
+#include "generated/ops/convolution.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/squeeze.h"
+#include "generated/ops/to.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/zeros.h"
 
 namespace tl::native {
 

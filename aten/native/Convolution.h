@@ -8,7 +8,7 @@
 // any order (derivatives.yaml). 1-D convolutions run as 2-D ones with a height of 1.
 #include <cstdint>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

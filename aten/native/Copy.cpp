@@ -1,8 +1,13 @@
 // Device-independent copy and conversion ops, all built on copy_: to, clone, contiguous.
 #include "aten/native/Copy.h"
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/to.h"
+#include "generated/ops/type_as.h"
 
 namespace tl::native {
 

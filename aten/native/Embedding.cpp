@@ -2,9 +2,21 @@
 #include <algorithm>
 #include <vector>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/IndexingUtils.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/embedding.h"
+#include "generated/ops/index_select.h"
+#include "generated/ops/max.h"
+#include "generated/ops/min.h"
+#include "generated/ops/one_hot.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/to.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/view.h"
+#include "generated/ops/zeros.h"
 
 namespace tl::native {
 

@@ -14,11 +14,24 @@
 #include <string>
 #include <vector>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/IndexingUtils.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/TensorIterator.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/argwhere.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/masked_fill.h"
+#include "generated/ops/max.h"
+#include "generated/ops/nonzero.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/select.h"
+#include "generated/ops/to.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/where.h"
 
 namespace tl::native {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Argument checks of matrix products, shared by every device's mm/bmm kernels.
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

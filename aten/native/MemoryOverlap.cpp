@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "aten/native/ShapeUtils.h"
-#include "generated/Operators.h"
+#include "generated/ops/copy.h"
 
 namespace tl {
 

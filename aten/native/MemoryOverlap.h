@@ -18,7 +18,8 @@
 #include <optional>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
+#include "generated/ops/empty.h"
 
 namespace tl {
 

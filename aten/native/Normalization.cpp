@@ -12,8 +12,21 @@
 #include <tuple>
 #include <vector>
 
-#include "generated/Functions.h"
+#include "aten/core/Tensor.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/add.h"
+#include "generated/ops/batch_norm.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/group_norm.h"
+#include "generated/ops/layer_norm.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/native_batch_norm.h"
+#include "generated/ops/native_layer_norm.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/to.h"
+#include "generated/ops/zero.h"
 
 namespace tl::native {
 

@@ -8,9 +8,23 @@
 #include <vector>
 
 #include "aten/core/CheckedArith.h"
+#include "aten/core/Tensor.h"
 #include "aten/native/SpatialInput.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/_pad_circular.h"
+#include "generated/ops/cat.h"
+#include "generated/ops/constant_pad_nd.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/pad.h"
+#include "generated/ops/reflection_pad1d.h"
+#include "generated/ops/reflection_pad2d.h"
+#include "generated/ops/replication_pad1d.h"
+#include "generated/ops/replication_pad2d.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

@@ -8,10 +8,19 @@
 #include <optional>
 #include <string>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/BinaryOps.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
 #include "generated/Stubs.h"
+#include "generated/ops/addcdiv.h"
+#include "generated/ops/addcmul.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/clamp_max.h"
+#include "generated/ops/clamp_min.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/fmod.h"
+#include "generated/ops/maximum.h"
+#include "generated/ops/minimum.h"
 
 namespace tl::native {
 

@@ -6,9 +6,26 @@
 #include <vector>
 
 #include "aten/core/CheckedArith.h"
+#include "aten/core/Tensor.h"
 #include "aten/native/SpatialInput.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/_adaptive_avg_pool2d.h"
+#include "generated/ops/adaptive_avg_pool1d.h"
+#include "generated/ops/adaptive_avg_pool2d.h"
+#include "generated/ops/adaptive_max_pool1d.h"
+#include "generated/ops/adaptive_max_pool2d.h"
+#include "generated/ops/avg_pool1d.h"
+#include "generated/ops/avg_pool2d.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/max_pool1d.h"
+#include "generated/ops/max_pool1d_with_indices.h"
+#include "generated/ops/max_pool2d.h"
+#include "generated/ops/max_pool2d_with_indices.h"
+#include "generated/ops/squeeze.h"
+#include "generated/ops/to.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/zero.h"
 
 namespace tl::native {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

@@ -12,6 +12,20 @@
 
 #include "aten/native/ShapeUtils.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/max.h"
+#include "generated/ops/min.h"
+#include "generated/ops/normal.h"
+#include "generated/ops/rand.h"
+#include "generated/ops/rand_like.h"
+#include "generated/ops/randint.h"
+#include "generated/ops/randint_like.h"
+#include "generated/ops/randn.h"
+#include "generated/ops/randn_like.h"
+#include "generated/ops/random.h"
+#include "generated/ops/uniform.h"
 
 namespace tl::native {
 

@@ -5,6 +5,22 @@
 #include <limits>
 
 #include "generated/NativeFunctions.h"
+#include "generated/ops/all.h"
+#include "generated/ops/amax.h"
+#include "generated/ops/amin.h"
+#include "generated/ops/any.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/max.h"
+#include "generated/ops/maximum.h"
+#include "generated/ops/mean.h"
+#include "generated/ops/min.h"
+#include "generated/ops/minimum.h"
+#include "generated/ops/prod.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/to.h"
+#include "generated/ops/view.h"
 
 namespace tl::native {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "aten/native/DispatchStub.h"
 #include "aten/native/ReduceFunctors.h"
 

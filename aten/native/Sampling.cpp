@@ -12,9 +12,23 @@
 #include <tuple>
 #include <vector>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/BinaryOps.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/bernoulli.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/dropout.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/multinomial.h"
+#include "generated/ops/native_dropout.h"
+#include "generated/ops/ones_like.h"
+#include "generated/ops/randperm.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 

@@ -5,6 +5,9 @@
 
 #include "aten/native/ShapeUtils.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 

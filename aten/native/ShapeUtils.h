@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

@@ -10,9 +10,15 @@
 #include <optional>
 #include <type_traits>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/ElementwiseFunctors.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/_log_softmax.h"
+#include "generated/ops/_softmax.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/log_softmax.h"
+#include "generated/ops/softmax.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 

@@ -8,8 +8,17 @@
 #include <utility>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/argsort.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/full.h"
+#include "generated/ops/median.h"
+#include "generated/ops/movedim.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/sort.h"
+#include "generated/ops/unsqueeze.h"
 
 namespace tl::native {
 

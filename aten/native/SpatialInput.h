@@ -1,7 +1,7 @@
 #pragma once
 // The input check the spatial nn ops (padding, pooling, convolution) share. Each op raises its
 // own message (PyTorch's words for it), so the test is here and the message at the call.
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

@@ -8,6 +8,28 @@
 
 #include "aten/native/ShapeUtils.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/arange.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/empty_like.h"
+#include "generated/ops/empty_strided.h"
+#include "generated/ops/eye.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/full.h"
+#include "generated/ops/full_like.h"
+#include "generated/ops/linspace.h"
+#include "generated/ops/max.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/new_empty.h"
+#include "generated/ops/new_full.h"
+#include "generated/ops/new_ones.h"
+#include "generated/ops/new_zeros.h"
+#include "generated/ops/ones.h"
+#include "generated/ops/ones_like.h"
+#include "generated/ops/zero.h"
+#include "generated/ops/zeros.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::native {
 

@@ -5,6 +5,9 @@
 #include <algorithm>
 
 #include "aten/native/MemoryOverlap.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/to.h"
 
 namespace tl {
 

@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl {
 

@@ -7,6 +7,13 @@
 
 #include "generated/NativeFunctions.h"
 #include "generated/Stubs.h"
+#include "generated/ops/clamp.h"
+#include "generated/ops/clamp_max.h"
+#include "generated/ops/clamp_min.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/nan_to_num.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/relu.h"
 
 namespace tl::native {
 

@@ -4,10 +4,16 @@
 #include <cmath>
 #include <vector>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/Padding.h"
 #include "aten/native/Upsample.h"
-#include "generated/Functions.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/permute.h"
+#include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 

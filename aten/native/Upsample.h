@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

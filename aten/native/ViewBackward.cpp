@@ -1,8 +1,18 @@
 // Backward kernels of view ops (select_backward, slice_backward, diagonal_backward) and detach.
 // They are operators (not helpers) so that their own derivatives make view gradients
 // differentiable.
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/detach.h"
+#include "generated/ops/diagonal.h"
+#include "generated/ops/diagonal_backward.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/select.h"
+#include "generated/ops/select_backward.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/slice_backward.h"
+#include "generated/ops/view.h"
 
 namespace tl::native {
 

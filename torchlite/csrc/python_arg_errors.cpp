@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "generated/ops/empty.h"
+#include "generated/ops/t.h"
 #include "torchlite/csrc/python_binding_utils.h"
 
 namespace tl_python {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "torchlite/csrc/autograd/variable.h"
 
 namespace py = pybind11;

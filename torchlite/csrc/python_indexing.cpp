@@ -9,6 +9,18 @@
 #include "torchlite/csrc/python_indexing.h"
 
 #include "aten/native/ShapeUtils.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/index.h"
+#include "generated/ops/index_put.h"
+#include "generated/ops/select.h"
+#include "generated/ops/slice.h"
+#include "generated/ops/to.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/view.h"
+#include "generated/ops/zeros.h"
 
 namespace tl_python {
 

@@ -3,6 +3,8 @@
 // (repr, operators) by torchlite/_tensor.py.
 #include <pybind11/numpy.h>
 
+#include "generated/ops/t.h"
+#include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/variable.h"
 #include "torchlite/csrc/python_binding_utils.h"
 #include "torchlite/csrc/python_tensor.h"

@@ -3,6 +3,7 @@
 // describe, so (as in PyTorch) this constructor is written by hand rather than generated.
 #include "torchlite/csrc/python_tensor_new.h"
 
+#include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/variable.h"
 #include "torchlite/csrc/python_tensor.h"
 

@@ -15,6 +15,7 @@
 
 #include "aten/native/Convolution.h"
 #include "aten/native/cpu/Gemm.h"
+#include "generated/ops/transpose.h"
 
 namespace tl::native {
 

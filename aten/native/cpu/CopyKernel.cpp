@@ -5,6 +5,7 @@
 #include "aten/native/Copy.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/copy.h"
 
 namespace tl::native {
 

@@ -18,10 +18,15 @@
 #include <limits>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "aten/native/FusedOptimizerMath.h"
 #include "generated/NativeFunctions.h"
-#include "generated/Operators.h"
+#include "generated/ops/add.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/zero.h"
 
 namespace tl::native {
 

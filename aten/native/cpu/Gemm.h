@@ -11,7 +11,7 @@
 // Supported dtypes: all but bool; Half/BFloat16 are computed in float by the caller.
 #include <cstdint>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::native {
 

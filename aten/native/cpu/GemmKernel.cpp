@@ -8,6 +8,8 @@
 #include "aten/native/LinearAlgebra.h"
 #include "aten/native/cpu/Gemm.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 

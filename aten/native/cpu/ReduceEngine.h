@@ -31,8 +31,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "aten/native/ReduceFunctors.h"
+#include "generated/ops/empty.h"
 
 namespace tl::native::cpu_reduce {
 

@@ -9,6 +9,9 @@
 #include "aten/native/ReduceOps.h"
 #include "aten/native/cpu/ReduceEngine.h"
 #include "generated/NativeFunctions.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/to.h"
+#include "generated/ops/view.h"
 
 namespace tl::native {
 

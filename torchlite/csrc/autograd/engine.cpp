@@ -6,7 +6,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
+#include "generated/ops/add.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/functions_manual.h"
 #include "torchlite/csrc/autograd/variable.h"
 

@@ -2,7 +2,13 @@
 
 #include <atomic>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
+#include "generated/ops/add.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/fill.h"
 #include "torchlite/csrc/autograd/engine.h"
 #include "torchlite/csrc/autograd/variable.h"
 

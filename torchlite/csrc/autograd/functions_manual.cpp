@@ -2,6 +2,10 @@
 
 #include <vector>
 
+#include "generated/ops/contiguous.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/sum.h"
 #include "torchlite/csrc/autograd/variable.h"
 
 namespace tl::autograd {

@@ -4,7 +4,7 @@
 // included here for the generated code. Every helper is built from differentiable operators, so
 // a backward formula that uses it can itself be differentiated (create_graph=True), unless its
 // comment says otherwise.
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 #include "torchlite/csrc/autograd/functions_manual_indexing.h"
 #include "torchlite/csrc/autograd/functions_manual_nn.h"
 #include "torchlite/csrc/autograd/functions_manual_pointwise.h"

@@ -5,7 +5,7 @@
 #include <tuple>
 #include <vector>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::autograd {
 

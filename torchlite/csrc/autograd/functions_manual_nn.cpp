@@ -3,7 +3,24 @@
 #include <optional>
 #include <vector>
 
-#include "generated/Functions.h"
+#include "aten/core/Tensor.h"
+#include "generated/ops/add.h"
+#include "generated/ops/constant_pad_nd.h"
+#include "generated/ops/convolution.h"
+#include "generated/ops/convolution_backward_input.h"
+#include "generated/ops/convolution_backward_weight.h"
+#include "generated/ops/exp.h"
+#include "generated/ops/mean.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/native_batch_norm_backward.h"
+#include "generated/ops/native_layer_norm_backward.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/nll_loss_forward.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/rsqrt.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/sum.h"
 #include "torchlite/csrc/autograd/grad_mode.h"
 
 namespace tl::autograd {

@@ -1,5 +1,22 @@
 #include "torchlite/csrc/autograd/functions_manual_pointwise.h"
 
+#include "generated/ops/add.h"
+#include "generated/ops/div.h"
+#include "generated/ops/eq.h"
+#include "generated/ops/exp.h"
+#include "generated/ops/ge.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/le.h"
+#include "generated/ops/log.h"
+#include "generated/ops/logical_and.h"
+#include "generated/ops/lt.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/pow.h"
+#include "generated/ops/sigmoid.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/tanh.h"
+#include "generated/ops/where.h"
 #include "torchlite/csrc/autograd/functions_manual.h"
 
 namespace tl::autograd {

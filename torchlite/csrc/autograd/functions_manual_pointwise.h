@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::autograd {
 

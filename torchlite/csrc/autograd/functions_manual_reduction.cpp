@@ -4,7 +4,28 @@
 #include <cmath>
 #include <vector>
 
-#include "generated/Functions.h"
+#include "aten/core/Tensor.h"
+#include "generated/ops/abs.h"
+#include "generated/ops/add.h"
+#include "generated/ops/arange.h"
+#include "generated/ops/cumprod.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/div.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/eq.h"
+#include "generated/ops/expand.h"
+#include "generated/ops/logical_and.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/pow.h"
+#include "generated/ops/prod.h"
+#include "generated/ops/reshape.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/sum.h"
+#include "generated/ops/to.h"
+#include "generated/ops/unsqueeze.h"
+#include "generated/ops/view.h"
+#include "generated/ops/where.h"
 #include "torchlite/csrc/autograd/functions_manual.h"
 
 namespace tl::autograd {

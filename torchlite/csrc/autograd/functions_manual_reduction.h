@@ -3,7 +3,7 @@
 // formulas that use them can be differentiated again.
 #include <optional>
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
 
 namespace tl::autograd {
 

@@ -4,8 +4,16 @@
 #include <numeric>
 #include <vector>
 
+#include "aten/core/Tensor.h"
 #include "aten/native/ShapeUtils.h"
-#include "generated/Functions.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/fill.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/permute.h"
+#include "generated/ops/select.h"
+#include "generated/ops/slice_backward.h"
 
 namespace tl::autograd {
 

@@ -1,5 +1,9 @@
 #include "torchlite/csrc/autograd/python_autograd.h"
 
+#include "generated/ops/add.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/t.h"
+#include "generated/ops/zeros.h"
 #include "torchlite/csrc/autograd/engine.h"
 #include "torchlite/csrc/autograd/saved_variable.h"
 #include "torchlite/csrc/autograd/variable.h"

@@ -1,5 +1,6 @@
 #include "torchlite/csrc/autograd/saved_variable.h"
 
+#include "generated/ops/empty.h"
 #include "torchlite/csrc/autograd/variable.h"
 
 namespace tl::autograd {

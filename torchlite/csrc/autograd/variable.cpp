@@ -1,6 +1,8 @@
 #include "torchlite/csrc/autograd/variable.h"
 
-#include "aten/ATen.h"
+#include "aten/core/Tensor.h"
+#include "generated/ops/as_strided.h"
+#include "generated/ops/zeros.h"
 
 namespace tl::autograd {
 
