@@ -14,8 +14,6 @@ namespace tl::native {
 
 namespace {
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 // One value or two (H, W); an empty list (the `stride=[]` default) means `fallback`.
 std::pair<int64_t, int64_t> pair_param(IntArrayRef v, IntArrayRef fallback, const char* op, const char* name) {
   if (v.empty()) v = fallback;
