@@ -190,17 +190,12 @@ void check_gather_shapes(IntArrayRef big, IntArrayRef small, const Tensor& indic
 
 }  // namespace
 
+// gather along the flattened planes (it checks the indices). The scatter below keeps its own
+// loop: it runs on every max pooling backward, in parallel over planes (scatter_add is serial),
+// and sums Half/BFloat16 gradients in float.
 Tensor _max_pool_gather_cpu(const Tensor& self, const Tensor& indices) {
   check_gather_shapes(self.sizes(), indices.sizes(), indices, "_max_pool_gather");
-  if (low_precision(self.dtype())) return _max_pool_gather_cpu(to_float(self), indices).to(self.dtype());
-  Tensor out = empty_tensor(indices.sizes(), self.options());
-  const int64_t d = self.dim(), in_len = self.sizes()[d - 1] * self.sizes()[d - 2];
-  const int64_t out_len = indices.sizes()[d - 1] * indices.sizes()[d - 2];
-  if (out.numel() > 0) {
-    TL_CHECK_INDEX(in_len > 0, "_max_pool_gather: gathering from an empty plane");
-    pool_gather_kernel(out.numel() / out_len, in_len, out_len, self.contiguous(), indices.contiguous(), out);
-  }
-  return out;
+  return self.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
 }
 
 Tensor _max_pool_scatter_cpu(const Tensor& grad_output, const Tensor& indices, IntArrayRef self_size) {
