@@ -9,17 +9,17 @@ overlap); the kernel then gets `<name>_in` in its place.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from codegen.model import BaseType, FunctionSchema, ListType, OptionalType
 
 _TENSOR_KINDS = ("Tensor", "Tensor?", "Tensor[]", "Tensor?[]")
 
 
-@dataclass
+@dataclass(frozen=True)
 class OverlapGuard:
-    statements: list[str] = field(default_factory=list)
-    call_args: list[str] = field(default_factory=list)  # the kernel's arguments after the guard
+    statements: tuple[str, ...]
+    call_args: tuple[str, ...]  # the kernel's arguments after the guard
 
 
 def _is_list(t) -> bool:
@@ -28,21 +28,21 @@ def _is_list(t) -> bool:
 
 def overlap_guard(s: FunctionSchema, tags: tuple[str, ...], inplace_target: bool = False) -> OverlapGuard:
     """`inplace_target`: an in-place op delegates to this out= op (structured_delegate)."""
-    guard = OverlapGuard(call_args=[a.name for a in s.arguments])
+    call_args = [a.name for a in s.arguments]
     writes = [a for a in s.arguments if a.is_write]
     if not writes:
-        return guard
+        return OverlapGuard((), tuple(call_args))
     reads = [a for a in s.arguments if not a.is_write and str(a.type) in _TENSOR_KINDS]
     for w in writes:
         if str(w.type) not in ("Tensor", "Tensor[]"):
             raise ValueError(f"written argument '{w.name}' of type '{w.type}' is not supported")
-    out = guard.statements
+    out = []
     if "fill" not in tags:
         out += [f"check_written({w.name});" for w in writes]
     if any(_is_list(w.type) for w in writes):
         # Multi-tensor kernels (fused optimizers, _foreach_*) check which of their operands may
         # share memory themselves: they know which are read by several threads.
-        return guard
+        return OverlapGuard(tuple(out), tuple(call_args))
     out += [f"assert_no_overlap({a.name}, {b.name});" for i, a in enumerate(writes) for b in writes[i + 1:]]
     elementwise = "true" if "pointwise" in tags else "false"
     written = ", ".join(w.name for w in writes)
@@ -53,8 +53,8 @@ def overlap_guard(s: FunctionSchema, tags: tuple[str, ...], inplace_target: bool
             copy = f"self.is_same({writes[0].name}) ? Tensor() : {copy}"
         out.append(f"const auto {r.name}_copy = {copy};")
         out.append(f"const auto& {r.name}_in = {_use_copy(r.type, r.name)};")
-        guard.call_args[s.arguments.index(r)] = f"{r.name}_in"
-    return guard
+        call_args[s.arguments.index(r)] = f"{r.name}_in"
+    return OverlapGuard(tuple(out), tuple(call_args))
 
 
 def _use_copy(t, name: str) -> str:

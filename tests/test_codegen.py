@@ -927,7 +927,7 @@ def test_op_views_dispatch_and_autograd(tmp_path):
     assert len(add_out.version_bumps) == 1
     # Note [Overlapping writes]: inputs are read from a copy where they alias out, except self
     # when out is self (add_ delegates here).
-    assert add_out.overlap.call_args == ["self_in", "other_in", "alpha", "out"]
+    assert add_out.overlap.call_args == ("self_in", "other_in", "alpha", "out")
     # The public out= form takes out first, so the others keep their defaults.
     assert [a.name for a in add_out.public_args] == ["out", "self", "other", "alpha"]
     assert _types(add_out) == [TENSOR, TENSOR, TENSOR, SCALAR]
@@ -1130,10 +1130,10 @@ def test_overlap_guard_follows_the_alias_annotations_and_tags():
                       ("pointwise",))
     assert g.statements[0] == "check_written(out);"
     assert "const auto self_copy = copy_if_aliased(self, true, out);" in g.statements
-    assert g.call_args == ["self_in", "other_in", "out"]
+    assert g.call_args == ("self_in", "other_in", "out")
     # A fill writes one value everywhere: no internal-overlap check.
     g = overlap_guard(parse_schema("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)"), ("fill",))
-    assert g.statements == [] and g.call_args == ["self", "value"]
+    assert g.statements == () and g.call_args == ("self", "value")
     # Two outputs must not share memory; optional and list inputs get their own copies.
     g = overlap_guard(parse_schema("f.out(Tensor? w, Tensor[] ts, *, Tensor(a!) a, Tensor(b!) b) -> "
                                    "(Tensor(a!), Tensor(b!))"), ())
@@ -1147,7 +1147,7 @@ def test_overlap_guard_follows_the_alias_annotations_and_tags():
     assert "const auto m1_copy = copy_if_aliased(m1, false, out);" in g.statements
     # Multi-tensor ops check their own operands' sharing; the guard checks internal overlap.
     g = overlap_guard(parse_schema("_fused_x_(Tensor(a!)[] self, Tensor(b!)[] grads, Tensor[] steps) -> ()"), ())
-    assert g.statements == ["check_written(self);", "check_written(grads);"]
-    assert g.call_args == ["self", "grads", "steps"]
+    assert g.statements == ("check_written(self);", "check_written(grads);")
+    assert g.call_args == ("self", "grads", "steps")
     # No written arguments: no guard.
-    assert overlap_guard(parse_schema("neg(Tensor self) -> Tensor"), ("pointwise",)).statements == []
+    assert overlap_guard(parse_schema("neg(Tensor self) -> Tensor"), ("pointwise",)).statements == ()

@@ -2,7 +2,9 @@
 # Times the three builds issue 12 sets targets for, in a scratch build directory, without ccache:
 #   1. a clean build;
 #   2. the rebuild after a one-line change in one hand-written kernel .cpp;
-#   3. the rebuild after changing one YAML entry (a default argument of a function-only overload).
+#   3. the rebuild after changing one YAML entry (a default argument of a function-only overload);
+#   4. the rebuild after adding a function-only operator whose kernel exists (amax_out's), so
+#      that it measures the generated code alone.
 # Each line gives wall and CPU (user+sys of the compilers) seconds and the number of files
 # compiled. Both edits are reverted, also on failure or Ctrl-C.
 #
@@ -53,5 +55,10 @@ ninja -C "$dir" > /dev/null  # back to the clean state, untimed
 
 sed -i "s/$(printf '%s' "$yaml_from" | sed 's/[][\.*^$/]/\\&/g')/$yaml_to/" "$yaml"
 build "one default changed in $yaml"
+cp "$backup/$yaml" "$yaml"
+ninja -C "$dir" > /dev/null
+
+printf '\n- func: rebuild_probe.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch:\n    CPU: amax_out\n' >> "$yaml"
+build "one function-only operator added to $yaml"
 cp "$backup/$yaml" "$yaml"
 ninja -C "$dir" > /dev/null

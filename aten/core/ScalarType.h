@@ -40,6 +40,8 @@ inline size_t element_size(ScalarType t) {
 inline bool is_floating_point(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float || t == ScalarType::Double;
 }
+// Half and BFloat16: kernels that have no loop for them run in float and convert back.
+inline bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 inline bool is_integral(ScalarType t, bool include_bool) {
   return (include_bool && t == ScalarType::Bool) || (t >= ScalarType::Byte && t <= ScalarType::Long);
 }

@@ -70,8 +70,6 @@ void check_dtype(const Tensor& t) {
   TL_CHECK(t.dtype() != ScalarType::Bool, "\"convolution\" not implemented for 'Bool'");
 }
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 // Fills the 2-d geometry; `xs`/`ys` are the spatial sizes of the x and y sides, `ks` the kernel.
 ConvGeom make_geom(int64_t N, int64_t C, IntArrayRef xs, int64_t O, IntArrayRef ys, IntArrayRef ks,
                    const ConvParams& p, int64_t groups) {

@@ -397,6 +397,16 @@ struct BitwiseNotFunctor {
   }
 };
 
+// ---- nullary -------------------------------------------------------------------------------
+
+// fill_: the value converts straight to T (through opmath_t it would round twice for Half).
+template <typename T>
+struct FillFunctor {
+  T value;
+  static FillFunctor make(const Scalar& value) { return {value.to<T>()}; }
+  TL_HOST_DEVICE T operator()() const { return value; }
+};
+
 // ---- ternary -------------------------------------------------------------------------------
 
 // where(condition, self, other); the condition arrives converted to T (0 or 1).

@@ -63,8 +63,6 @@ std::string sizes_str(IntArrayRef s) {
 
 bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 void check_reduction(int64_t reduction) {
   TL_CHECK(reduction >= kNone && reduction <= kSum, reduction, " is not a valid value for reduction");
 }

@@ -36,8 +36,6 @@ constexpr int64_t kGrain = 1 << 15;
 
 bool parallel(int64_t items, int64_t work) { return items > 1 && items * work >= kGrain && omp_get_max_threads() > 1; }
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 std::string sizes_str(IntArrayRef s) {
   std::ostringstream os;
   os << s;

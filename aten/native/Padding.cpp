@@ -42,8 +42,6 @@ std::vector<int64_t> pad_source_indices(PadMode mode, int64_t in, int64_t before
 
 namespace {
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 const char* mode_name(PadMode mode) { return mode == PadMode::Reflect ? "reflection" : "replication"; }
 
 // Checks of reflection_pad{nd}d / replication_pad{nd}d (nd = 1 or 2) and their geometry;

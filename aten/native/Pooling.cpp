@@ -18,6 +18,8 @@
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
+#include "generated/ops/flatten.h"
+#include "generated/ops/gather.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/max_pool1d_with_indices.h"
 #include "generated/ops/max_pool2d.h"
@@ -25,13 +27,12 @@
 #include "generated/ops/squeeze.h"
 #include "generated/ops/to.h"
 #include "generated/ops/unsqueeze.h"
+#include "generated/ops/view.h"
 #include "generated/ops/zero.h"
 
 namespace tl::native {
 
 namespace {
-
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
 
 // One value or two (H, W); an empty list (the `stride=[]` default) means `fallback`.
 std::pair<int64_t, int64_t> pair_param(IntArrayRef v, IntArrayRef fallback, const char* op, const char* name) {
@@ -209,17 +210,12 @@ void check_gather_shapes(IntArrayRef big, IntArrayRef small, const Tensor& indic
 
 }  // namespace
 
+// gather along the flattened planes (it checks the indices). The scatter below keeps its own
+// loop: it runs on every max pooling backward, in parallel over planes (scatter_add is serial),
+// and sums Half/BFloat16 gradients in float.
 Tensor _max_pool_gather_cpu(const Tensor& self, const Tensor& indices) {
   check_gather_shapes(self.sizes(), indices.sizes(), indices, "_max_pool_gather");
-  if (low_precision(self.dtype())) return _max_pool_gather_cpu(to_float(self), indices).to(self.dtype());
-  Tensor out = empty_tensor(indices.sizes(), self.options());
-  const int64_t d = self.dim(), in_len = self.sizes()[d - 1] * self.sizes()[d - 2];
-  const int64_t out_len = indices.sizes()[d - 1] * indices.sizes()[d - 2];
-  if (out.numel() > 0) {
-    TL_CHECK_INDEX(in_len > 0, "_max_pool_gather: gathering from an empty plane");
-    pool_gather_kernel(out.numel() / out_len, in_len, out_len, self.contiguous(), indices.contiguous(), out);
-  }
-  return out;
+  return self.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
 }
 
 Tensor _max_pool_scatter_cpu(const Tensor& grad_output, const Tensor& indices, IntArrayRef self_size) {

@@ -28,9 +28,7 @@ void avg_pool2d_backward_kernel(const PoolGeom& g, const Tensor& gy, const Tenso
 void adaptive_avg_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out);
 void adaptive_avg_pool2d_backward_kernel(const PoolGeom& g, const Tensor& gy, const Tensor& gx);
 void adaptive_max_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices);
-// out (planes x out_len) = x (planes x in_len) at indices; scatter: gx (zeroed here) += gy at indices.
-void pool_gather_kernel(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& x, const Tensor& indices,
-                        const Tensor& out);
+// gx (planes x in_len, zeroed here) += gy (planes x out_len) at indices.
 void pool_scatter_kernel(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& gy, const Tensor& indices,
                          const Tensor& gx);
 

@@ -26,8 +26,6 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 15;  // elements below which one thread does all the rows
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 struct Rows {
   int64_t outer = 1, D = 1, inner = 1;
 };

@@ -30,6 +30,7 @@
 #include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 #include "generated/ops/zeros_like.h"
+#include "generated/Stubs.h"
 
 namespace tl::native {
 
@@ -219,6 +220,21 @@ Tensor new_ones(const Tensor& self, IntArrayRef size, std::optional<ScalarType> 
 Tensor new_full(const Tensor& self, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
                 std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   return self.new_empty(size, dtype, layout, device, pin_memory).fill_(fill_value);
+}
+
+Tensor fill_(const Tensor& self, const Scalar& value) {
+  if (self.numel() == 0) return self;
+  TensorIterator iter =
+      TensorIteratorConfig()
+          .name("fill_")
+          .add_output(self)
+          .resize_outputs(false)
+          .check_mem_overlap(false)  // one value everywhere: writing an alias twice is harmless
+          .common_dtype(self.dtype())
+          .build();
+  fill_stub(iter.device().type, iter, value);
+  iter.output();
+  return self;
 }
 
 Tensor zero_(const Tensor& self) { return self.fill_(Scalar(int64_t(0))); }

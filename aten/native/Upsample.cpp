@@ -19,8 +19,6 @@ namespace tl::native {
 
 namespace {
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 // Sizes of an nd-d upsampling (nd = 1 or 2) from the input size (N, C, [H,] W) and output_size,
 // with PyTorch's checks; H = OH = 1 for nd = 1.
 struct Sizes {

@@ -37,29 +37,4 @@ Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
   return self;
 }
 
-Tensor fill_cpu_(const Tensor& self, const Scalar& value) {
-  if (self.numel() == 0) return self;
-  TensorIterator iter =
-      TensorIteratorConfig()
-          .name("fill_")
-          .add_output(self)
-          .resize_outputs(false)
-          .check_mem_overlap(false)  // one value everywhere: writing an alias twice is harmless
-          .common_dtype(self.dtype())
-          .build();
-  dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T v = value.to<T>();
-    iter.for_each([v](char** data, const int64_t* strides, int64_t n) {
-      if (strides[0] == sizeof(T)) {
-        T* out = reinterpret_cast<T*>(data[0]);
-        for (int64_t i = 0; i < n; ++i) out[i] = v;
-      } else {
-        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(data[0] + i * strides[0]) = v;
-      }
-    });
-  });
-  return self;
-}
-
 }  // namespace tl::native

@@ -229,8 +229,6 @@ void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& res, bool par
            mat2.strides()[0], mat2.strides()[1], res.data_ptr(), parallel);
 }
 
-bool low_precision(ScalarType t) { return t == ScalarType::Half || t == ScalarType::BFloat16; }
-
 // Result for out=: computes into out directly when it is contiguous, of the right shape and
 // not one of the inputs; otherwise into a temporary copied back by finish_matmul_out.
 Tensor result_buffer(const Tensor& out, IntArrayRef shape, ScalarType dt, const Tensor& a, const Tensor& b) {

@@ -205,22 +205,6 @@ void adaptive_max_pool2d_kernel(const PoolGeom& g, const Tensor& x, const Tensor
   });
 }
 
-void pool_gather_kernel(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& x, const Tensor& indices,
-                        const Tensor& out) {
-  dispatch_float_double(x.dtype(), "_max_pool_gather", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* xp = x.data_ptr<T>();
-    const int64_t* ip = indices.data_ptr<int64_t>();
-    T* op = out.data_ptr<T>();
-    for (int64_t i = 0; i < planes * out_len; ++i)
-      TL_CHECK_INDEX(ip[i] >= 0 && ip[i] < in_len, "_max_pool_gather: index ", ip[i],
-                     " is out of bounds for a plane of ", in_len, " elements");
-#pragma omp parallel for schedule(static) if (parallel_for(planes, out_len))
-    for (int64_t p = 0; p < planes; ++p)
-      for (int64_t i = 0; i < out_len; ++i) op[p * out_len + i] = xp[p * in_len + ip[p * out_len + i]];
-  });
-}
-
 void pool_scatter_kernel(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& gy, const Tensor& indices,
                          const Tensor& gx) {
   dispatch_float_double(gx.dtype(), "_max_pool_scatter", [&](auto tag) {

@@ -1,4 +1,4 @@
-// copy_ and fill_ on CUDA. copy_ handles every direction: host -> device, device -> host
+// copy_ on CUDA. It handles every direction: host -> device, device -> host
 // (reached through the CPU copy_ kernel, which forwards copies whose source is CUDA),
 // device -> device on one GPU (a cast kernel, or cudaMemcpyAsync when nothing changes) and
 // across GPUs. Transfers between host and device go through a dense staging buffer with the
@@ -14,12 +14,6 @@
 namespace tl::native {
 
 namespace {
-
-template <typename T>
-struct FillFunctor {
-  T value;
-  TL_HOST_DEVICE T operator()() const { return value; }
-};
 
 int64_t nbytes_of(const Tensor& t) { return t.numel() * static_cast<int64_t>(t.element_size()); }
 
@@ -108,24 +102,6 @@ Tensor copy_cuda_(const Tensor& self, const Tensor& src, bool non_blocking) {
   if (self.is_cuda() && src.is_cuda()) copy_device_to_device(self, src);
   else if (self.is_cuda()) copy_host_to_device(self, src);
   else copy_device_to_host(self, src);
-  return self;
-}
-
-Tensor fill_cuda_(const Tensor& self, const Scalar& value) {
-  if (self.numel() == 0) return self;
-  TensorIterator iter =
-      TensorIteratorConfig()
-          .name("fill_")
-          .add_output(self)
-          .resize_outputs(false)
-          .check_mem_overlap(false)  // one value everywhere: writing an alias twice is harmless
-          .common_dtype(self.dtype())
-          .build();
-  dispatch_all_types(self.dtype(), "fill_", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    gpu_kernel(iter, FillFunctor<T>{value.to<T>()});
-  });
-  iter.output();
   return self;
 }
 
