@@ -92,6 +92,11 @@ class Overload:
         args = [a for a in self.schema.non_out_arguments if not (self.is_method and a.name == "self")]
         return args + list(self.schema.out_arguments)
 
+    def keyword(self, a: Argument) -> str:
+        """The name Python callers pass `a` by: a function's `self` is `input`, as in PyTorch
+        (torch.add(input=x, other=y)); a method's self is implicit."""
+        return "input" if a.name == "self" and not self.is_method else a.name
+
     @property
     def is_factory(self) -> bool:
         """Ops taking TensorOptions (dtype/layout/device/pin_memory) also take requires_grad=
@@ -124,7 +129,7 @@ class Overload:
             if a.kwarg_only and not kw_marked:
                 out.append("py::kw_only()")
                 kw_marked = True
-            s = f'py::arg("{a.name}")'
+            s = f'py::arg("{self.keyword(a)}")'
             if a.default is not None:
                 s += f" = {python_default(a)}"
             elif isinstance(a.type, OptionalType) and base_of(a.type).name == "Tensor":
@@ -150,7 +155,8 @@ class Overload:
             star = star or a.kwarg_only
             default = "nullptr" if a.default is None else cpp_string(a.default)
             accepts = f"accepts<{binding_type(a.type)}>"
-            specs.append(f'{{"{a.name}", "{message_type(a.type)}", &{accepts}, {default}, {str(star).lower()}}}')
+            name = self.keyword(a)
+            specs.append(f'{{"{name}", "{message_type(a.type)}", &{accepts}, {default}, {str(star).lower()}}}')
         if self.is_factory:
             specs.append('{"requires_grad", "bool", &accepts<BoolArg>, "False", true}')
         if self.out_fn is not None:
@@ -351,7 +357,8 @@ def pyi_signature(ov: Overload, name: str) -> str:
             star = True
         # `from` (random_) is a Python keyword: callers can only pass it by position, and a stub
         # that names it does not parse, which stops mypy on every program that imports torchlite.
-        p = f"{a.name}_: {pyi_type(a.type)}" if keyword.iskeyword(a.name) else f"{a.name}: {pyi_type(a.type)}"
+        name = ov.keyword(a)
+        p = f"{name}_: {pyi_type(a.type)}" if keyword.iskeyword(name) else f"{name}: {pyi_type(a.type)}"
         if a.default is not None:
             p += " = ..."
         params.append(p)
