@@ -357,8 +357,8 @@ def pyi_signature(ov: Overload, name: str) -> str:
             star = True
         # `from` (random_) is a Python keyword: callers can only pass it by position, and a stub
         # that names it does not parse, which stops mypy on every program that imports torchlite.
-        name = ov.keyword(a)
-        p = f"{name}_: {pyi_type(a.type)}" if keyword.iskeyword(name) else f"{name}: {pyi_type(a.type)}"
+        kw = ov.keyword(a)
+        p = f"{kw}_: {pyi_type(a.type)}" if keyword.iskeyword(kw) else f"{kw}: {pyi_type(a.type)}"
         if a.default is not None:
             p += " = ..."
         params.append(p)

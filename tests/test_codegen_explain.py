@@ -55,7 +55,7 @@ def test_add_tensor(capsys):
     assert re.search(r"^  torchlite\._C\.add$", python, re.M)
     assert re.search(r"^  torchlite\._C\.Tensor\.add$", python, re.M)
     assert "torchlite._C.Tensor.__add__" in python
-    assert "stub: def add(self: Tensor, other: Tensor" in python
+    assert "stub: def add(input: Tensor, other: Tensor" in python
 
     grad = _section(out, 5)
     assert "Node: AddBackward0" in grad
