@@ -111,6 +111,7 @@ from torchlite._dtype_info import *  # noqa: F401, F403, E402  (finfo, iinfo, ca
 from torchlite._tensor_type import LEGACY_TYPES as _LEGACY_TYPES  # noqa: E402  (Tensor.type, casts, Tensor(...))
 from torchlite._device import *  # noqa: F401, F403, E402  (set_default_device, `with device(...)`)
 from torchlite._tensor_str import set_printoptions  # noqa: F401, E402
+from torchlite._shape_functions import *  # noqa: F401, F403, E402  (hstack, tensor_split, kron, ...)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 
