@@ -123,5 +123,15 @@ def is_signed(input):
     return input.dtype.is_signed
 
 
-_C.Tensor.is_complex = lambda self: is_complex(self)
-_C.Tensor.is_signed = lambda self: is_signed(self)
+def _is_complex_method(self):
+    """x.is_complex() -> bool: torchlite.is_complex(x)."""
+    return is_complex(self)
+
+
+def _is_signed_method(self):
+    """x.is_signed() -> bool: torchlite.is_signed(x)."""
+    return is_signed(self)
+
+
+_C.Tensor.is_complex = _is_complex_method
+_C.Tensor.is_signed = _is_signed_method
