@@ -107,5 +107,13 @@ from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after
 from torchlite._indexing import nonzero  # noqa: F401, E402  (as_tuple=)
 from torchlite.functional import *  # noqa: F401, F403, E402  (variadic einsum, meshgrid, ...)
 from torchlite import linalg  # noqa: F401, E402
+from torchlite._dtype_info import *  # noqa: F401, F403, E402  (finfo, iinfo, can_cast, ...)
+from torchlite._tensor_type import LEGACY_TYPES as _LEGACY_TYPES  # noqa: E402  (Tensor.type, casts, Tensor(...))
+from torchlite._device import *  # noqa: F401, F403, E402  (set_default_device, `with device(...)`)
+from torchlite._tensor_str import set_printoptions  # noqa: F401, E402
+from torchlite._shape_functions import *  # noqa: F401, F403, E402  (hstack, tensor_split, kron, ...)
+from torchlite._creation import *  # noqa: F401, F403, E402  (as_tensor, logspace, windows, ...)
+
+globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 
 __all__ = [n for n in dir() if not n.startswith("_")]

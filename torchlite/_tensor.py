@@ -156,30 +156,6 @@ def cuda(self, device=None, non_blocking=False):
                    else device, non_blocking=non_blocking)
 
 
-def _float(self):
-    return self.to(_C.float32)
-
-
-def _double(self):
-    return self.to(_C.float64)
-
-
-def _half(self):
-    return self.to(_C.float16)
-
-
-def _long(self):
-    return self.to(_C.int64)
-
-
-def _int(self):
-    return self.to(_C.int32)
-
-
-def _bool(self):
-    return self.to(_C.bool)
-
-
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
     """Accumulates the gradient of this tensor w.r.t. the graph leaves into their .grad."""
     from torchlite import autograd
@@ -254,12 +230,6 @@ _METHODS = {
     "__contains__": __contains__,
     "cpu": cpu,
     "cuda": cuda,
-    "float": _float,
-    "double": _double,
-    "half": _half,
-    "long": _long,
-    "int": _int,
-    "bool": _bool,
     "backward": backward,
     "register_hook": register_hook,
     "__reduce_ex__": __reduce_ex__,  # pickling via NumPy (torchlite/serialization.py)
