@@ -98,7 +98,7 @@ def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:
     lines = []
     for key, kernel in f.dispatch:
         lines.append(f"{key}: {kernel}  ({KEY_NOTES[key]})")
-        lines.append(f"    declared: {gen.native_declaration(f, kernel)}  (generated NativeFunctions.h)")
+        lines.append(f"    declared: {gen.native_declaration(f, kernel)}  (generated ops/{f.func.name.base}_native.h)")
         if f.structured:
             lines.append(f"    defined:  generated StructuredKernels.cpp: a TensorIterator from {f.structured}(), "
                          f"then {f.stubs[0].cpp_name} (below)")

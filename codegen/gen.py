@@ -96,6 +96,21 @@ def _op_headers(env: jinja2.Environment, ops: list[cpp_api.OpView]) -> dict[str,
     return files
 
 
+def _native_headers(env: jinja2.Environment, fns: list[NativeFunction]) -> dict[str, str]:
+    """ops/<base>_native.h per operator with hand-written kernels, and NativeFunctions.h."""
+    by_base: dict[str, list[NativeFunction]] = {}
+    for f in fns:
+        if f.dispatch:
+            by_base.setdefault(f.func.name.base, []).append(f)
+    template = env.get_template("ops_native.h.j2")
+    files = {
+        f"ops/{base}_native.h": template.render(header=HEADER, base=base, declarations=native_declarations(group))
+        for base, group in by_base.items()
+    }
+    files["NativeFunctions.h"] = env.get_template("NativeFunctions.h.j2").render(header=HEADER, bases=sorted(by_base))
+    return files
+
+
 def _binding_bases(functions: list, methods: list) -> list[str]:
     """The operator headers one bindings shard needs: those of every overload it binds."""
     fns = [ov.fn for _, _, ovs in functions for ov in ovs] + [ov.fn for _, ovs in methods for ov in ovs]
@@ -118,9 +133,7 @@ def generate(
     files["Operators.cpp"] = env.get_template("Operators.cpp.j2").render(**ctx)
     files.update(_op_headers(env, ops))
     files["TensorMethods.h"] = env.get_template("TensorMethods.h.j2").render(**ctx)
-    files["NativeFunctions.h"] = env.get_template("NativeFunctions.h.j2").render(
-        header=HEADER, declarations=native_declarations(fns)
-    )
+    files.update(_native_headers(env, fns))
     for key in DEVICE_KEYS:
         regs = [(o.struct, o.kernels[key]) for o in ops if key in o.kernels]
         files[f"Register{key}.cpp"] = env.get_template("RegisterKernels.cpp.j2").render(

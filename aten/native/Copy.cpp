@@ -2,12 +2,15 @@
 #include "aten/native/Copy.h"
 
 #include "aten/core/Tensor.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/clone_native.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/contiguous_native.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/to.h"
+#include "generated/ops/to_native.h"
 #include "generated/ops/type_as.h"
+#include "generated/ops/type_as_native.h"
 
 namespace tl::native {
 

@@ -11,21 +11,31 @@
 #include <mutex>
 
 #include "aten/native/ShapeUtils.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/empty_like.h"
 #include "generated/ops/max.h"
+#include "generated/ops/max_native.h"
 #include "generated/ops/min.h"
+#include "generated/ops/min_native.h"
 #include "generated/ops/normal.h"
+#include "generated/ops/normal_native.h"
 #include "generated/ops/rand.h"
 #include "generated/ops/rand_like.h"
+#include "generated/ops/rand_like_native.h"
+#include "generated/ops/rand_native.h"
 #include "generated/ops/randint.h"
 #include "generated/ops/randint_like.h"
+#include "generated/ops/randint_like_native.h"
+#include "generated/ops/randint_native.h"
 #include "generated/ops/randn.h"
 #include "generated/ops/randn_like.h"
+#include "generated/ops/randn_like_native.h"
+#include "generated/ops/randn_native.h"
 #include "generated/ops/random.h"
+#include "generated/ops/random_native.h"
 #include "generated/ops/uniform.h"
+#include "generated/ops/uniform_native.h"
 
 namespace tl::native {
 

@@ -4,9 +4,10 @@
 #include <omp.h>
 
 #include "aten/native/ShapeUtils.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cumprod_native.h"
+#include "generated/ops/cumsum_native.h"
 #include "generated/ops/to.h"
 
 namespace tl::native {

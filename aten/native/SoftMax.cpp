@@ -12,12 +12,17 @@
 
 #include "aten/core/Tensor.h"
 #include "aten/native/ElementwiseFunctors.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/_log_softmax.h"
+#include "generated/ops/_log_softmax_backward_data_native.h"
+#include "generated/ops/_log_softmax_native.h"
 #include "generated/ops/_softmax.h"
+#include "generated/ops/_softmax_backward_data_native.h"
+#include "generated/ops/_softmax_native.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/log_softmax.h"
+#include "generated/ops/log_softmax_native.h"
 #include "generated/ops/softmax.h"
+#include "generated/ops/softmax_native.h"
 #include "generated/ops/to.h"
 
 namespace tl::native {

@@ -9,15 +9,19 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/argsort.h"
+#include "generated/ops/argsort_native.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/full.h"
+#include "generated/ops/kthvalue_native.h"
 #include "generated/ops/median.h"
+#include "generated/ops/median_native.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/sort.h"
+#include "generated/ops/sort_native.h"
+#include "generated/ops/topk_native.h"
 #include "generated/ops/unsqueeze.h"
 
 namespace tl::native {

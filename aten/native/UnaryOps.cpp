@@ -5,15 +5,20 @@
 
 #include <vector>
 
-#include "generated/NativeFunctions.h"
 #include "generated/Stubs.h"
 #include "generated/ops/clamp.h"
 #include "generated/ops/clamp_max.h"
+#include "generated/ops/clamp_max_native.h"
 #include "generated/ops/clamp_min.h"
+#include "generated/ops/clamp_min_native.h"
+#include "generated/ops/clamp_native.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/nan_to_num.h"
+#include "generated/ops/nan_to_num_native.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/neg_native.h"
 #include "generated/ops/relu.h"
+#include "generated/ops/relu_native.h"
 
 namespace tl::native {
 

@@ -7,13 +7,20 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/Padding.h"
 #include "aten/native/Upsample.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pixel_shuffle.h"
+#include "generated/ops/pixel_shuffle_native.h"
 #include "generated/ops/pixel_unshuffle.h"
+#include "generated/ops/pixel_unshuffle_native.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/to.h"
+#include "generated/ops/upsample_bilinear2d_backward_native.h"
+#include "generated/ops/upsample_bilinear2d_native.h"
+#include "generated/ops/upsample_nearest1d_backward_native.h"
+#include "generated/ops/upsample_nearest1d_native.h"
+#include "generated/ops/upsample_nearest2d_backward_native.h"
+#include "generated/ops/upsample_nearest2d_native.h"
 
 namespace tl::native {
 

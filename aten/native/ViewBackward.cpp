@@ -2,17 +2,21 @@
 // They are operators (not helpers) so that their own derivatives make view gradients
 // differentiable.
 #include "aten/core/Tensor.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/detach.h"
+#include "generated/ops/detach_native.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/diagonal_backward.h"
+#include "generated/ops/diagonal_backward_native.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/select.h"
 #include "generated/ops/select_backward.h"
+#include "generated/ops/select_backward_native.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/slice_backward.h"
+#include "generated/ops/slice_backward_native.h"
 #include "generated/ops/view.h"
+#include "generated/ops/view_native.h"
 
 namespace tl::native {
 

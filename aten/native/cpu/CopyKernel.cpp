@@ -4,8 +4,8 @@
 
 #include "aten/native/Copy.h"
 #include "aten/native/cpu/Loops.h"
-#include "generated/NativeFunctions.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/copy_native.h"
 
 namespace tl::native {
 

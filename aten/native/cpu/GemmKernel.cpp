@@ -7,8 +7,9 @@
 
 #include "aten/native/LinearAlgebra.h"
 #include "aten/native/cpu/Gemm.h"
-#include "generated/NativeFunctions.h"
+#include "generated/ops/bmm_native.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/mm_native.h"
 #include "generated/ops/to.h"
 
 namespace tl::native {

@@ -8,8 +8,14 @@
 
 #include "aten/native/ReduceOps.h"
 #include "aten/native/cpu/ReduceEngine.h"
-#include "generated/NativeFunctions.h"
+#include "generated/ops/all_native.h"
+#include "generated/ops/any_native.h"
+#include "generated/ops/argmax_native.h"
+#include "generated/ops/argmin_native.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/max_native.h"
+#include "generated/ops/min_native.h"
+#include "generated/ops/prod_native.h"
 #include "generated/ops/to.h"
 #include "generated/ops/view.h"
 
