@@ -55,6 +55,30 @@ def cases(tl, torch, n):
     add("sort(dim=1)", lambda lib, m, t: (lambda: np.sort(t, axis=1, kind="stable")) if lib == "numpy"
         else (lambda: m.sort(t, 1)))
     add("topk(k=10, dim=1)", lambda lib, m, t: None if lib == "numpy" else (lambda: m.topk(t, 10, 1)))
+    add("nansum(dim=1)", lambda lib, m, t: (lambda: np.nansum(t, axis=1)) if lib == "numpy"
+        else (lambda: m.nansum(t, 1)))
+    add("cummax(dim=1)", lambda lib, m, t: (lambda: np.maximum.accumulate(t, axis=1)) if lib == "numpy"
+        else (lambda: m.cummax(t, 1)))
+    add("quantile(0.3, dim=1)", lambda lib, m, t: (lambda: np.quantile(t, 0.3, axis=1)) if lib == "numpy"
+        else (lambda: m.quantile(t, 0.3, 1)))
+    seq = np.sort(x[0])
+
+    def searchsorted_case(lib, m, t):
+        if lib == "numpy":
+            return lambda: np.searchsorted(seq, t)
+        s = m.tensor(seq) if lib == "torchlite" else torch.from_numpy(seq.copy())
+        return lambda: m.searchsorted(s, t)
+
+    add(f"searchsorted ({n}x{n} in {n})", searchsorted_case)
+    ints = rng.integers(0, n, size=(n, n))
+
+    def unique_case(lib, m, _):
+        if lib == "numpy":
+            return lambda: np.unique(ints, return_counts=True)
+        u = m.tensor(ints) if lib == "torchlite" else torch.from_numpy(ints.copy())
+        return lambda: m.unique(u, return_counts=True)
+
+    add("unique(return_counts)", unique_case)
 
     # linear forward + backward: batch 256, 1024 -> 1024
     w = rng.standard_normal((n, n)).astype(np.float32) * 0.01

@@ -113,6 +113,7 @@ from torchlite._device import *  # noqa: F401, F403, E402  (set_default_device, 
 from torchlite._tensor_str import set_printoptions  # noqa: F401, E402
 from torchlite._shape_functions import *  # noqa: F401, F403, E402  (hstack, tensor_split, kron, ...)
 from torchlite._creation import *  # noqa: F401, F403, E402  (as_tensor, logspace, windows, ...)
+from torchlite._unique import *  # noqa: F401, F403, E402  (unique, unique_consecutive: tuple rules)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 

@@ -1,6 +1,7 @@
 #pragma once
 // Shape arithmetic shared by view, reshape, factory and random ops.
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,8 @@ std::vector<int64_t> infer_dense_strides(IntArrayRef sizes, IntArrayRef strides)
 void resize_out(const Tensor& out, IntArrayRef sizes);
 // The out= form of a composite: copies `result` into `out` (resized as needed; dtypes must match).
 Tensor write_out(const Tensor& result, const Tensor& out);
+// The same for an op with two results (values and indices, min and max).
+std::tuple<Tensor, Tensor> write_out(const std::tuple<Tensor, Tensor>& result, const Tensor& out0, const Tensor& out1);
 
 // PyTorch's legacy type strings in messages: "torch.FloatTensor", "torch.cuda.LongTensor".
 std::string legacy_type_name(const Tensor& t);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/ShapeUtils.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/argsort_native.h"
 #include "generated/ops/contiguous.h"
@@ -18,6 +19,8 @@
 #include "generated/ops/median.h"
 #include "generated/ops/median_native.h"
 #include "generated/ops/movedim.h"
+#include "generated/ops/nanmedian.h"
+#include "generated/ops/nanmedian_native.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/sort_native.h"
@@ -104,8 +107,10 @@ std::pair<Tensor, Tensor> ordered_rows(const Tensor& x, int64_t m, bool descendi
   return {values, indices};
 }
 
-// The k-th smallest (0-based) element of each row of x, or for a median (k < 0) the lower
-// median, where a row holding a NaN gives its first NaN (as PyTorch's median does).
+constexpr int64_t kMedian = -1;     // kth_rows: the lower median; a row with a NaN gives its first NaN
+constexpr int64_t kNanMedian = -2;  // kth_rows: the lower median of the non-NaN values (all NaN: the first)
+
+// The k-th smallest (0-based) element of each row of x, or a median (k = kMedian, kNanMedian).
 std::pair<Tensor, Tensor> kth_rows(const Tensor& x, int64_t k, const char* what) {
   const int64_t n = x.dim() == 0 ? 1 : x.sizes().back();
   const int64_t rows = n == 0 ? 0 : x.numel() / n;
@@ -121,15 +126,17 @@ std::pair<Tensor, Tensor> kth_rows(const Tensor& x, int64_t k, const char* what)
     PairOrder<T> order{false};
     for_rows(rows, n, [&](int64_t r) {
       const T* row = src + r * n;
+      int64_t count = n;  // the values the median is taken over
       if (k < 0) {
         const T* nan = std::find_if(row, row + n, [](T v) { return is_nan(v); });
-        if (nan != row + n) {
+        if (k == kNanMedian) count = n - std::count_if(row, row + n, [](T v) { return is_nan(v); });
+        if (nan != row + n && (k == kMedian || count == 0)) {
           vo[r] = *nan;
           io[r] = nan - row;
           return;
         }
       }
-      const int64_t kk = k < 0 ? (n - 1) / 2 : k;
+      const int64_t kk = k < 0 ? (count - 1) / 2 : k;
       std::vector<std::pair<T, int64_t>> buf(n);
       for (int64_t i = 0; i < n; ++i) buf[i] = {row[i], i};
       std::nth_element(buf.begin(), buf.begin() + kk, buf.end(), order);
@@ -175,7 +182,24 @@ std::tuple<Tensor, Tensor> kthvalue_cpu(const Tensor& self, int64_t k, int64_t d
 std::tuple<Tensor, Tensor> median_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
   const int64_t d = wrap_dim(dim, self.dim());
   TL_CHECK_INDEX(row_length(self, d) > 0, "median(): Expected reduction dim ", d, " to have non-zero size.");
-  return kth_along(self, dim, keepdim, -1, "median");
+  return kth_along(self, dim, keepdim, kMedian, "median");
+}
+
+std::tuple<Tensor, Tensor> nanmedian_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK_INDEX(row_length(self, d) > 0, "nanmedian(): Expected reduction dim ", d, " to have non-zero size.");
+  return kth_along(self, dim, keepdim, kNanMedian, "nanmedian");
+}
+
+std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                                     const Tensor& indices) {
+  return write_out(tl::nanmedian(self, dim, keepdim), values, indices);
+}
+
+// Whole-tensor nanmedian: over the flattened tensor, so its gradient comes from nanmedian.dim.
+Tensor nanmedian(const Tensor& self) {
+  if (self.numel() == 0) return tl::full({}, Scalar(NAN), self.scalar_type());
+  return std::get<0>(tl::nanmedian(self.reshape({-1}), 0, false));
 }
 
 Tensor median(const Tensor& self) {

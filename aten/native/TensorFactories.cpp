@@ -121,6 +121,10 @@ Tensor write_out(const Tensor& result, const Tensor& out) {
   return out;
 }
 
+std::tuple<Tensor, Tensor> write_out(const std::tuple<Tensor, Tensor>& result, const Tensor& out0, const Tensor& out1) {
+  return {write_out(std::get<0>(result), out0), write_out(std::get<1>(result), out1)};
+}
+
 std::string legacy_type_name(const Tensor& t) {
   return std::string(t.is_cuda() ? "torch.cuda." : "torch.") + scalar_type_cpp_name(t.dtype()) + "Tensor";
 }

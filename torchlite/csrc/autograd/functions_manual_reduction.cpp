@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "aten/core/Tensor.h"
@@ -13,7 +14,16 @@
 #include "generated/ops/div.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/eq.h"
+#include "generated/ops/exp.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/log.h"
+#include "generated/ops/logcumsumexp.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/lt.h"
+#include "generated/ops/where.h"
+#include "generated/ops/scatter_add.h"
+#include "generated/ops/zeros_like.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/pow.h"
@@ -144,6 +154,27 @@ Tensor vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar
   Tensor scale = p == 2.0 ? self : self.sign().mul(self.abs().pow(Scalar(p - 1)));
   Tensor r = scale.mul(g).div(p == 2.0 ? norm : norm.pow(Scalar(p - 1)));
   return tl::where(norm.eq(Scalar(0)), Scalar(0.0), r);
+}
+
+Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim) {
+  if (self.dim() == 0) return grad;
+  return tl::zeros_like(grad).scatter_add(dim, indices, grad);
+}
+
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim) {
+  if (self.dim() == 0) return grad;
+  const int64_t d = wrap_dim(dim, self.dim());
+  // sum over i >= j of grad_i * exp(self_j - result_i): a reversed logcumsumexp of
+  // log|grad_i| - result_i for each sign of grad. The other sign's terms get the lowest finite
+  // value rather than -inf (and log sees 1 there), so no inf - inf appears, here or in the
+  // gradient of this formula.
+  const double lowest = grad.scalar_type() == ScalarType::Float ? std::numeric_limits<float>::lowest()
+                                                                 : std::numeric_limits<double>::lowest();
+  auto part = [&](const Tensor& mask) {
+    Tensor log_abs = tl::where(mask, tl::where(mask, grad.abs(), Scalar(1.0)).log(), Scalar(lowest));
+    return log_abs.sub(result).flip({d}).logcumsumexp(d).flip({d}).add(self).exp();
+  };
+  return part(grad.gt(Scalar(0.0))).sub(part(grad.lt(Scalar(0.0))));
 }
 
 }  // namespace tl::autograd

@@ -20,6 +20,10 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self);
 Tensor reverse_cumsum(const Tensor& grad, int64_t dim);
 // The gradient of cumprod, correct where the input has zeros (see the .cpp).
 Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, const Tensor& result);
+// cummax/cummin: each output's gradient goes to the input element its index names.
+Tensor cummaxmin_backward(const Tensor& grad, const Tensor& self, const Tensor& indices, int64_t dim);
+// logcumsumexp: sum_{i >= j} grad_i exp(x_j - result_i), in log space with grad split by sign.
+Tensor logcumsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, int64_t dim);
 // The gradient of linalg_vector_norm; zero where the norm is zero (as PyTorch).
 Tensor vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
                             std::optional<IntArrayRef> dim, bool keepdim);
