@@ -18,6 +18,7 @@
 #include "aten/core/Macros.h"
 #include "aten/core/Scalar.h"
 #include "aten/core/ScalarType.h"
+#include "aten/native/SpecialFunctions.h"
 
 namespace tl::native {
 
@@ -523,6 +524,83 @@ TL_ROUNDING_FUNCTOR(RoundFunctor, std::nearbyint)  // half to even (default roun
   };
 TL_FLOAT_UNARY_FUNCTOR(ExpFunctor, ew::exp(x))
 TL_FLOAT_UNARY_FUNCTOR(Exp2Functor, std::exp2(x))
+TL_FLOAT_UNARY_FUNCTOR(AsinFunctor, std::asin(x))
+TL_FLOAT_UNARY_FUNCTOR(AcosFunctor, std::acos(x))
+TL_FLOAT_UNARY_FUNCTOR(AtanFunctor, std::atan(x))
+TL_FLOAT_UNARY_FUNCTOR(SinhFunctor, std::sinh(x))
+TL_FLOAT_UNARY_FUNCTOR(CoshFunctor, std::cosh(x))
+TL_FLOAT_UNARY_FUNCTOR(AsinhFunctor, std::asinh(x))
+TL_FLOAT_UNARY_FUNCTOR(AcoshFunctor, std::acosh(x))
+TL_FLOAT_UNARY_FUNCTOR(AtanhFunctor, std::atanh(x))
+TL_FLOAT_UNARY_FUNCTOR(Log2Functor, std::log2(x))
+TL_FLOAT_UNARY_FUNCTOR(Log10Functor, std::log10(x))
+TL_FLOAT_UNARY_FUNCTOR(FracFunctor, x - std::trunc(x))
+// sin(pi x) / (pi x), 1 at 0.
+TL_FLOAT_UNARY_FUNCTOR(SincFunctor, x == op_t(0) ? op_t(1) : std::sin(x * op_t(3.14159265358979323846)) / (x * op_t(3.14159265358979323846)))
+TL_FLOAT_UNARY_FUNCTOR(LgammaFunctor, std::lgamma(x))
+TL_FLOAT_UNARY_FUNCTOR(DigammaFunctor, ew::digamma(x))
+TL_FLOAT_UNARY_FUNCTOR(I0Functor, ew::bessel_i(x, false))
+TL_FLOAT_UNARY_FUNCTOR(I1Functor, ew::bessel_i(x, true))
+// logit(x) = log(x / (1 - x)); with eps >= 0 x is first clamped to [eps, 1 - eps] (NaN stays).
+template <typename T>
+struct LogitFunctor {
+  using op_t = opmath_t<T>;
+  op_t lo;  // < 0: no clamping (eps None or negative, as in PyTorch)
+  static LogitFunctor make(std::optional<double> eps) { return {static_cast<op_t>(eps.value_or(-1.0))}; }
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    if (lo >= op_t(0)) {
+      op_t hi = op_t(1) - lo;
+      x = x < lo ? lo : (x > hi ? hi : x);
+    }
+    return static_cast<T>(std::log(x / (op_t(1) - x)));
+  }
+};
+
+// Output bool; integers are negative by value, bool and unsigned never. Floats read the sign
+// bit through copysign (-0 and -NaN count), not std::signbit, whose vectorised form crashes
+// GCC 12 with AVX-512.
+template <typename T>
+struct SignbitFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE bool operator()(T a) const {
+    if constexpr (ew::is_signed_int_v<T>) return a < 0;
+    else if constexpr (std::is_integral_v<T>) return false;
+    else return std::copysign(op_t(1), static_cast<op_t>(a)) < op_t(0);
+  }
+};
+
+// polygamma(0, x) = digamma(x); for n >= 1, (-1)^(n+1) n! zeta(n + 1, x). n >= 0 is checked
+// before the loop. At +inf PyTorch gives 0 for n = 1 (its trigamma) and NaN for n >= 2 (zeta).
+template <typename T>
+struct PolygammaFunctor {
+  using op_t = opmath_t<T>;
+  int64_t n;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    if (n == 0) return static_cast<T>(ew::digamma(x));
+    if (n == 1 && x == std::numeric_limits<op_t>::infinity()) return T(0);
+    op_t sign = (n % 2) ? op_t(1) : op_t(-1);
+    op_t nf = static_cast<op_t>(n);
+    return static_cast<T>(sign * std::exp(std::lgamma(nf + op_t(1))) * ew::hurwitz_zeta(nf + op_t(1), x));
+  }
+};
+
+// Multivariate log-gamma: sum_{j < p} lgamma(x - j/2) + p (p - 1) / 4 log(pi). p >= 1 and the
+// domain are checked before the loop.
+template <typename T>
+struct MvlgammaFunctor {
+  using op_t = opmath_t<T>;
+  int64_t p;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    op_t sum = 0;
+    for (int64_t j = 0; j < p; ++j) sum += std::lgamma(x - op_t(0.5) * static_cast<op_t>(j));
+    op_t pf = static_cast<op_t>(p);
+    return static_cast<T>(sum + pf * (pf - op_t(1)) * op_t(0.25) * op_t(1.1447298858494002));  // log(pi)
+  }
+};
+
 TL_FLOAT_UNARY_FUNCTOR(LogFunctor, std::log(x))
 TL_FLOAT_UNARY_FUNCTOR(Log1pFunctor, std::log1p(x))
 TL_FLOAT_UNARY_FUNCTOR(Expm1Functor, std::expm1(x))

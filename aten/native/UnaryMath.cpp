@@ -1,0 +1,107 @@
+// Unary math (issue 13): the kernels with argument checks before their stubs (polygamma,
+// mvlgamma) and the composites: PyTorch's aliases (arcsin, fix, negative...), square,
+// deg2rad / rad2deg, sgn, positive and polygamma_.
+#include "aten/native/UnaryOps.h"
+#include "generated/NativeFunctions.h"
+#include "generated/Stubs.h"
+#include "generated/ops/acos.h"
+#include "generated/ops/acosh.h"
+#include "generated/ops/all.h"
+#include "generated/ops/asin.h"
+#include "generated/ops/asinh.h"
+#include "generated/ops/atan.h"
+#include "generated/ops/atanh.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/copy.h"
+#include "generated/ops/gt.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/neg.h"
+#include "generated/ops/polygamma.h"
+#include "generated/ops/pow.h"
+#include "generated/ops/sign.h"
+#include "generated/ops/trunc.h"
+
+namespace tl::native {
+
+Tensor polygamma_out(int64_t n, const Tensor& self, const Tensor& out) {
+  TL_CHECK(n >= 0, "polygamma(n, x) does not support negative n.");
+  TensorIterator iter = unary_float_op_iter("polygamma", out, self);
+  polygamma_stub(iter.device().type, iter, n);
+  return iter.output();
+}
+
+// Its (self, n) order differs from polygamma's, so it is not a structured in-place form. The
+// clone keeps the value polygamma's backward saves from being overwritten by the copy.
+Tensor polygamma_(const Tensor& self, int64_t n) {
+  Tensor result = tl::polygamma(n, self.clone());
+  TL_CHECK(can_cast(result.dtype(), self.dtype()), "result type ", result.dtype(),
+           " can't be cast to the desired output type ", self.dtype());
+  return self.copy_(result);
+}
+
+Tensor mvlgamma_out(const Tensor& self, int64_t p, const Tensor& out) {
+  TL_CHECK(p >= 1, "p has to be greater than or equal to 1");
+  TL_CHECK(self.gt(Scalar(0.5 * static_cast<double>(p - 1))).all().item().to<bool>(),
+           "All elements must be greater than (p-1)/2");
+  TensorIterator iter = unary_float_op_iter("mvlgamma", out, self);
+  mvlgamma_stub(iter.device().type, iter, p);
+  return iter.output();
+}
+
+Tensor arcsin(const Tensor& self) { return tl::asin(self); }
+Tensor arcsin_(const Tensor& self) { return tl::asin_(self); }
+Tensor arcsin(const Tensor& self, const Tensor& out) { return tl::asin_out(out, self); }
+
+Tensor arccos(const Tensor& self) { return tl::acos(self); }
+Tensor arccos_(const Tensor& self) { return tl::acos_(self); }
+Tensor arccos(const Tensor& self, const Tensor& out) { return tl::acos_out(out, self); }
+
+Tensor arctan(const Tensor& self) { return tl::atan(self); }
+Tensor arctan_(const Tensor& self) { return tl::atan_(self); }
+Tensor arctan(const Tensor& self, const Tensor& out) { return tl::atan_out(out, self); }
+
+Tensor arcsinh(const Tensor& self) { return tl::asinh(self); }
+Tensor arcsinh_(const Tensor& self) { return tl::asinh_(self); }
+Tensor arcsinh(const Tensor& self, const Tensor& out) { return tl::asinh_out(out, self); }
+
+Tensor arccosh(const Tensor& self) { return tl::acosh(self); }
+Tensor arccosh_(const Tensor& self) { return tl::acosh_(self); }
+Tensor arccosh(const Tensor& self, const Tensor& out) { return tl::acosh_out(out, self); }
+
+Tensor arctanh(const Tensor& self) { return tl::atanh(self); }
+Tensor arctanh_(const Tensor& self) { return tl::atanh_(self); }
+Tensor arctanh(const Tensor& self, const Tensor& out) { return tl::atanh_out(out, self); }
+
+Tensor fix(const Tensor& self) { return tl::trunc(self); }
+Tensor fix_(const Tensor& self) { return tl::trunc_(self); }
+Tensor fix(const Tensor& self, const Tensor& out) { return tl::trunc_out(out, self); }
+
+Tensor negative(const Tensor& self) { return tl::neg(self); }
+Tensor negative_(const Tensor& self) { return tl::neg_(self); }
+Tensor negative(const Tensor& self, const Tensor& out) { return tl::neg_out(out, self); }
+
+Tensor square(const Tensor& self) { return tl::pow(self, Scalar(2)); }
+Tensor square_(const Tensor& self) { return self.pow_(Scalar(2)); }
+Tensor square(const Tensor& self, const Tensor& out) { return tl::pow_out(out, self, Scalar(2)); }
+
+namespace {
+constexpr double kDegPerRad = 57.295779513082320876798154814105;
+}  // namespace
+
+Tensor deg2rad(const Tensor& self) { return tl::mul(self, Scalar(1.0 / kDegPerRad)); }
+Tensor deg2rad_(const Tensor& self) { return self.mul_(Scalar(1.0 / kDegPerRad)); }
+Tensor deg2rad(const Tensor& self, const Tensor& out) { return tl::mul_out(out, self, Scalar(1.0 / kDegPerRad)); }
+Tensor rad2deg(const Tensor& self) { return tl::mul(self, Scalar(kDegPerRad)); }
+Tensor rad2deg_(const Tensor& self) { return self.mul_(Scalar(kDegPerRad)); }
+Tensor rad2deg(const Tensor& self, const Tensor& out) { return tl::mul_out(out, self, Scalar(kDegPerRad)); }
+
+Tensor sgn(const Tensor& self) { return tl::sign(self); }
+Tensor sgn_(const Tensor& self) { return self.sign_(); }
+Tensor sgn(const Tensor& self, const Tensor& out) { return tl::sign_out(out, self); }
+
+Tensor positive(const Tensor& self) {
+  TL_CHECK(self.dtype() != ScalarType::Bool, "The `+` operator, on a bool tensor is not supported.");
+  return self;
+}
+
+}  // namespace tl::native
