@@ -6,7 +6,8 @@ The machine these run on is shared and drifts by up to 30% between runs, so ever
 measured for all libraries in alternation within one run, and the table reports medians and
 same-run ratios (torchlite / other). Only the ratios are worth comparing across runs.
 Sections: per-op overhead on tiny tensors (us/op), throughput on 16M-element float32 arrays
-(GB/s of bytes read + written once), and the CPU allocator's effect (allocating vs out=).
+(GB/s of bytes read + written once), the CPU allocator's effect (allocating vs out=), and
+binary pointwise math (hypot, logaddexp, copysign, float_power, gcd) at the same size.
 """
 
 from __future__ import annotations
@@ -118,8 +119,50 @@ def throughput_cases(tl, torch, n: int):
     return cases
 
 
+def binary_math_cases(tl, torch, n: int):
+    """Binary pointwise math on n float32 elements (gcd: int64): (name, bytes moved, {lib: callable})."""
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(n, dtype=np.float32)
+    y = rng.standard_normal(n, dtype=np.float32)
+    base = np.abs(x) + np.float32(0.5)  # float_power of a negative base to a fractional power is NaN
+    i = rng.integers(1, 1000, size=n)
+    j = rng.integers(1, 1000, size=n)
+    out, iout = np.empty_like(x), np.empty_like(i)
+    a, b, p, o = tl.tensor(x), tl.tensor(y), tl.tensor(base), tl.tensor(out)
+    ti, tj, tio = tl.tensor(i), tl.tensor(j), tl.tensor(iout)
+    f4, f8 = 4, 8
+    cases = [
+        ("hypot out=", 3 * n * f4,
+         {"torchlite": lambda: tl.hypot(a, b, out=o), "numpy": lambda: np.hypot(x, y, out=out)}),
+        ("logaddexp out=", 3 * n * f4,
+         {"torchlite": lambda: tl.logaddexp(a, b, out=o), "numpy": lambda: np.logaddexp(x, y, out=out)}),
+        ("copysign out=", 3 * n * f4,
+         {"torchlite": lambda: tl.copysign(a, b, out=o), "numpy": lambda: np.copysign(x, y, out=out)}),
+        ("float_power (-> float64)", 2 * n * f4 + n * f8,
+         {"torchlite": lambda: tl.float_power(p, b), "numpy": lambda: np.float_power(base, y)}),
+        ("gcd int64 out=", 3 * n * f8,
+         {"torchlite": lambda: tl.gcd(ti, tj, out=tio), "numpy": lambda: np.gcd(i, j, out=iout)}),
+    ]
+    if torch is not None:
+        ta, tb, tp, to = (torch.from_numpy(v.copy()) for v in (x, y, base, out))
+        tti, ttj, ttio = (torch.from_numpy(v.copy()) for v in (i, j, iout))
+        torch_fns = [lambda: torch.hypot(ta, tb, out=to), lambda: torch.logaddexp(ta, tb, out=to),
+                     lambda: torch.copysign(ta, tb, out=to), lambda: torch.float_power(tp, tb),
+                     lambda: torch.gcd(tti, ttj, out=ttio)]
+        for (_, _, libs), fn in zip(cases, torch_fns):
+            libs["torch"] = fn
+    return cases
+
+
 def fmt_row(cells, widths):
     return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))
+
+
+def print_throughput(name, nbytes, fns, libs, widths, number, repeats):
+    res = measure(fns, number, repeats)
+    gbs = {k: nbytes / v / 1e9 for k, v in res.items()}
+    vt = f"{gbs['torchlite'] / gbs['torch']:.2f}x" if "torch" in gbs else "-"
+    print(fmt_row([name, *(f"{gbs[k]:.1f}" for k in libs), vt, f"{gbs['torchlite'] / gbs['numpy']:.2f}x"], widths))
 
 
 def main() -> None:
@@ -157,10 +200,12 @@ def main() -> None:
     print(fmt_row(["case", *libs, "vs torch", "vs numpy"], widths))
     number = 3 if args.quick else 10
     for name, nbytes, fns in throughput_cases(tl, torch, n):
-        res = measure(fns, number, args.repeats)
-        gbs = {k: nbytes / v / 1e9 for k, v in res.items()}
-        vt = f"{gbs['torchlite'] / gbs['torch']:.2f}x" if "torch" in gbs else "-"
-        print(fmt_row([name, *(f"{gbs[k]:.1f}" for k in libs), vt, f"{gbs['torchlite'] / gbs['numpy']:.2f}x"], widths))
+        print_throughput(name, nbytes, fns, libs, widths, number, args.repeats)
+
+    print(f"\n## Binary pointwise math, {n >> 20}M elements (GB/s, median; ratio = torchlite / other)")
+    print(fmt_row(["case", *libs, "vs torch", "vs numpy"], widths))
+    for name, nbytes, fns in binary_math_cases(tl, torch, n):
+        print_throughput(name, nbytes, fns, libs, widths, number, args.repeats)
 
 
 if __name__ == "__main__":

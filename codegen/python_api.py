@@ -229,6 +229,8 @@ DUNDER_METHODS = {
     "__and__": "bitwise_and",
     "__or__": "bitwise_or",
     "__xor__": "bitwise_xor",
+    "__lshift__": "bitwise_left_shift",
+    "__rshift__": "bitwise_right_shift",
     "__eq__": "eq",
     "__ne__": "ne",
     "__lt__": "lt",
@@ -248,6 +250,8 @@ DUNDER_METHODS = {
     "__iand__": "bitwise_and_",
     "__ior__": "bitwise_or_",
     "__ixor__": "bitwise_xor_",
+    "__ilshift__": "bitwise_left_shift_",
+    "__irshift__": "bitwise_right_shift_",
 }
 
 

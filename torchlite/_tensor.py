@@ -74,6 +74,14 @@ def __rxor__(self, other):
     return self.bitwise_xor(other)
 
 
+def __rlshift__(self, other):
+    return _C.bitwise_left_shift(other, self) if _is_number(other) else NotImplemented
+
+
+def __rrshift__(self, other):
+    return _C.bitwise_right_shift(other, self) if _is_number(other) else NotImplemented
+
+
 def __pos__(self):
     return self
 
@@ -216,6 +224,8 @@ _METHODS = {
     "__rand__": __rand__,
     "__ror__": __ror__,
     "__rxor__": __rxor__,
+    "__rlshift__": __rlshift__,
+    "__rrshift__": __rrshift__,
     "__pos__": __pos__,
     "__bool__": __bool__,
     "__float__": __float__,

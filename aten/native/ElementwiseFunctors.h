@@ -625,6 +625,135 @@ struct Atan2Functor {
   TL_HOST_DEVICE T operator()(T a, T b) const { return static_cast<T>(std::atan2(static_cast<op_t>(a), static_cast<op_t>(b))); }
 };
 
+// max(x, y) + log1p(base^-|x - y|) / ln(base) = log_base(base^x + base^y), which never
+// overflows. Equal infinities are returned as they are: their difference would be NaN.
+template <bool Base2, typename T>
+TL_HOST_DEVICE inline T log_add_exp(T x, T y) {
+  if (x == y && x - x != T(0)) return x;
+  T m = x > y ? x : y;
+  T d = -std::fabs(x - y);
+  if constexpr (Base2) return m + std::log1p(std::exp2(d)) * T(1.4426950408889634);
+  else return m + std::log1p(ew::exp(d));
+}
+
+// Binary float math on the compute type; integer inputs are promoted (or rejected) by the
+// op's iterator.
+#define TL_FLOAT_BINARY_FUNCTOR(Name, expr)                                                  \
+  template <typename T>                                                                      \
+  struct Name {                                                                              \
+    using op_t = opmath_t<T>;                                                                \
+    TL_HOST_DEVICE T operator()(T a, T b) const {                                            \
+      op_t x = static_cast<op_t>(a), y = static_cast<op_t>(b);                               \
+      return static_cast<T>(expr);                                                           \
+    }                                                                                        \
+  };
+TL_FLOAT_BINARY_FUNCTOR(HypotFunctor, std::hypot(x, y))  // no overflow or underflow in the squares
+TL_FLOAT_BINARY_FUNCTOR(LogAddExpFunctor, log_add_exp<false>(x, y))
+TL_FLOAT_BINARY_FUNCTOR(LogAddExp2Functor, log_add_exp<true>(x, y))
+TL_FLOAT_BINARY_FUNCTOR(CopysignFunctor, std::copysign(x, y))
+// x log(y), and 0 where x == 0 unless y is NaN.
+TL_FLOAT_BINARY_FUNCTOR(XlogyFunctor, y != y ? y : (x == op_t(0) ? op_t(0) : x * std::log(y)))
+#undef TL_FLOAT_BINARY_FUNCTOR
+
+// The next representable T after a towards b. Half types step their own bits: the float
+// neighbour would round back to a.
+template <typename T>
+struct NextafterFunctor {
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      return std::nextafter(a, b);
+    } else {
+      float x = a, y = b;
+      if (x != x || y != y) return T(x + y);
+      if (x == y) return b;
+      T r;
+      if (x == 0.f) r.x = y > 0.f ? 0x0001 : 0x8001;  // the smallest subnormal, signed like b
+      else r.x = static_cast<uint16_t>((x < y) == (x > 0.f) ? a.x + 1 : a.x - 1);  // away from 0: +1
+      return r;
+    }
+  }
+};
+
+// 0 where a < 0, values where a == 0, 1 where a > 0 (NaN stays NaN).
+template <typename T>
+struct HeavisideFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a, T values) const {
+    op_t x = static_cast<op_t>(a);
+    return x == op_t(0) ? values : (x != x ? a : static_cast<T>(x > op_t(0)));
+  }
+};
+
+// Euclid on |a| and |b|, as PyTorch computes it: gcd(INT_MIN, 0) wraps to INT_MIN.
+template <typename T>
+TL_HOST_DEVICE inline T int_gcd(T a, T b) {
+  if constexpr (std::is_signed_v<T>) {
+    a = a < 0 ? ew::wrapping_neg(a) : a;
+    b = b < 0 ? ew::wrapping_neg(b) : b;
+  }
+  while (a != 0) {
+    T c = a;
+    a = static_cast<T>(b % a);
+    b = c;
+  }
+  return b;
+}
+
+// gcd, lcm and the shifts run on the integer types; their kernels reject bool before the
+// loop, so the bool instantiations only need to compile.
+template <typename T>
+struct GcdFunctor {
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) return a;
+    else return int_gcd(a, b);
+  }
+};
+// |a / gcd * b|, wrapping on overflow like PyTorch.
+template <typename T>
+struct LcmFunctor {
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a;
+    } else {
+      T g = int_gcd(a, b);
+      if (g == 0) return T(0);
+      using U = std::make_unsigned_t<T>;
+      T l = static_cast<T>(static_cast<U>(ew::int_div_trunc(a, g)) * static_cast<U>(b));
+      if constexpr (std::is_signed_v<T>) return l < 0 ? ew::wrapping_neg(l) : l;
+      else return l;
+    }
+  }
+};
+
+// Shifts by a negative amount or by the width or more give 0 (left) or the sign fill
+// (right), as in PyTorch, instead of C++'s undefined behaviour. As unsigned, a negative
+// amount is larger than any width.
+template <typename T>
+struct LshiftFunctor {
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a;
+    } else {
+      using U = std::make_unsigned_t<T>;
+      if (static_cast<U>(b) >= sizeof(T) * 8) return T(0);
+      return static_cast<T>(static_cast<U>(a) << b);
+    }
+  }
+};
+template <typename T>
+struct RshiftFunctor {
+  TL_HOST_DEVICE T operator()(T a, T b) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return a;
+    } else {
+      using U = std::make_unsigned_t<T>;
+      if (static_cast<U>(b) < sizeof(T) * 8) return static_cast<T>(a >> b);
+      if constexpr (std::is_signed_v<T>) return a < 0 ? T(-1) : T(0);
+      else return T(0);
+    }
+  }
+};
+
 // C-style remainder: the result has the sign of the dividend. Integer zero divisors are
 // rejected before the loop.
 template <typename T>
