@@ -52,7 +52,7 @@ inline bool try_scalar_loops(char** data, const int64_t* strides, int64_t n, F& 
   using traits = function_traits<F>;
   constexpr size_t N = traits::arity;
   bool done = false;
-  auto attempt = [&](auto s_const) {
+  [[maybe_unused]] auto attempt = [&](auto s_const) {  // unused for a nullary functor (fill)
     constexpr size_t SI = decltype(s_const)::value;
     if (done || strides[SI + 1] != 0) return;
     if (strides[0] != sizeof(typename traits::result_type)) return;
