@@ -9,6 +9,7 @@
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/Copy.h"
 #include "aten/native/cuda/Loops.cuh"
+#include "generated/ops/copy.h"
 #include "generated/ops/copy_native.h"
 
 namespace tl::native {

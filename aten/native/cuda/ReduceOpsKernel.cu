@@ -5,6 +5,8 @@
 
 #include "aten/native/ReduceOps.h"
 #include "aten/native/cuda/Reduce.cuh"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/permute.h"
 
 namespace tl::native {
 
