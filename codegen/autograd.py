@@ -346,8 +346,8 @@ def build(fns: list[NativeFunction], entries: list[DerivativeEntry]) -> tuple[li
             functional_by_key[f.func.signature_key()] = by_op[str(f.name)]
     wrappers: dict[str, WrapperInfo] = {}
     for f in fns:
-        if f.kernel("CompositeImplicitAutograd"):
-            continue
+        if f.kernel("CompositeImplicitAutograd") or f.alias_of is not None:
+            continue  # the operators it calls record the history
         node = by_op.get(str(f.name))
         if node is None and f.func.kind() == SchemaKind.inplace:
             node = functional_by_key.get(f.func.signature_key())

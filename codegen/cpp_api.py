@@ -226,7 +226,7 @@ def version_bump(a: Argument) -> str:
 
 def cpp_string(text: str) -> str:
     """A C++ string literal holding `text`."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 # ---- the view of one operator that the C++ templates render ----------------------------------
@@ -253,6 +253,7 @@ class OpView:
     # Note [Overlapping writes]: kernels get inputs that are safe to read while they write.
     overlap: OverlapGuard
     delegate: tuple[str, tuple[str, ...]] | None  # (out= struct, its arguments)
+    alias: str | None  # the struct every call forwards to (Note [Aliases])
     is_function: bool
     is_method: bool
     # Method variant: `self` is implicit; the remaining arguments keep their order.
@@ -338,6 +339,7 @@ def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targ
         version_bumps=tuple(version_bump(a) for a in s.arguments if a.is_write),
         overlap=overlap,
         delegate=delegate,
+        alias=f.alias_of.unambiguous() if f.alias_of else None,
         is_function=f.is_function,
         is_method=f.is_method,
         method_args=method_args,

@@ -118,6 +118,10 @@ def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:
 def _dispatch(fn: NativeFunction, view: cpp_api.OpView, has_autograd: bool, by_name: dict[str, NativeFunction],
               where: dict[str, list[str]]) -> str:
     ops = f"tl::ops::{view.struct}"
+    if fn.alias_of is not None:
+        lines = [f"{ops}::call -> tl::ops::{view.alias}::call  (alias_of, {fn.loc_of('alias_of')}; Note [Aliases])",
+                 f"    the rest is {fn.alias_of}'s: python -m codegen explain {fn.alias_of}"]
+        return _section("3. Dispatch (generated Operators.cpp, Register*.cpp)", lines)
     lines = [f"{ops}::call"]
     if has_autograd:
         lines.append(f"-> autograd::VariableType::{view.struct}, only when an input requires grad (see 5)")
@@ -146,7 +150,7 @@ def _python(fn: NativeFunction, fns: list[NativeFunction]) -> str:
                 # An out= variant has no binding of its own: it is the out= keyword of its functional op.
                 via = f"  (as the out= keyword of {ov.fn.name})" if ov.out_fn is fn else ""
                 lines.append(f"{owner}.{name}{via}")
-                lines.append(f"    stub: {python_api.pyi_signature(ov, name)}")
+                lines.append(f"    stub: {python_api.pyi_stub(ov, name, [ov]).splitlines()[0]}")
     return _section("4. Python binding (generated python_bindings_*.cpp, _C.pyi)", lines or ["not bound in Python"])
 
 
@@ -158,6 +162,8 @@ def _autograd(fn: NativeFunction, w: autograd.WrapperInfo | None, entries: list[
              + (f" (that of {entry.op.name})" if entry and entry.op is not fn else "")]
     if fn.kernel("CompositeImplicitAutograd"):
         lines.append("no Node of its own: autograd records the operators its composite kernel calls")
+    elif fn.alias_of is not None:
+        lines.append(f"no Node of its own: {fn.alias_of} records the history")
     elif w is None:
         lines.append("no autograd wrapper: it takes no tensor or returns nothing, so it records no history")
     elif w.kind == "nondiff":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from codegen.model import FunctionSchema, OperatorName, SchemaKind
@@ -34,6 +35,8 @@ ALLOWED_KEYS = (
     "variants",
     "dispatch",
     "structured_delegate",
+    "alias_of",
+    "doc",
     "structured",
     "stubs",
     "python_module",
@@ -57,6 +60,12 @@ class NativeFunction:
     # and the per-device loops this entry declares.
     structured: str | None = None
     stubs: tuple[Stub, ...] = ()
+    # Note [Aliases]: `alias_of: asin` makes arcsin, arcsin_ and arcsin.out call asin, asin_ and
+    # asin.out (same overload name, same arguments); the generator writes the forwarding.
+    alias_of: OperatorName | None = None
+    # A short description and a doctest example, shown by help() and IDEs after the generated
+    # signature lines (python_api.docstring); tests/test_docs.py runs the examples.
+    doc: str | None = None
     # Line of each YAML key of the entry ("dispatch.CPU" for a kernel), for error messages.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
@@ -190,7 +199,16 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         dispatch = {key: func.name.unambiguous() for key in DEVICE_KEYS}
         for key in DEVICE_KEYS:
             key_lines[f"dispatch.{key}"] = at("structured").line
-    if not dispatch and delegate is None:
+    alias_of = None
+    if "alias_of" in entry:
+        target = entry["alias_of"]
+        if not isinstance(target, str) or not target.isidentifier():
+            raise CodegenError(at("alias_of"), f"'alias_of' names the base of another operator, got {target!r}")
+        for key in ("dispatch", "structured", "structured_delegate", "stubs"):
+            if key in entry:
+                raise CodegenError(at(key), f"an alias forwards every call to '{target}': drop '{key}'")
+        alias_of = dataclasses.replace(func.name, base=target)
+    elif not dispatch and delegate is None:
         dispatch = {"CompositeImplicitAutograd": func.name.name}
 
     module = entry.get("python_module")
@@ -203,6 +221,11 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
     for t in tags:
         if t not in KNOWN_TAGS:
             raise CodegenError(at("tags"), f"unknown tag '{t}'")
+    doc = entry.get("doc")
+    if doc is not None and (not isinstance(doc, str) or not doc.strip()):
+        raise CodegenError(at("doc"), "'doc' must be a non-empty text block (doc: |)")
+    if doc is not None and ("\\" in doc or '"""' in doc):
+        raise CodegenError(at("doc"), "'doc' cannot hold a backslash or '\"\"\"' (it becomes a .pyi docstring)")
     device_check = entry.get("device_check", "ExactSame")
     if device_check not in ("ExactSame", "NoCheck"):
         raise CodegenError(at("device_check"), f"device_check must be ExactSame or NoCheck, got {device_check!r}")
@@ -217,6 +240,8 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         tags=tags,
         structured=structured,
         stubs=stubs,
+        alias_of=alias_of,
+        doc=doc.strip() if doc else None,
         key_lines=tuple(sorted(key_lines.items())),
     )
 
@@ -243,6 +268,9 @@ def validate_set(fns: list[NativeFunction]) -> None:
                 raise CodegenError(stub.loc, f"duplicate stub '{stub.name}' (first at line {first})")
             stub_names[stub.name] = stub
     for f in fns:
+        if f.alias_of is not None:
+            _validate_alias(f, by_name)
+    for f in fns:
         if f.structured_delegate is None:
             continue
         loc = f.loc_of("structured_delegate")
@@ -266,3 +294,16 @@ def validate_set(fns: list[NativeFunction]) -> None:
             raise CodegenError(loc, f"returns {len(f.func.returns)} value(s), its out= delegate fills {n_outs}")
         if f.func.kind() == SchemaKind.inplace and n_outs != 1:
             raise CodegenError(loc, f"an in-place op cannot delegate to an out= op with {n_outs} out arguments")
+
+
+def _validate_alias(f: NativeFunction, by_name: dict[str, NativeFunction]) -> None:
+    """An alias's target exists, is no alias itself, and takes and returns exactly what it does."""
+    loc = f.loc_of("alias_of")
+    target = by_name.get(str(f.alias_of))
+    if target is None:
+        raise CodegenError(loc, f"alias_of: no operator '{f.alias_of}' to forward {f.name} to")
+    if target.alias_of is not None:
+        raise CodegenError(loc, f"alias_of: '{f.alias_of}' is itself an alias of '{target.alias_of}'")
+    mine, theirs = (dataclasses.replace(g.func, name=f.func.name) for g in (f, target))
+    if mine != theirs:
+        raise CodegenError(loc, f"alias_of: schema {f.func} differs from that of its target: {target.func}")

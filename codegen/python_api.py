@@ -253,6 +253,7 @@ DUNDER_METHODS = {
     "__ilshift__": "bitwise_left_shift_",
     "__irshift__": "bitwise_right_shift_",
 }
+INPLACE_DUNDERS = frozenset(d for d, op in DUNDER_METHODS.items() if op.endswith("_"))
 
 
 def _sort_key(fn: NativeFunction) -> tuple:
@@ -347,8 +348,31 @@ def pyi_return(s: FunctionSchema) -> str:
     return "tuple[" + ", ".join(one(r.type) for r in s.returns) + "]"
 
 
-def pyi_signature(ov: Overload, name: str) -> str:
-    """The stub of one overload, bound under `name` (the op's name, or a dunder such as __add__)."""
+def python_default_text(a: Argument) -> str:
+    """A default as Python source, as help() shows it: `1`, `'mean'`, `(0,)`, `torchlite.int64`."""
+    d = a.default
+    assert d is not None
+    t = a.type.elem if isinstance(a.type, OptionalType) else a.type
+    name = base_of(t).name
+    if d == "None" or d in ("True", "False"):
+        return d
+    if isinstance(t, ListType):
+        if name in ("int", "SymInt") and not d.startswith("["):
+            return d  # an IntList takes a single int for int[N]
+        items = list_default_items(t, d)
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if name == "str":
+        return repr(d[1:-1])
+    if name == "ScalarType":
+        return "torchlite." + {"long": "int64"}.get(d, d)
+    if name in ("MemoryFormat", "Layout"):
+        return "torchlite." + d
+    return d
+
+
+def _signature_params(ov: Overload, stub: bool) -> list[str]:
+    """The parameters of one overload with their types: for the .pyi (`stub`: defaults as `...`,
+    a keyword-named parameter renamed) or for the docstring (defaults written out)."""
     params = ["self"] if ov.is_method else []
     star = False
     for a in ov.python_args():
@@ -362,9 +386,9 @@ def pyi_signature(ov: Overload, name: str) -> str:
         # `from` (random_) is a Python keyword: callers can only pass it by position, and a stub
         # that names it does not parse, which stops mypy on every program that imports torchlite.
         kw = ov.keyword(a)
-        p = f"{kw}_: {pyi_type(a.type)}" if keyword.iskeyword(kw) else f"{kw}: {pyi_type(a.type)}"
+        p = f"{kw}_: {pyi_type(a.type)}" if stub and keyword.iskeyword(kw) else f"{kw}: {pyi_type(a.type)}"
         if a.default is not None:
-            p += " = ..."
+            p += " = ..." if stub else f" = {python_default_text(a)}"
         params.append(p)
     if ov.is_factory:
         if not star:
@@ -376,4 +400,38 @@ def pyi_signature(ov: Overload, name: str) -> str:
             params.append("*")
         ret = pyi_return(ov.schema)
         params.append(f"out: {ret if len(ov.schema.returns) == 1 else 'Sequence[Tensor]'} | None = None")
-    return f"def {name}({', '.join(params)}) -> {pyi_return(ov.schema)}: ..."
+    return params
+
+
+def _doc_text(ovs: list[Overload]) -> str | None:
+    """The `doc:` of the first overload (or its out= variant) that has one."""
+    return next((f.doc for ov in ovs for f in (ov.fn, ov.out_fn) if f is not None and f.doc), None)
+
+
+def pyi_stub(ov: Overload, name: str, ovs: list[Overload]) -> str:
+    """The stub of one overload of the group `ovs` bound under `name` (the op's name, or a dunder
+    such as __add__), with the group's `doc:` as its docstring so that IDEs show it."""
+    head = f"def {name}({', '.join(_signature_params(ov, stub=True))}) -> {pyi_return(ov.schema)}:"
+    # Tensor's == returns a Tensor, not object's bool, and x += y accepts what x + y does not
+    # (alpha=): PyTorch's semantics, which mypy flags (at the first line) unless told they are meant.
+    ignore = "misc" if name in INPLACE_DUNDERS else {"__eq__": "override", "__ne__": "override"}.get(name)
+    ignore_comment = f"  # type: ignore[{ignore}]" if ignore else ""
+    doc = _doc_text(ovs)
+    if doc is None:
+        body = " ..."
+    else:
+        indent = "    "  # relative to the def: the template indents a method's stub as a whole
+        body = "\n" + indent + '"""' + doc.replace("\n", "\n" + indent).replace(indent + "\n", "\n") + '"""'
+    if len(ovs) > 1:
+        return f"@overload{ignore_comment}\n{head}{body}"
+    return head + (body + ignore_comment if doc is None else ignore_comment + body)
+
+
+def docstring(name: str, ovs: list[Overload]) -> str:
+    """What help() shows for a bound name: one typed signature line per overload, then the
+    `doc:` text. The bindings switch pybind11's own signatures off (its return types read
+    `object`); torchlite.utils.api_coverage parses these lines as it parsed pybind11's."""
+    sigs = dict.fromkeys(f"{name}({', '.join(_signature_params(ov, stub=False))}) -> {pyi_return(ov.schema)}"
+                         for ov in ovs)
+    doc = _doc_text(ovs)
+    return "\n".join(sigs) + (f"\n\n{doc}\n" if doc else "\n")

@@ -410,6 +410,35 @@ BAD_NF = {
         """,
         r"unknown dispatch key 'Meta' \(known: CPU, CUDA, CompositeImplicitAutograd, CompositeExplicitAutograd\)",
     ),
+    "alias of nothing": (
+        """\
+        - func: plus(Tensor self) -> Tensor
+          alias_of: add  # <--
+        """,
+        r"alias_of: no operator 'add' to forward plus to",
+    ),
+    "alias with another schema": (
+        """\
+        - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+          dispatch:
+            CPU: add_out_cpu
+        - func: plus.Tensor(Tensor self, Tensor other) -> Tensor
+          alias_of: add  # <--
+        """,
+        r"alias_of: schema plus\.Tensor\(Tensor self, Tensor other\) -> Tensor differs from that of its target",
+    ),
+    "alias with a kernel": (
+        """\
+        - func: add.Tensor(Tensor self, Tensor other) -> Tensor
+          dispatch:
+            CPU: add_out_cpu
+        - func: plus.Tensor(Tensor self, Tensor other) -> Tensor
+          alias_of: add
+          dispatch:  # <--
+            CPU: add_out_cpu
+        """,
+        r"an alias forwards every call to 'add': drop 'dispatch'",
+    ),
     "unknown dispatch key in a combined key": (
         """\
         - func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -943,6 +972,26 @@ def test_op_views_dispatch_and_autograd(tmp_path):
     assert views["add_Scalar"].autograd.kind == "not_implemented"
     assert views["zeros"].autograd is None
     assert views["view"].autograd.is_view and views["view"].is_method and not views["view"].is_function
+
+
+def test_alias_forwards_each_overload_to_its_target(tmp_path):
+    nf = GOOD_NF + """
+- func: plus.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  variants: function, method
+  alias_of: add
+
+- func: plus.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+  alias_of: add
+"""
+    views, _, functions, _ = _model(tmp_path, nf, GOOD_DERIVATIVES)
+    plus, plus_out = views["plus_Tensor"], views["plus_out"]
+    # Note [Aliases]: no kernel, no autograd wrapper of its own; the target does both.
+    assert (plus.alias, plus_out.alias) == ("add_Tensor", "add_out")
+    assert plus.kernels == {} and plus.composite is None and plus.autograd is None
+    assert [ov.fn.name.base for ov in functions[(None, "plus")]] == ["plus"]
+    files = _generate(tmp_path, nf)
+    assert "return add_Tensor::call(self, other, alpha);" in files["Operators.cpp"]
+    assert "plus_native.h" not in " ".join(files)
 
 
 def test_saved_values_are_typed(tmp_path):

@@ -1,48 +1,25 @@
 // Binary pointwise math beyond the arithmetic of BinaryOps.cpp: the kernels with checks
 // before their stubs (heaviside, gcd, lcm, shifts), the compositions (ldexp, float_power),
-// the Scalar overloads, and PyTorch's alias names (arctan2, clip, divide, greater, ...),
-// which call the operator they name.
+// and the Scalar overloads. PyTorch's alias names (arctan2, clip, divide, greater, ...) are
+// `alias_of:` entries in the YAML: the generator writes their forwarding (Note [Aliases]).
 #include <vector>
 
 #include "aten/native/BinaryOps.h"
 #include "generated/Stubs.h"
-#include "generated/ops/abs.h"
-#include "generated/ops/absolute_native.h"
-#include "generated/ops/arctan2_native.h"
-#include "generated/ops/atan2.h"
 #include "generated/ops/bitwise_left_shift.h"
 #include "generated/ops/bitwise_left_shift_native.h"
 #include "generated/ops/bitwise_right_shift.h"
 #include "generated/ops/bitwise_right_shift_native.h"
-#include "generated/ops/clamp.h"
-#include "generated/ops/clip_native.h"
 #include "generated/ops/copysign.h"
 #include "generated/ops/copysign_native.h"
-#include "generated/ops/div.h"
-#include "generated/ops/divide_native.h"
-#include "generated/ops/eq.h"
 #include "generated/ops/float_power_native.h"
 #include "generated/ops/gcd_native.h"
-#include "generated/ops/ge.h"
-#include "generated/ops/greater_equal_native.h"
-#include "generated/ops/greater_native.h"
-#include "generated/ops/gt.h"
 #include "generated/ops/heaviside_native.h"
 #include "generated/ops/lcm_native.h"
 #include "generated/ops/ldexp_native.h"
-#include "generated/ops/le.h"
-#include "generated/ops/less_equal_native.h"
-#include "generated/ops/less_native.h"
-#include "generated/ops/lt.h"
 #include "generated/ops/mul.h"
-#include "generated/ops/multiply_native.h"
-#include "generated/ops/ne.h"
-#include "generated/ops/not_equal_native.h"
 #include "generated/ops/pow.h"
-#include "generated/ops/sub.h"
-#include "generated/ops/subtract_native.h"
 #include "generated/ops/to.h"
-#include "generated/ops/true_divide_native.h"
 #include "generated/ops/xlogy.h"
 #include "generated/ops/xlogy_native.h"
 
@@ -168,124 +145,5 @@ Tensor bitwise_right_shift(const Tensor& self, const Scalar& other, const Tensor
 Tensor bitwise_right_shift(const Scalar& self, const Tensor& other) {
   return tl::bitwise_right_shift(wrapped_scalar_tensor(self), other);
 }
-
-// ---- aliases ---------------------------------------------------------------------------------
-
-Tensor arctan2(const Tensor& self, const Tensor& other) { return tl::atan2(self, other); }
-Tensor arctan2_(const Tensor& self, const Tensor& other) { return self.atan2_(other); }
-Tensor arctan2(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::atan2_out(out, self, other); }
-
-Tensor absolute(const Tensor& self) { return tl::abs(self); }
-Tensor absolute_(const Tensor& self) { return self.abs_(); }
-Tensor absolute(const Tensor& self, const Tensor& out) { return tl::abs_out(out, self); }
-
-Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  return tl::clamp(self, min, max);
-}
-Tensor clip(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  return tl::clamp(self, min, max);
-}
-Tensor clip_(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
-  return self.clamp_(min, max);
-}
-Tensor clip_(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max) {
-  return self.clamp_(min, max);
-}
-Tensor clip(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
-            const Tensor& out) {
-  return tl::clamp_out(out, self, min, max);
-}
-Tensor clip(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
-            const Tensor& out) {
-  return tl::clamp_out(out, self, min, max);
-}
-
-Tensor divide(const Tensor& self, const Tensor& other) { return tl::div(self, other); }
-Tensor divide_(const Tensor& self, const Tensor& other) { return self.div_(other); }
-Tensor divide(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::div_out(out, self, other); }
-Tensor divide(const Tensor& self, const Scalar& other) { return tl::div(self, other); }
-Tensor divide_(const Tensor& self, const Scalar& other) { return self.div_(other); }
-Tensor divide(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
-  return tl::div(self, other, rounding_mode);
-}
-Tensor divide_(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode) {
-  return self.div_(other, rounding_mode);
-}
-Tensor divide(const Tensor& self, const Tensor& other, const std::optional<std::string>& rounding_mode,
-              const Tensor& out) {
-  return tl::div_out(out, self, other, rounding_mode);
-}
-Tensor divide(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
-  return tl::div(self, other, rounding_mode);
-}
-Tensor divide_(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode) {
-  return self.div_(other, rounding_mode);
-}
-Tensor divide(const Tensor& self, const Scalar& other, const Tensor& out) { return tl::div_out(out, self, other); }
-Tensor divide(const Tensor& self, const Scalar& other, const std::optional<std::string>& rounding_mode,
-              const Tensor& out) {
-  return tl::div_out(out, self, other, rounding_mode);
-}
-
-Tensor true_divide(const Tensor& self, const Tensor& other) { return tl::div(self, other); }
-Tensor true_divide_(const Tensor& self, const Tensor& other) { return self.div_(other); }
-Tensor true_divide(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::div_out(out, self, other); }
-Tensor true_divide(const Tensor& self, const Scalar& other) { return tl::div(self, other); }
-Tensor true_divide_(const Tensor& self, const Scalar& other) { return self.div_(other); }
-Tensor true_divide(const Tensor& self, const Scalar& other, const Tensor& out) { return tl::div_out(out, self, other); }
-
-Tensor multiply(const Tensor& self, const Tensor& other) { return tl::mul(self, other); }
-Tensor multiply_(const Tensor& self, const Tensor& other) { return self.mul_(other); }
-Tensor multiply(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::mul_out(out, self, other); }
-Tensor multiply(const Tensor& self, const Scalar& other) { return tl::mul(self, other); }
-Tensor multiply_(const Tensor& self, const Scalar& other) { return self.mul_(other); }
-Tensor multiply(const Tensor& self, const Scalar& other, const Tensor& out) { return tl::mul_out(out, self, other); }
-
-Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha) { return tl::sub(self, other, alpha); }
-Tensor subtract_(const Tensor& self, const Tensor& other, const Scalar& alpha) { return self.sub_(other, alpha); }
-Tensor subtract(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  return tl::sub_out(out, self, other, alpha);
-}
-Tensor subtract(const Tensor& self, const Scalar& other, const Scalar& alpha) { return tl::sub(self, other, alpha); }
-Tensor subtract_(const Tensor& self, const Scalar& other, const Scalar& alpha) { return self.sub_(other, alpha); }
-Tensor subtract(const Tensor& self, const Scalar& other, const Scalar& alpha, const Tensor& out) {
-  return tl::sub_out(out, self, other, alpha);
-}
-
-// Comparison aliases: not_equal = ne, greater = gt, greater_equal = ge, less = lt, less_equal = le.
-Tensor not_equal(const Tensor& self, const Tensor& other) { return tl::ne(self, other); }
-Tensor not_equal_(const Tensor& self, const Tensor& other) { return self.ne_(other); }
-Tensor not_equal(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::ne_out(out, self, other); }
-Tensor not_equal(const Tensor& self, const Scalar& other) { return tl::ne(self, other); }
-Tensor not_equal_(const Tensor& self, const Scalar& other) { return self.ne_(other); }
-Tensor not_equal(const Tensor& self, const Scalar& other, const Tensor& out) { return tl::ne_out(out, self, other); }
-Tensor greater(const Tensor& self, const Tensor& other) { return tl::gt(self, other); }
-Tensor greater_(const Tensor& self, const Tensor& other) { return self.gt_(other); }
-Tensor greater(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::gt_out(out, self, other); }
-Tensor greater(const Tensor& self, const Scalar& other) { return tl::gt(self, other); }
-Tensor greater_(const Tensor& self, const Scalar& other) { return self.gt_(other); }
-Tensor greater(const Tensor& self, const Scalar& other, const Tensor& out) { return tl::gt_out(out, self, other); }
-Tensor greater_equal(const Tensor& self, const Tensor& other) { return tl::ge(self, other); }
-Tensor greater_equal_(const Tensor& self, const Tensor& other) { return self.ge_(other); }
-Tensor greater_equal(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return tl::ge_out(out, self, other);
-}
-Tensor greater_equal(const Tensor& self, const Scalar& other) { return tl::ge(self, other); }
-Tensor greater_equal_(const Tensor& self, const Scalar& other) { return self.ge_(other); }
-Tensor greater_equal(const Tensor& self, const Scalar& other, const Tensor& out) {
-  return tl::ge_out(out, self, other);
-}
-Tensor less(const Tensor& self, const Tensor& other) { return tl::lt(self, other); }
-Tensor less_(const Tensor& self, const Tensor& other) { return self.lt_(other); }
-Tensor less(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::lt_out(out, self, other); }
-Tensor less(const Tensor& self, const Scalar& other) { return tl::lt(self, other); }
-Tensor less_(const Tensor& self, const Scalar& other) { return self.lt_(other); }
-Tensor less(const Tensor& self, const Scalar& other, const Tensor& out) { return tl::lt_out(out, self, other); }
-Tensor less_equal(const Tensor& self, const Tensor& other) { return tl::le(self, other); }
-Tensor less_equal_(const Tensor& self, const Tensor& other) { return self.le_(other); }
-Tensor less_equal(const Tensor& self, const Tensor& other, const Tensor& out) { return tl::le_out(out, self, other); }
-Tensor less_equal(const Tensor& self, const Scalar& other) { return tl::le(self, other); }
-Tensor less_equal_(const Tensor& self, const Scalar& other) { return self.le_(other); }
-Tensor less_equal(const Tensor& self, const Scalar& other, const Tensor& out) { return tl::le_out(out, self, other); }
 
 }  // namespace tl::native

@@ -18,8 +18,6 @@
 #include "aten/native/IndexingUtils.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/TensorIterator.h"
-#include "generated/ops/argwhere.h"
-#include "generated/ops/argwhere_native.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
@@ -562,8 +560,6 @@ Tensor nonzero_out_cpu(const Tensor& self, const Tensor& out) {
   }
   return finish_out(res, out, "nonzero");
 }
-
-Tensor argwhere(const Tensor& self) { return tl::nonzero(self); }
 
 std::vector<Tensor> where(const Tensor& condition) {
   if (condition.dim() == 0) return tl::where(condition.unsqueeze(0));  // PyTorch treats 0-d as 1-d here

@@ -31,8 +31,6 @@
 #include "generated/ops/expand.h"
 #include "generated/ops/full.h"
 #include "generated/ops/full_native.h"
-#include "generated/ops/ger.h"
-#include "generated/ops/ger_native.h"
 #include "generated/ops/linear.h"
 #include "generated/ops/linear_native.h"
 #include "generated/ops/matmul.h"
@@ -258,10 +256,6 @@ Tensor outer(const Tensor& self, const Tensor& vec2) {
 Tensor outer(const Tensor& self, const Tensor& vec2, const Tensor& out) {
   return write_out(tl::outer(self, vec2), out);
 }
-
-Tensor ger(const Tensor& self, const Tensor& vec2) { return tl::outer(self, vec2); }
-
-Tensor ger(const Tensor& self, const Tensor& vec2, const Tensor& out) { return write_out(tl::outer(self, vec2), out); }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
   const bool has_bias = bias.has_value() && bias->defined();

@@ -1,30 +1,15 @@
 // Unary math (issue 13): the kernels with argument checks before their stubs (polygamma,
-// mvlgamma) and the composites: PyTorch's aliases (arcsin, fix, negative...), square,
-// deg2rad / rad2deg, sgn, positive and polygamma_.
+// mvlgamma) and the composites: square, deg2rad / rad2deg, sgn, positive and polygamma_.
+// PyTorch's aliases (arcsin, fix, negative...) are `alias_of:` YAML entries (Note [Aliases]).
 #include "aten/native/UnaryOps.h"
 #include "generated/Stubs.h"
-#include "generated/ops/acos.h"
-#include "generated/ops/acosh.h"
 #include "generated/ops/all.h"
-#include "generated/ops/arccos_native.h"
-#include "generated/ops/arccosh_native.h"
-#include "generated/ops/arcsin_native.h"
-#include "generated/ops/arcsinh_native.h"
-#include "generated/ops/arctan_native.h"
-#include "generated/ops/arctanh_native.h"
-#include "generated/ops/asin.h"
-#include "generated/ops/asinh.h"
-#include "generated/ops/atan.h"
-#include "generated/ops/atanh.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/deg2rad_native.h"
-#include "generated/ops/fix_native.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/mvlgamma_native.h"
-#include "generated/ops/neg.h"
-#include "generated/ops/negative_native.h"
 #include "generated/ops/polygamma.h"
 #include "generated/ops/polygamma_native.h"
 #include "generated/ops/positive_native.h"
@@ -33,7 +18,6 @@
 #include "generated/ops/sgn_native.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/square_native.h"
-#include "generated/ops/trunc.h"
 
 namespace tl::native {
 
@@ -61,38 +45,6 @@ Tensor mvlgamma_out(const Tensor& self, int64_t p, const Tensor& out) {
   mvlgamma_stub(iter.device().type, iter, p);
   return iter.output();
 }
-
-Tensor arcsin(const Tensor& self) { return tl::asin(self); }
-Tensor arcsin_(const Tensor& self) { return tl::asin_(self); }
-Tensor arcsin(const Tensor& self, const Tensor& out) { return tl::asin_out(out, self); }
-
-Tensor arccos(const Tensor& self) { return tl::acos(self); }
-Tensor arccos_(const Tensor& self) { return tl::acos_(self); }
-Tensor arccos(const Tensor& self, const Tensor& out) { return tl::acos_out(out, self); }
-
-Tensor arctan(const Tensor& self) { return tl::atan(self); }
-Tensor arctan_(const Tensor& self) { return tl::atan_(self); }
-Tensor arctan(const Tensor& self, const Tensor& out) { return tl::atan_out(out, self); }
-
-Tensor arcsinh(const Tensor& self) { return tl::asinh(self); }
-Tensor arcsinh_(const Tensor& self) { return tl::asinh_(self); }
-Tensor arcsinh(const Tensor& self, const Tensor& out) { return tl::asinh_out(out, self); }
-
-Tensor arccosh(const Tensor& self) { return tl::acosh(self); }
-Tensor arccosh_(const Tensor& self) { return tl::acosh_(self); }
-Tensor arccosh(const Tensor& self, const Tensor& out) { return tl::acosh_out(out, self); }
-
-Tensor arctanh(const Tensor& self) { return tl::atanh(self); }
-Tensor arctanh_(const Tensor& self) { return tl::atanh_(self); }
-Tensor arctanh(const Tensor& self, const Tensor& out) { return tl::atanh_out(out, self); }
-
-Tensor fix(const Tensor& self) { return tl::trunc(self); }
-Tensor fix_(const Tensor& self) { return tl::trunc_(self); }
-Tensor fix(const Tensor& self, const Tensor& out) { return tl::trunc_out(out, self); }
-
-Tensor negative(const Tensor& self) { return tl::neg(self); }
-Tensor negative_(const Tensor& self) { return tl::neg_(self); }
-Tensor negative(const Tensor& self, const Tensor& out) { return tl::neg_out(out, self); }
 
 Tensor square(const Tensor& self) { return tl::pow(self, Scalar(2)); }
 Tensor square_(const Tensor& self) { return self.pow_(Scalar(2)); }

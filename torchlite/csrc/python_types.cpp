@@ -90,13 +90,14 @@ py::object named_tuple_type(const char* name, std::initializer_list<const char*>
   for (const char* f : fields) names.append(f);
   py::object t = py::module_::import("collections").attr("namedtuple")(name, names);
   t.attr("__module__") = "torchlite.return_types";
-  // Printed as torch prints its return types: torchlite.return_types.max(values=..., indices=...).
+  // Printed as torch prints its return types, one field per line:
+  // torchlite.return_types.max(\nvalues=...,\nindices=...).
   std::string prefix = std::string("torchlite.return_types.") + name + "(";
   t.attr("__repr__") = py::cpp_function([prefix](py::object self) {
     std::string s = prefix;
     py::tuple names = self.attr("_fields");
     for (size_t i = 0; i < names.size(); ++i) {
-      s += (i ? ", " : "") + names[i].cast<std::string>() + "=" + py::repr(self.attr(names[i])).cast<std::string>();
+      s += (i ? ",\n" : "\n") + names[i].cast<std::string>() + "=" + py::repr(self.attr(names[i])).cast<std::string>();
     }
     return s + ")";
   }, py::is_method(t));
