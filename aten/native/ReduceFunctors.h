@@ -27,6 +27,17 @@ struct SumOp {
   }
 };
 
+// nansum: a NaN adds nothing. Floating types only (an integer has no NaN: nansum is sum).
+template <typename T>
+struct NanSumOp : SumOp<T> {
+  using typename SumOp<T>::acc_t;
+  TL_HOST_DEVICE acc_t reduce(acc_t a, T x) const {
+    // Select the addend, then add: vectorised where the file is built with -fno-trapping-math
+    // (cpu/ReduceOpsKernel.cpp, see CMakeLists.txt).
+    return a + static_cast<acc_t>(x != x ? T(0) : x);
+  }
+};
+
 template <typename T>
 struct ProdOp {
   using acc_t = opmath_t<T>;

@@ -24,6 +24,7 @@
 #include "generated/ops/empty.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/isnan.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/linalg_vector_norm_native.h"
 #include "generated/ops/log.h"
@@ -38,6 +39,7 @@
 #include "generated/ops/min_native.h"
 #include "generated/ops/minimum.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/nansum_native.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/prod.h"
@@ -117,6 +119,7 @@ ScalarType sum_result_dtype(const Tensor& self, std::optional<ScalarType> dtype,
 // ---- sum, mean, amax, amin: checks and shapes here, values behind the stubs ----------------
 
 DispatchStub<void(const Tensor&, const Tensor&, const std::vector<bool>&, double)> sum_stub("sum");
+ReduceStub nansum_stub("nansum");
 ReduceStub amax_stub("amax");
 ReduceStub amin_stub("amin");
 
@@ -148,6 +151,20 @@ Tensor sum_IntList_out(const Tensor& self, std::optional<IntArrayRef> dim, bool 
   check_out_dtype(out, rt, "sum");
   std::vector<bool> mask = make_dim_mask(dim, self.dim());
   return finish_reduce(sum_values(self, mask, rt, 1.0), mask, keepdim, out);
+}
+
+// One pass that skips NaNs. Integer inputs (no NaN) and integer result dtypes sum like sum, of
+// the input with NaNs zeroed first, as PyTorch casts after dropping them.
+Tensor nansum_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
+                  const Tensor& out) {
+  ScalarType rt = sum_result_dtype(self, dtype, out);
+  if (!is_floating_point(self.dtype())) return tl::sum_out(out, self, dim, keepdim, dtype);
+  if (!is_floating_point(rt)) return tl::sum_out(out, tl::where(self.isnan(), Scalar(0.0), self), dim, keepdim, dtype);
+  check_out_dtype(out, rt, "nansum");
+  std::vector<bool> mask = make_dim_mask(dim, self.dim());
+  Tensor result = empty_reduce_result(self, mask, rt);
+  nansum_stub(self.device().type, self.dtype() == rt ? self : self.to(rt), result, mask);
+  return finish_reduce(result, mask, keepdim, out);
 }
 
 Tensor mean_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,

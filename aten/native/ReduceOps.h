@@ -43,6 +43,7 @@ using ReduceStub = DispatchStub<void(const Tensor& input, const Tensor& result, 
 // sum and mean (scale 1/N, applied once in the accumulator type).
 extern DispatchStub<void(const Tensor& input, const Tensor& result, const std::vector<bool>& mask, double scale)>
     sum_stub;
+extern ReduceStub nansum_stub;  // floating inputs, result in the input's dtype
 extern ReduceStub amax_stub;
 extern ReduceStub amin_stub;
 
@@ -56,6 +57,14 @@ void sum_kernel(const Tensor& input, const Tensor& result, const std::vector<boo
     SumOp<T> op;
     op.scale = static_cast<typename SumOp<T>::acc_t>(scale);
     Engine::template run<T>(input, result, mask, op);
+  });
+}
+
+template <class Engine>
+void nansum_kernel(const Tensor& input, const Tensor& result, const std::vector<bool>& mask) {
+  dispatch_floating_types(result.dtype(), "nansum", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Engine::template run<T>(input, result, mask, NanSumOp<T>{});
   });
 }
 

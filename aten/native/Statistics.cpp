@@ -1,6 +1,7 @@
-// Statistics composed of other operators, so their gradients come from the parts: NaN-ignoring
-// sums and means, count_nonzero, aminmax, quantiles, diff, the trapezoid rule, cov/corrcoef and
-// the closeness tests. histc and bincount count into bins with a loop of their own.
+// Statistics composed of other operators, so their gradients come from the parts: nanmean
+// (nansum is a reduction of its own, in ReduceOps.cpp), count_nonzero, aminmax, quantiles,
+// diff, the trapezoid rule, cov/corrcoef and the closeness tests. histc and bincount count into
+// bins with a loop of their own.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -69,7 +70,6 @@
 #include "generated/ops/nanquantile.h"
 #include "generated/ops/nanquantile_native.h"
 #include "generated/ops/nansum.h"
-#include "generated/ops/nansum_native.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/ne.h"
 #include "generated/ops/quantile.h"
@@ -93,25 +93,11 @@ namespace tl::native {
 
 namespace {
 
-// x with NaNs replaced by zero (integers have none).
-Tensor nan_to_zero(const Tensor& x) {
-  return is_floating_point(x.dtype()) ? tl::where(x.isnan(), Scalar(0.0), x) : x;
-}
-
 int64_t size_along(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
 
 }  // namespace
 
 // ---- NaN-ignoring reductions ------------------------------------------------------------
-
-Tensor nansum(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
-  return nan_to_zero(self).sum(dim, keepdim, dtype);
-}
-
-Tensor nansum(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-              const Tensor& out) {
-  return tl::sum_out(out, nan_to_zero(self), dim, keepdim, dtype);
-}
 
 Tensor nanmean(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
   TL_CHECK(is_floating_point(self.dtype()),

@@ -217,6 +217,7 @@ Tensor any_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool
   return all_any<false>("any", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
 }
 TL_REGISTER_STUB(sum_stub, CPU, &sum_kernel<CpuEngine>);
+TL_REGISTER_STUB(nansum_stub, CPU, &nansum_kernel<CpuEngine>);
 TL_REGISTER_STUB(amax_stub, CPU, (&minmax_kernel<CpuEngine, true>));
 TL_REGISTER_STUB(amin_stub, CPU, (&minmax_kernel<CpuEngine, false>));
 

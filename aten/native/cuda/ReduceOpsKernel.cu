@@ -31,6 +31,7 @@ struct CudaEngine {
 }  // namespace
 
 TL_REGISTER_STUB(sum_stub, CUDA, &sum_kernel<CudaEngine>);
+TL_REGISTER_STUB(nansum_stub, CUDA, &nansum_kernel<CudaEngine>);
 TL_REGISTER_STUB(amax_stub, CUDA, (&minmax_kernel<CudaEngine, true>));
 TL_REGISTER_STUB(amin_stub, CUDA, (&minmax_kernel<CudaEngine, false>));
 
