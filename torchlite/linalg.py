@@ -1,44 +1,73 @@
-"""torchlite.linalg: norms (vector_norm is an operator; matrix_norm and norm compose it)."""
+"""torchlite.linalg: PyTorch's torch.linalg over torchlite's operators.
 
-import math
+The factorizations and solvers are CPU operators over LAPACK (from the scipy-openblas32 package,
+loaded at the first call); the rest compose them. `norm` is the one function written here.
+eig and eigvals (complex results) are not available yet.
+"""
 
 from torchlite import _C
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = [
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
+    "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
+    "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
+    "vector_norm",
+]
 
-vector_norm = _C._linalg.linalg_vector_norm
+# Raised for singular and non-positive-definite matrices; a RuntimeError subclass.
+LinAlgError = _C._LinAlgError
+
+_L = _C._linalg
+cholesky = _L.linalg_cholesky
+cholesky_ex = _L.linalg_cholesky_ex
+cond = _L.linalg_cond
+cross = _L.linalg_cross
+det = _L.linalg_det
+diagonal = _L.linalg_diagonal
+eigh = _L.linalg_eigh
+eigvalsh = _L.linalg_eigvalsh
+householder_product = _L.linalg_householder_product
+inv = _L.linalg_inv
+inv_ex = _L.linalg_inv_ex
+lstsq = _L.linalg_lstsq
+lu = _L.linalg_lu
+lu_factor = _L.linalg_lu_factor
+lu_factor_ex = _L.linalg_lu_factor_ex
+lu_solve = _L.linalg_lu_solve
+matmul = _L.linalg_matmul
+matrix_exp = _L.linalg_matrix_exp
+matrix_norm = _L.linalg_matrix_norm
+matrix_power = _L.linalg_matrix_power
+matrix_rank = _L.linalg_matrix_rank
+multi_dot = _L.linalg_multi_dot
+pinv = _L.linalg_pinv
+qr = _L.linalg_qr
+slogdet = _L.linalg_slogdet
+solve = _L.linalg_solve
+solve_ex = _L.linalg_solve_ex
+solve_triangular = _L.linalg_solve_triangular
+svd = _L.linalg_svd
+svdvals = _L.linalg_svdvals
+tensorinv = _L.linalg_tensorinv
+tensorsolve = _L.linalg_tensorsolve
+vander = _L.linalg_vander
+vecdot = _L.linalg_vecdot
+vector_norm = _L.linalg_vector_norm
 
 
-def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
-    """'fro', 1, -1, inf and -inf norms of the matrices in the last two dims (or `dim`)."""
-    if dtype is not None:
-        A = A.to(dtype)
-    dim = tuple(dim)
-    if len(dim) != 2:
-        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {', '.join(map(str, dim))}")
-    if ord == "fro":
-        return vector_norm(A, 2, dim, keepdim)
-    if ord in ("nuc", 2, -2):
-        raise NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs singular values, which torchlite lacks")
-    if ord not in (1, -1, math.inf, -math.inf):
-        raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
-    # 1 / -1: max / min column sum of |A|; inf / -inf: the same over rows.
-    d0, d1 = (d % A.dim() for d in dim)
-    sum_dim, red_dim = (d0, d1) if abs(ord) == 1 else (d1, d0)
-    sums = A.abs().sum(sum_dim, keepdim=True)
-    r = sums.amax(red_dim, keepdim=True) if ord > 0 else sums.amin(red_dim, keepdim=True)
-    return r if keepdim else r.squeeze((d0, d1))
-
-
-def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     """A vector norm (1-D `dim` or input), or a matrix norm (2-D `dim` or input, or string ord)."""
     if dim is not None and isinstance(dim, int):
         dim = (dim,)
+    kw = {} if out is None else {"out": out}
     if ord is None:
-        return vector_norm(A, 2, dim, keepdim, dtype=dtype)
+        return vector_norm(A, 2, dim, keepdim, dtype=dtype, **kw)
     if isinstance(ord, str) or (dim is not None and len(dim) == 2) or (dim is None and A.dim() == 2):
+        if out is not None:
+            raise NotImplementedError("torchlite.linalg.norm: out= is not supported for matrix norms yet")
         return matrix_norm(A, ord, dim if dim is not None else (-2, -1), keepdim, dtype=dtype)
     if dim is None and A.dim() != 1:
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                            f"Got {A.dim()}D.")
-    return vector_norm(A, ord, dim, keepdim, dtype=dtype)
+    return vector_norm(A, ord, dim, keepdim, dtype=dtype, **kw)

@@ -1,5 +1,6 @@
 // torchlite._C: module init. Registers error translation, the Python types, the Tensor
 // class, and the generated operator bindings.
+#include "aten/native/LinAlgError.h"
 #include "generated/python_bindings.h"
 #include "torchlite/csrc/autograd/python_autograd.h"
 #include "torchlite/csrc/python_binding_utils.h"
@@ -14,10 +15,15 @@ namespace {
 // Module-local: pybind11's global translator list is shared with every other extension built
 // with the same pybind11 internals (PyTorch's, for one), and a crash was seen on a GPU machine
 // when both modules' translators saw torchlite's exceptions. Local translators see only ours.
-void translate_errors() {
+void translate_errors(py::module_& m) {
+  // torchlite.linalg.LinAlgError (exported there from _C).
+  static PyObject* linalg_error = PyErr_NewException("torchlite.linalg.LinAlgError", PyExc_RuntimeError, nullptr);
+  m.attr("_LinAlgError") = py::handle(linalg_error);
   py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
+    } catch (const tl::LinAlgError& e) {
+      PyErr_SetString(linalg_error, e.what());
     } catch (const tl::Error& e) {
       PyObject* type = PyExc_RuntimeError;
       switch (e.kind()) {
@@ -38,7 +44,7 @@ void translate_errors() {
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "torchlite's C++ core: tensors, operators (generated from native_functions.yaml), runtime";
-  translate_errors();
+  translate_errors(m);
   tl_python::init_types(m);
   tl_python::PyTensorClass cls(m, "Tensor", py::dynamic_attr());
   tl_python::init_tensor_class(m, cls);

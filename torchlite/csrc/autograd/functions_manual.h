@@ -6,6 +6,7 @@
 // comment says otherwise.
 #include "aten/core/Tensor.h"
 #include "torchlite/csrc/autograd/functions_manual_indexing.h"
+#include "torchlite/csrc/autograd/functions_manual_linalg.h"
 #include "torchlite/csrc/autograd/functions_manual_nn.h"
 #include "torchlite/csrc/autograd/functions_manual_pointwise.h"
 #include "torchlite/csrc/autograd/functions_manual_reduction.h"
