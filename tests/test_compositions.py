@@ -401,3 +401,119 @@ def test_fill():
     x = tl.ones(3, dtype=tl.float64, requires_grad=True)
     v = tl.tensor(2.0, dtype=tl.float64, requires_grad=True)
     assert gradcheck(lambda a, b: tl.fill(a, b), (x, v))
+
+
+def test_fmax_fmin_nan_rules():
+    a, b = [1.0, np.nan, 2.0, np.nan, 1.0], [np.nan, 3.0, 1.0, np.nan, 1.0]
+    for name in ("fmax", "fmin"):
+        _both(lambda m, x, y, name=name: getattr(m, name)(x, y), np.array(a), np.array(b))
+        _both(lambda m, x, y, name=name: getattr(x, name)(y), np.array([1, 5]), np.array([2.5, 1.0]))
+        with pytest.raises(TypeError, match="must be Tensor"):
+            getattr(tl, name)(tl.ones(2), 1.5)
+    ours, theirs = tl.tensor([1.0, 2.0], requires_grad=True), torch.tensor([1.0, 2.0], requires_grad=True)
+    tl.fmax(ours, tl.tensor([1.0, 3.0])).sum().backward()  # a tie goes to input, as in PyTorch
+    torch.fmax(theirs, torch.tensor([1.0, 3.0])).sum().backward()
+    np.testing.assert_array_equal(ours.grad.numpy(), theirs.grad.numpy())
+
+
+def test_channel_shuffle_and_norm_errors():
+    for fn in [lambda m: m.channel_shuffle(m.ones(1, 4, 2), 3), lambda m: m.channel_shuffle(m.ones(4, 2), 2)]:
+        for lib in (torch, tl):
+            with pytest.raises(RuntimeError):
+                fn(lib)
+    with pytest.warns(UserWarning, match="deprecated"):
+        tl.frobenius_norm(tl.ones(2), 0)
+
+
+def test_normal():
+    shapes = [((tl.zeros(3), 1.0), (3,)), ((0.0, tl.ones(2, 1)), (2, 1)), ((tl.zeros(3), tl.ones(2, 1)), (2, 3)),
+              ((0.0, 1.0, (2, 3)), (2, 3))]
+    for args, shape in shapes:
+        assert tl.normal(*args).shape == shape
+    assert tl.normal(0.0, 1.0, size=(2,), dtype=tl.float64).dtype == tl.float64
+    tl.manual_seed(0)
+    x = tl.normal(tl.full((20000,), 3.0, dtype=tl.float64), 2.0)
+    np.testing.assert_allclose([x.mean().item(), x.std().item()], [3.0, 2.0], rtol=0.03)
+    g = tl.Generator().manual_seed(4)
+    a = tl.normal(tl.zeros(4), 1.0, generator=g)
+    assert tl.equal(tl.normal(tl.zeros(4), 1.0, generator=g.manual_seed(4)), a)
+    out = tl.empty(0)
+    assert tl.normal(0.0, 1.0, (3,), out=out) is out and out.shape == (3,)
+    mean, std = tl.zeros(3, requires_grad=True), tl.ones(3, requires_grad=True)
+    sample = tl.normal(mean, std)
+    sample.sum().backward()  # d/dmean = 1, d/dstd = the standard normal draw
+    np.testing.assert_allclose(mean.grad.numpy(), 1.0)
+    np.testing.assert_allclose(std.grad.numpy(), sample.detach().numpy(), rtol=1e-6)
+    for fn, err in [(lambda m: m.normal(m.zeros(3), -1.0), RuntimeError),
+                    (lambda m: m.normal(m.zeros(3, dtype=m.int64), 1.0), NotImplementedError),
+                    (lambda m: m.normal(m.zeros(3), m.ones(2)), RuntimeError), (lambda m: m.normal(2, 3), TypeError)]:
+        for lib in (torch, tl):
+            with pytest.raises(err):
+                fn(lib)
+
+
+def test_tensor_storage_flags_and_module_load():
+    x = tl.ones(2)
+    assert not x.is_pinned() and not x.is_shared() and not x.is_distributed()
+    p = tl.zeros(2)
+    assert p.module_load(x) is not p and tl.equal(p, x)
+    assert tl.equal(p.module_load(tl.full((2,), 3.0), assign=True), tl.full((2,), 3.0))
+
+
+def test_compile_runs_the_model():
+    model = tl.nn.Linear(2, 1)
+    assert tl.compile(model) is model and tl.compile(mode="max-autotune")(model) is model
+
+    @tl.compile(fullgraph=True)
+    def f(x):
+        return x * 2
+
+    _same(f(tl.ones(2)), torch.ones(2) * 2)
+    with pytest.raises(RuntimeError, match="callables"):
+        tl.compile(3)
+
+
+@pytest.mark.parametrize("case", [
+    (lambda m: m.dot, {}, [(3, 2), (3, 2)]),
+    (lambda m: m.mul, {"in_dims": (0, None)}, [(3, 2), (2,)]),
+    (lambda m: m.mv, {"in_dims": (None, 1), "out_dims": 1}, [(4, 2), (2, 5)]),
+    (lambda m: (lambda x: (x.sum(), x * 2)), {"out_dims": (0, 1)}, [(3, 2)]),
+    (lambda m: m.outer, {"in_dims": -1}, [(2, 3), (4, 3)]),
+])
+def test_vmap(case):
+    make, kw, shapes = case
+    arrays = [np.random.default_rng(i).normal(size=s) for i, s in enumerate(shapes)]
+    _same(tl.vmap(make(tl), **kw)(*[tl.tensor(a) for a in arrays]),
+          torch.vmap(make(torch), **kw)(*[torch.tensor(a) for a in arrays]))
+    leaves = tuple(tl.tensor(a, requires_grad=True) for a in arrays)
+    assert gradcheck(tl.vmap(make(tl), **kw), leaves)
+
+
+def test_vmap_errors():
+    for call in [lambda m: m.vmap(m.dot)(m.ones(3, 2), m.ones(4, 2)),
+                 lambda m: m.vmap(m.mul)(m.ones(3), 2.0),
+                 lambda m: m.vmap(m.mul, in_dims=(0, 0, 0))(m.ones(3), m.ones(3)),
+                 lambda m: m.vmap(m.mul, in_dims=(None, None))(m.ones(3), m.ones(3)),
+                 lambda m: m.vmap(m.sum, in_dims=2)(m.ones(3)),
+                 lambda m: m.vmap(lambda x: 1.0)(m.ones(3))]:
+        for lib in (torch, tl):
+            with pytest.raises(ValueError):
+                call(lib)
+    with pytest.raises(RuntimeError, match="randomness"):
+        tl.vmap(tl.sum, randomness="sometimes")
+
+
+def test_resize_keeps_numpy_memory():
+    a = np.zeros(4)
+    t = tl.from_numpy(a)
+    t.resize_(2, 2)  # fits: only the shape changes
+    for make in (torch.from_numpy, tl.from_numpy):
+        with pytest.raises(RuntimeError, match="not resizable"):
+            make(np.zeros(4)).resize_(10)
+
+
+def test_trapezoid_family_on_0d_input():
+    for name, kw in [("trapz", {}), ("trapezoid", {}), ("cumulative_trapezoid", {"dx": 0.5})]:
+        for lib in (torch, tl):
+            with pytest.raises(IndexError):
+                getattr(lib, name)(lib.tensor(1.0), **kw)

@@ -123,6 +123,8 @@ from torchlite._inplace_views import *  # noqa: F401, F403, E402  (t_, unsqueeze
 from torchlite._distance import *  # noqa: F401, F403, E402  (cdist, pdist, dist, renorm, ...)
 from torchlite._numerical import *  # noqa: F401, F403, E402  (gradient, histogram, trapz)
 from torchlite._tensor_compat import *  # noqa: F401, F403, E402  (range, scalar_tensor, Tensor.new, ...)
-from torchlite import _random_fill  # noqa: F401, E402  (Tensor.exponential_, cauchy_, ...)
+from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
+from torchlite._elementwise_compositions import *  # noqa: F401, F403, E402  (fmax, fmin)
+from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,11 +1,13 @@
 """Distances and norms composed from differentiable operators: cdist, pdist, dist, renorm(_),
-and torchlite.cosine_similarity / pairwise_distance (those of torchlite.nn.functional).
+frobenius_norm, norm_except_dim, and torchlite.cosine_similarity / pairwise_distance (those of
+torchlite.nn.functional).
 
 A p-norm has an infinite derivative at zero (the root); PyTorch defines the gradient of a zero
 distance as zero, and so do these, by taking the root only of the positive sums.
 """
 
 import math
+import warnings
 
 from torchlite import _C
 from torchlite._creation import triu_indices
@@ -14,7 +16,8 @@ from torchlite._scatter_ops import _scalar_name
 from torchlite._shape_functions import _write_out
 from torchlite.nn.functional.distance import cosine_similarity, pairwise_distance
 
-__all__ = ["cdist", "cosine_similarity", "dist", "pairwise_distance", "pdist", "renorm"]
+__all__ = ["cdist", "cosine_similarity", "dist", "frobenius_norm", "norm_except_dim", "pairwise_distance", "pdist",
+           "renorm"]
 
 Tensor = _C.Tensor
 
@@ -110,6 +113,37 @@ def dist(input, other, p=2):
     if p == -math.inf:
         return flat.abs().amin() if flat.numel() else flat.abs().sum()
     return _norm_last(flat, p)
+
+
+def frobenius_norm(input, dim, keepdim=False, *, out=None):
+    """frobenius_norm(input, dim, keepdim=False, *, out=None): deprecated; the 2-norm of input over
+    the dims `dim` (linalg.vector_norm(input, 2, dim, keepdim)).
+
+    >>> torchlite.frobenius_norm(torchlite.ones(2, 2), (0, 1))
+    tensor(2.)
+    """
+    warnings.warn("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in "
+                  "a future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead",
+                  UserWarning, stacklevel=2)
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    result = _root((input * input).sum(dims, keepdim=keepdim), 2)
+    return result if out is None else _write_out(result, out)
+
+
+def norm_except_dim(v, pow=2, dim=0):
+    """norm_except_dim(v, pow=2, dim=0): the pow-norm of each slice of v along dim, shaped to
+    broadcast against v (size 1 in the other dims); of all of v when dim is -1 (what weight_norm uses).
+
+    >>> torchlite.norm_except_dim(torchlite.ones(2, 3), 2, 0)
+    tensor([[1.7321],
+            [1.7321]])
+    """
+    if dim == -1:
+        return _norm_last(v.reshape(-1), pow)
+    dim = _wrap_dim(dim, v.dim())
+    shape = [1] * v.dim()
+    shape[dim] = v.shape[dim]
+    return _norm_last(v.movedim(dim, 0).reshape(v.shape[dim], -1), pow).reshape(shape)
 
 
 def _renorm_factor(input, p, dim, maxnorm):

@@ -1,4 +1,4 @@
-"""In-place sampling from more distributions, by transforming uniform_ / normal_ samples:
+"""Sampling composed from uniform_ / normal_ samples: torchlite.normal, and the in-place
 Tensor.exponential_, geometric_, cauchy_, log_normal_ (inverse-CDF and exp transforms).
 
 The samples come from torchlite's generator (an mt19937_64), so their values differ from
@@ -6,10 +6,56 @@ PyTorch's for the same seed; their distribution is the same.
 """
 
 import math
+import numbers
 
 from torchlite import _C
+from torchlite._device import current_device
+from torchlite._shape_compositions import broadcast_shapes
+from torchlite._shape_functions import _write_out
+
+__all__ = ["normal"]
 
 Tensor = _C.Tensor
+
+
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, layout=None, device=None,
+           pin_memory=False, requires_grad=False):
+    """normal(mean, std, *, generator=None, out=None) with tensors mean and/or std (broadcast), or
+    normal(mean, std, size, *, generator=None, out=None, dtype=None, device=None, ...) with numbers:
+    samples of N(mean, std). Differentiable in tensor mean and std (the sample is mean + std * e
+    with e ~ N(0, 1)).
+
+    >>> torchlite.normal(0., 1., (2, 3)).shape
+    torchlite.Size([2, 3])
+    """
+    tensors = [t for t in (mean, std) if isinstance(t, Tensor)]
+    if not tensors:
+        if size is None:
+            raise TypeError("normal(): with numbers mean and std, the size argument is required")
+        if not (isinstance(mean, numbers.Real) and isinstance(std, numbers.Real)):
+            raise TypeError(f"normal(): mean and std must be tensors or numbers, got {type(mean).__name__} and "
+                            f"{type(std).__name__}")
+        if std < 0:
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+        result = _C.empty(size, dtype=dtype, device=device if device is not None else current_device())
+        result.normal_(mean, std, generator=generator)
+        if requires_grad:
+            result.requires_grad_(True)
+        return result if out is None else _write_out(result, out)
+    if size is not None:
+        raise TypeError("normal(): size is only taken with numbers mean and std")
+    dtype = tensors[0].dtype if len(tensors) == 1 else _C.promote_types(mean.dtype, std.dtype)  # numbers don't count
+    if not dtype.is_floating_point:
+        raise NotImplementedError(f'"normal_kernel_cpu" not implemented for \'{dtype}\'')
+    if isinstance(std, Tensor):
+        if std.numel() and bool((std < 0).any()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    shape = broadcast_shapes(*(t.shape for t in tensors))
+    noise = _C.empty(shape, dtype=dtype, device=tensors[0].device).normal_(generator=generator)
+    result = mean + std * noise
+    return result if out is None else _write_out(result, out)
 
 
 def _uniform(self, generator):

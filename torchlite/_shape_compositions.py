@@ -1,5 +1,5 @@
 """More compositions of shape, index and product operators: broadcast_shapes, unravel_index,
-tensordot, inner, addr, addbmm, isin, msort, diagflat, the unsafe_* splits, and the Tensor methods
+tensordot, inner, addr, addbmm, isin, msort, diagflat, channel_shuffle, the unsafe_* splits, and the Tensor methods
 unfold (the sliding-window view) and sum_to_size.
 
 Like torchlite/_shape_functions.py, everything is built from differentiable views and operators,
@@ -14,8 +14,8 @@ from torchlite._shape_functions import _write_out
 from torchlite._size import Size
 from torchlite.autograd.grad_mode import is_grad_enabled
 
-__all__ = ["addbmm", "addr", "broadcast_shapes", "diagflat", "inner", "isin", "msort", "tensordot", "unravel_index",
-           "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
+__all__ = ["addbmm", "addr", "broadcast_shapes", "channel_shuffle", "diagflat", "inner", "isin", "msort", "tensordot",
+           "unravel_index", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
 
 Tensor = _C.Tensor
 
@@ -237,6 +237,26 @@ def diagflat(input, offset=0):
             [0, 2]])
     """
     return _C.diag_embed(input.reshape(-1), offset)
+
+
+def channel_shuffle(input, groups):
+    """channel_shuffle(input, groups): the channels (dim 1) of input, split into groups, reordered
+    so that consecutive channels come from different groups (ShuffleNet).
+
+    >>> torchlite.channel_shuffle(torchlite.arange(4.).reshape(1, 4, 1), 2).flatten()
+    tensor([0., 2., 1., 3.])
+    """
+    if input.dim() <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes "
+                           f"{list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    channels = input.shape[1]
+    if channels % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {channels} channels and {groups} "
+                           f"groups.")
+    grouped = input.unflatten(1, (groups, channels // groups))
+    return grouped.transpose(1, 2).reshape(input.shape)
 
 
 def unsafe_chunk(input, chunks, dim=0):

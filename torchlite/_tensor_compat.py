@@ -258,6 +258,28 @@ def _is_set_to(self, tensor):
             and self.shape == tensor.shape and self.stride() == tensor.stride())
 
 
+def _module_load(self, other, assign=False):
+    """x.module_load(other, assign=False): what Module.load_state_dict puts in place of parameter
+    x: other (detached) with assign=True, else x with other's values copied in (detached)."""
+    if assign:
+        return other.detach()
+    return self.copy_(other).detach()
+
+
+def _is_pinned(self, device=None):
+    """x.is_pinned(): False; torchlite does not allocate page-locked host memory."""
+    return False
+
+
+def _is_shared(self):
+    """x.is_shared(): False; torchlite storages are never in shared memory."""
+    return False
+
+
+def _is_distributed(self):
+    return is_distributed(self)
+
+
 def _is_inference(self):
     return is_inference(self)
 
@@ -273,7 +295,8 @@ def _is_same_size(self, other):
 _METHODS = {"new": _new, "type_as": _type_as, "apply_": _apply_, "map_": _map_, "map2_": _map2_,
             "is_inference": _is_inference, "is_nonzero": _is_nonzero, "is_same_size": _is_same_size,
             "narrow_copy": _narrow_copy, "nonzero_static": _nonzero_static, "dim_order": _dim_order,
-            "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "take": _take}
+            "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "take": _take, "module_load": _module_load,
+            "is_pinned": _is_pinned, "is_shared": _is_shared, "is_distributed": _is_distributed}
 for _name, _fn in _METHODS.items():
     _fn.__doc__ = _fn.__doc__ or f"x.{_name}(...): torchlite.{_name}(x, ...)."
     setattr(Tensor, _name, _fn)

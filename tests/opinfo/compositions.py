@@ -115,6 +115,8 @@ OPS = [
         supports_out=True, inplace=True),
     _py("addbmm", _arrays(([(2, 3), (4, 2, 5), (4, 5, 3)], (), {}), ([(3,), (2, 2, 5), (2, 5, 3)], (), {"beta": 2.0})),
         ref=lambda x, a, b, beta=1: beta * x + (a @ b).sum(0), supports_out=True, inplace=True),
+    _py("channel_shuffle", _arrays(([(2, 4, 3)], (2,), {}), ([(1, 6, 2, 2)], (3,), {})),
+        ref=lambda x, g: x.reshape(x.shape[0], g, -1, *x.shape[2:]).swapaxes(1, 2).reshape(x.shape), dtypes=WITH_INT),
     _py("diagflat", _arrays(([(2, 2)], (), {}), ([(3,)], (-1,), {})), ref=np.diagflat, dtypes=WITH_INT),
     _py("msort", _arrays(([(4, 3)], (), {}),), ref=lambda x: np.sort(x, 0), supports_out=True),
     _py("unsafe_chunk", _arrays(([(5, 2)], (2,), {}),), ref=lambda x, c: tuple(np.array_split(x, c))),
@@ -167,6 +169,14 @@ OPS = [
         ref=lambda a, b: np.sqrt(((a - b + 1e-6) ** 2).sum(-1))),
     _py("cosine_similarity", _arrays(([(3, 4), (3, 4)], (), {}),),
         ref=lambda a, b: (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)),
+    _py("norm_except_dim", _arrays(([(3, 4)], (2, 0), {}), ([(3, 4)], (2, -1), {}), ([(3, 4)], (3, 1), {})),
+        ref=lambda v, p, dim: (np.abs(v) ** p).sum() ** (1 / p) if dim == -1 else
+        ((np.abs(v) ** p).sum(1 - dim, keepdims=True) ** (1 / p))),
+    _py("frobenius_norm", _arrays(([(3, 4)], ((0, 1),), {}), ([(3, 4)], (1, True), {})),
+        ref=lambda x, dim, keepdim=False: np.sqrt((x * x).sum(dim, keepdims=keepdim)), supports_out=True),
+    # elementwise
+    _py("fmax", _arrays(([(2, 3), (3,)], (), {})), ref=np.fmax, supports_out=True, dtypes=WITH_INT),
+    _py("fmin", _arrays(([(2, 3), (3,)], (), {})), ref=np.fmin, supports_out=True, dtypes=WITH_INT),
     # calculus and binning
     _py("trapz", _arrays(([(3, 4)], (), {}), ([(3, 4)], (), {"dx": 0.5, "dim": 0}), ([(3, 4), (4,)], (), {})),
         ref=lambda y, x=None, dx=1, dim=-1: np.trapezoid(y, x, dx, dim)),

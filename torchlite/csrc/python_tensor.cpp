@@ -176,6 +176,8 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
         const std::shared_ptr<StorageImpl>& storage = t.impl()->storage();
         const size_t needed = checked_nbytes(sizes, t.element_size()) + t.storage_offset() * t.element_size();
         if (needed > storage->nbytes) {
+          // memory lent by NumPy (from_numpy) stays where it is, as in PyTorch
+          TL_CHECK(storage->data.deleter != &release_pyobject, "Trying to resize storage that is not resizable");
           auto grown = StorageImpl::allocate(needed, storage->device());
           const auto old_bytes = static_cast<int64_t>(storage->nbytes);
           Tensor::make(grown, ScalarType::Byte, {old_bytes}, {1}, 0)
