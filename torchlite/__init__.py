@@ -94,8 +94,8 @@ def is_tensor(obj) -> "bool":
     return isinstance(obj, Tensor)
 
 
-def numel(t: Tensor) -> "int":
-    return t.numel()
+def numel(input: Tensor) -> "int":
+    return input.numel()
 
 
 from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after `import torch`)

@@ -49,7 +49,7 @@ void init_runtime(py::module_& m) {
   m.def("set_num_threads", [](int n) {
     TL_CHECK_VALUE(n > 0, "set_num_threads: expected a positive number of threads, got ", n);
     omp_set_num_threads(n);
-  }, py::arg("num"));
+  }, py::arg("int"));
   m.def("get_num_threads", []() { return omp_get_max_threads(); });
 
   m.def("_cpu_allocator_stats", []() {
