@@ -517,3 +517,24 @@ def test_trapezoid_family_on_0d_input():
         for lib in (torch, tl):
             with pytest.raises(IndexError):
                 getattr(lib, name)(lib.tensor(1.0), **kw)
+
+
+def test_set_():
+    def run(lib):
+        a = lib.arange(6.0)
+        b = lib.zeros(2).set_(a)
+        shares = b.data_ptr() == a.data_ptr()
+        c = lib.zeros(2).set_(a, 1, (2, 2), (2, 1))
+        d = lib.zeros(2).set_(a, 1, (2, 2))
+        e = lib.zeros(2).set_()
+        f = lib.zeros(2).set_(a, 4, (2, 2), (2, 1))  # grows a's memory, keeping its values
+        return shares, b.clone(), c.clone(), d.clone(), e, f[0].clone(), a.numel()
+
+    ours, theirs = run(tl), run(torch)
+    assert ours[0] and theirs[0] and ours[-1] == theirs[-1]
+    _same(ours[1:-1], theirs[1:-1])
+    for lib in (torch, tl):
+        with pytest.raises(RuntimeError, match="Could not set tensor"):
+            lib.zeros(2).set_(lib.zeros(2, dtype=lib.float64))
+        with pytest.raises(RuntimeError, match="leaf Variable"):
+            lib.zeros(2, requires_grad=True).set_(lib.zeros(2))

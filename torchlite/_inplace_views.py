@@ -1,5 +1,5 @@
 """In-place changes of a tensor's shape: t_, transpose_, swapaxes_, swapdims_, unsqueeze_, squeeze_,
-as_strided_, resize_, resize_as_ (and the deprecated out-of-place resize, resize_as), detach_.
+as_strided_, resize_, resize_as_ (and the deprecated out-of-place resize, resize_as), set_, detach_.
 
 The out-of-place view op computes the new sizes and strides (with its own argument checks), and
 Tensor._set_geometry gives them to this tensor object (torchlite/csrc/python_tensor.cpp).
@@ -169,6 +169,37 @@ def _reshape_same_numel(self, sizes):
     return self.contiguous().view(sizes)
 
 
+def _contiguous_strides(size):
+    strides, step = [], 1
+    for s in reversed(size):
+        strides.append(step)
+        step *= max(s, 1)
+    return list(reversed(strides))
+
+
+def _set_(self, source=None, storage_offset=0, size=None, stride=None):
+    """x.set_(source=None, storage_offset=0, size=None, stride=None): x made a view of source's
+    memory: with source's geometry, or with the given offset, size and stride (contiguous by
+    default; the memory grows when too small). With no source, x becomes empty. torchlite has no
+    storage objects, so source is a tensor.
+
+    >>> torchlite.zeros(1).set_(torchlite.arange(4.), 1, (2,))
+    tensor([1., 2.])
+    """
+    _check_autograd(self, "set_")
+    if source is None:
+        source, size = _C.empty(0, dtype=self.dtype, device=self.device), (0,)
+    if not isinstance(source, Tensor):
+        raise TypeError(f"set_(): source must be a tensor (torchlite has no storage objects), got "
+                        f"{type(source).__name__}")
+    if size is None:
+        storage_offset, size, stride = source.storage_offset(), source.shape, source.stride()
+    size = list(size)
+    stride = _contiguous_strides(size) if stride is None or len(stride) == 0 else list(stride)
+    self._set_source(source, storage_offset, size, stride)
+    return self
+
+
 def detach_(input):
     """detach_(input): input.detach_(): input detached from the autograd graph, in place.
 
@@ -180,6 +211,6 @@ def detach_(input):
 
 _METHODS = {"t_": _t_, "transpose_": _transpose_, "swapaxes_": _swapaxes_, "swapdims_": _swapdims_,
             "unsqueeze_": _unsqueeze_, "squeeze_": _squeeze_, "as_strided_": _as_strided_, "resize_": _resize_,
-            "resize_as_": _resize_as_, "resize": _resize, "resize_as": _resize_as}
+            "resize_as_": _resize_as_, "resize": _resize, "resize_as": _resize_as, "set_": _set_}
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
