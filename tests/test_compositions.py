@@ -538,3 +538,12 @@ def test_set_():
             lib.zeros(2).set_(lib.zeros(2, dtype=lib.float64))
         with pytest.raises(RuntimeError, match="leaf Variable"):
             lib.zeros(2, requires_grad=True).set_(lib.zeros(2))
+
+
+def test_nn_functional_exports():
+    x = np.random.default_rng(0).normal(size=(1, 6, 2))
+    for name, args in [("pdist", (x[0],)), ("channel_shuffle", (x, 3)), ("native_channel_shuffle", (x, 2))]:
+        arrays = [a for a in args if isinstance(a, np.ndarray)]
+        rest = [a for a in args if not isinstance(a, np.ndarray)]
+        _same(getattr(tl.nn.functional, name)(*[tl.tensor(a) for a in arrays], *rest),
+              getattr(torch.nn.functional, name)(*[torch.tensor(a) for a in arrays], *rest))
