@@ -547,3 +547,19 @@ def test_nn_functional_exports():
         rest = [a for a in args if not isinstance(a, np.ndarray)]
         _same(getattr(tl.nn.functional, name)(*[tl.tensor(a) for a in arrays], *rest),
               getattr(torch.nn.functional, name)(*[torch.tensor(a) for a in arrays], *rest))
+
+
+def test_storage_handles():
+    data = np.arange(6.0)
+    for lib in (tl, torch):
+        a = lib.tensor(data)
+        s = a[2:].untyped_storage()
+        assert s.data_ptr() == a.data_ptr() and s.nbytes() == 48 and len(s) == 48 and s.element_size() == 1
+        assert s.tolist()[8:16] == list(np.array([1.0]).view(np.uint8)) and s[8] == s.tolist()[8]
+        assert lib.is_storage(s) and not lib.is_storage(a)
+    with pytest.warns(UserWarning, match="TypedStorage is deprecated"):
+        typed = tl.tensor(data)[1:].storage()
+    assert typed.size() == 6 and typed.dtype == tl.float64 and typed[1] == 1.0 and typed.tolist() == data.tolist()
+    assert typed.untyped().nbytes() == 48 and typed.element_size() == 8
+    a = tl.zeros(4)
+    assert a[1:].untyped_storage() == a.untyped_storage() and a.untyped_storage() != tl.zeros(4).untyped_storage()

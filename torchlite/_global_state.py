@@ -315,13 +315,15 @@ def is_same_size(input, other):
 
 
 def is_storage(obj, /):
-    """is_storage(obj, /): whether obj is a storage object. torchlite exposes no storage objects
-    (tensors share storage internally), so this is always False.
+    """is_storage(obj, /): whether obj is a storage (what Tensor.untyped_storage() and
+    Tensor.storage() return).
 
-    >>> torchlite.is_storage(torchlite.ones(1))
-    False
+    >>> torchlite.is_storage(torchlite.ones(1).untyped_storage())
+    True
     """
-    return False
+    from torchlite._storage import TypedStorage, UntypedStorage
+
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 
 def get_device(input):
