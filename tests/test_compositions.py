@@ -563,3 +563,27 @@ def test_storage_handles():
     assert typed.untyped().nbytes() == 48 and typed.element_size() == 8
     a = tl.zeros(4)
     assert a[1:].untyped_storage() == a.untyped_storage() and a.untyped_storage() != tl.zeros(4).untyped_storage()
+
+
+def test_poisson():
+    tl.manual_seed(0)
+    rates = tl.tensor([0.0, 0.5, 4.0, 100.0], dtype=tl.float64).expand(5000, 4)
+    x = tl.poisson(rates)
+    assert x.dtype == tl.float64 and x.shape == (5000, 4)
+    np.testing.assert_allclose(x.mean(0).numpy(), [0.0, 0.5, 4.0, 100.0], rtol=0.05)
+    assert bool((x == x.round()).all())
+    tl.manual_seed(1)
+    a = tl.poisson(tl.full((5,), 3.0))
+    tl.manual_seed(1)
+    assert tl.equal(tl.poisson(tl.full((5,), 3.0)), a)
+    g = tl.Generator().manual_seed(2)
+    assert tl.poisson(tl.ones(3), generator=g).shape == (3,)
+    leaf = tl.ones(3, requires_grad=True)
+    tl.poisson(leaf).sum().backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), 0.0)
+    for bad, err in [(lambda m: m.poisson(m.tensor([-1.0, 2.0])), RuntimeError),
+                     (lambda m: m.poisson(m.tensor([float("nan")])), RuntimeError),
+                     (lambda m: m.poisson(m.tensor([1, 2])), NotImplementedError)]:
+        for lib in (torch, tl):
+            with pytest.raises(err):
+                bad(lib)

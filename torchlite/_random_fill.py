@@ -1,5 +1,6 @@
 """Sampling composed from uniform_ / normal_ samples: torchlite.normal, and the in-place
-Tensor.exponential_, geometric_, cauchy_, log_normal_ (inverse-CDF and exp transforms).
+Tensor.exponential_, geometric_, cauchy_, log_normal_ (inverse-CDF and exp transforms); and
+torchlite.poisson, drawn by NumPy's sampler seeded from torchlite's generator.
 
 The samples come from torchlite's generator (an mt19937_64), so their values differ from
 PyTorch's for the same seed; their distribution is the same.
@@ -8,12 +9,14 @@ PyTorch's for the same seed; their distribution is the same.
 import math
 import numbers
 
+import numpy as np
+
 from torchlite import _C
 from torchlite._device import current_device
 from torchlite._shape_compositions import broadcast_shapes
 from torchlite._shape_functions import _write_out
 
-__all__ = ["normal"]
+__all__ = ["normal", "poisson"]
 
 Tensor = _C.Tensor
 
@@ -56,6 +59,28 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None
     noise = _C.empty(shape, dtype=dtype, device=tensors[0].device).normal_(generator=generator)
     result = mean + std * noise
     return result if out is None else _write_out(result, out)
+
+
+def poisson(input, generator=None):
+    """poisson(input, generator=None): a sample of the Poisson distribution of rate input[i] for
+    each element (float dtypes), with a zero gradient as in PyTorch. NumPy's sampler draws them,
+    seeded from the (given or default) torchlite generator, so manual_seed makes them reproducible.
+
+    >>> torchlite.poisson(torchlite.zeros(2))
+    tensor([0., 0.])
+    """
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"poisson_cpu" not implemented for \'{input.dtype}\'')
+    rates = input.detach().numpy(force=True)
+    if not (rates >= 0).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if not np.isfinite(rates).all():
+        raise RuntimeError("invalid Poisson rate, expected rate to be finite")
+    seed = _C.empty((), dtype=_C.int64).random_(generator=generator).item()
+    counts = np.random.default_rng(seed).poisson(rates)
+    sample = _C.tensor(counts, dtype=input.dtype, device=input.device)
+    # input takes part, with a zero gradient (PyTorch's PoissonBackward), but none of its values do
+    return _C.where(_C.zeros(sample.shape, dtype=_C.bool, device=sample.device), input, sample)
 
 
 def _uniform(self, generator):
