@@ -94,12 +94,8 @@ def is_tensor(obj) -> "bool":
     return isinstance(obj, Tensor)
 
 
-def numel(t: Tensor) -> "int":
-    return t.numel()
-
-
-def is_floating_point(t: Tensor) -> "bool":
-    return t.is_floating_point()
+def numel(input: Tensor) -> "int":
+    return input.numel()
 
 
 from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after `import torch`)
@@ -117,5 +113,19 @@ from torchlite._creation import *  # noqa: F401, F403, E402  (as_tensor, logspac
 from torchlite._unique import *  # noqa: F401, F403, E402  (unique, unique_consecutive: tuple rules)
 
 globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
+
+# Python-level compositions and settings of the torch namespace (and the Tensor methods they install)
+from torchlite import cpu  # noqa: F401, E402  (the device module get_device_module returns)
+from torchlite._global_state import *  # noqa: F401, F403, E402  (e, pi, flags, rng state, ...)
+from torchlite._shape_compositions import *  # noqa: F401, F403, E402  (tensordot, isin, Tensor.unfold, ...)
+from torchlite._scatter_ops import *  # noqa: F401, F403, E402  (*_scatter, index_fill, put, ...)
+from torchlite._inplace_views import *  # noqa: F401, F403, E402  (t_, unsqueeze_, resize_, ...)
+from torchlite._distance import *  # noqa: F401, F403, E402  (cdist, pdist, dist, renorm, ...)
+from torchlite._numerical import *  # noqa: F401, F403, E402  (gradient, histogram, trapz)
+from torchlite._tensor_compat import *  # noqa: F401, F403, E402  (range, scalar_tensor, Tensor.new, ...)
+from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
+from torchlite._elementwise_compositions import *  # noqa: F401, F403, E402  (fmax, fmin)
+from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
+from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -289,28 +289,38 @@ Tensor empty_areas(const Tensor& y, int64_t d, bool cumulative) {
   return tl::full(shape, Scalar(0), y.dtype(), std::nullopt, y.device());
 }
 
+// The dim of y the samples lie along; a 0-d y has none (wrap_dim would take it for 1-d).
+int64_t sample_dim(const Tensor& y, int64_t dim, bool cumulative) {
+  if (cumulative) {
+    TL_CHECK_INDEX(y.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  } else {
+    TL_CHECK_INDEX(y.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  }
+  return wrap_dim(dim, y.dim());
+}
+
 }  // namespace
 
 Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = sample_dim(y, dim, false);
   if (y.sizes()[d] == 0) return empty_areas(y, d, false);
   return interval_areas(y, d, trapezoid_dx(y, x, d, "trapezoid")).sum(IntArrayRef(d));
 }
 
 Tensor trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = sample_dim(y, dim, false);
   if (y.sizes()[d] == 0) return empty_areas(y, d, false);
   return interval_areas(y, d, dx).sum(IntArrayRef(d));
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Tensor& x, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = sample_dim(y, dim, true);
   if (y.sizes()[d] == 0) return empty_areas(y, d, true);
   return interval_areas(y, d, trapezoid_dx(y, x, d, "cumulative_trapezoid")).cumsum(d);
 }
 
 Tensor cumulative_trapezoid(const Tensor& y, const Scalar& dx, int64_t dim) {
-  const int64_t d = wrap_dim(dim, y.dim());
+  const int64_t d = sample_dim(y, dim, true);
   if (y.sizes()[d] == 0) return empty_areas(y, d, true);
   return interval_areas(y, d, dx).cumsum(d);
 }

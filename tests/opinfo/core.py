@@ -58,6 +58,8 @@ class OpInfo:
     atol: float | None = None
     grad_atol: float = 1e-5
     grad_rtol: float = 1e-3
+    # False: a Python-level composition (torchlite/*.py), not an operator of native_functions.yaml
+    yaml: bool = True
 
     def call(self, lib, *args, **kwargs):
         if self.op is not None:

@@ -21,21 +21,23 @@ Node = _ag.Node
 
 
 _anomaly_enabled = False
+_anomaly_check_nan = True
 
 
 def set_detect_anomaly(mode: bool, check_nan: bool = True):
-    """Accepted for compatibility; torchlite records no forward tracebacks."""
-    global _anomaly_enabled
-    prev = _anomaly_enabled
-    _anomaly_enabled = bool(mode)
+    """Accepted for compatibility; torchlite records no forward tracebacks and runs no NaN checks,
+    it keeps the two flags (is_anomaly_enabled, is_anomaly_check_nan_enabled)."""
+    global _anomaly_enabled, _anomaly_check_nan
+    prev = (_anomaly_enabled, _anomaly_check_nan)
+    _anomaly_enabled, _anomaly_check_nan = bool(mode), bool(check_nan)
 
     class _Restore:
         def __enter__(self):
             return self
 
         def __exit__(self, *exc):
-            global _anomaly_enabled
-            _anomaly_enabled = prev
+            global _anomaly_enabled, _anomaly_check_nan
+            _anomaly_enabled, _anomaly_check_nan = prev
             return False
 
     return _Restore()
@@ -45,17 +47,22 @@ def is_anomaly_enabled() -> bool:
     return _anomaly_enabled
 
 
+def is_anomaly_check_nan_enabled() -> bool:
+    return _anomaly_check_nan
+
+
 class detect_anomaly:
     """Context manager form of set_detect_anomaly (compatibility; no extra checks)."""
 
     def __init__(self, check_nan: bool = True):
-        self.prev = _anomaly_enabled
+        self.prev = (_anomaly_enabled, _anomaly_check_nan)
+        self.check_nan = check_nan
 
     def __enter__(self):
-        set_detect_anomaly(True)
+        set_detect_anomaly(True, self.check_nan)
 
     def __exit__(self, *exc):
-        set_detect_anomaly(self.prev)
+        set_detect_anomaly(*self.prev)
         return False
 
 

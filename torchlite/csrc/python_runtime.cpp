@@ -3,6 +3,8 @@
 
 #include <omp.h>
 
+#include <sstream>
+
 #include "aten/cuda/CUDAHooks.h"
 
 namespace tl_python {
@@ -18,7 +20,25 @@ void init_runtime(py::module_& m) {
         g->manual_seed(static_cast<uint64_t>(seed));
         return g;
       }, py::arg("seed"))
-      .def("initial_seed", [](const GeneratorPtr& g) { return g->initial_seed(); });
+      .def("initial_seed", [](const GeneratorPtr& g) { return g->initial_seed(); })
+      // The state as text: the initial seed, then the mt19937_64 engine's words (the standard
+      // stream format); torchlite.Generator.get_state wraps it in a uint8 tensor.
+      .def("_get_state_bytes", [](const GeneratorPtr& g) {
+        std::lock_guard<std::mutex> lock(g->mutex());
+        std::ostringstream os;
+        os << g->initial_seed() << ' ' << g->engine();
+        return py::bytes(os.str());
+      })
+      .def("_set_state_bytes", [](const GeneratorPtr& g, const std::string& state) {
+        std::istringstream is(state);
+        uint64_t seed = 0;
+        std::mt19937_64 engine;
+        is >> seed >> engine;
+        TL_CHECK(!is.fail(), "set_state: the state is not one that get_state returned (", state.size(), " bytes)");
+        std::lock_guard<std::mutex> lock(g->mutex());
+        g->manual_seed(seed);
+        g->engine() = engine;
+      }, py::arg("state"));
   m.def("default_generator", []() { return default_generator(); });
   m.def("manual_seed", [](int64_t seed) {
     default_generator()->manual_seed(static_cast<uint64_t>(seed));
@@ -29,7 +49,7 @@ void init_runtime(py::module_& m) {
   m.def("set_num_threads", [](int n) {
     TL_CHECK_VALUE(n > 0, "set_num_threads: expected a positive number of threads, got ", n);
     omp_set_num_threads(n);
-  }, py::arg("num"));
+  }, py::arg("int"));
   m.def("get_num_threads", []() { return omp_get_max_threads(); });
 
   m.def("_cpu_allocator_stats", []() {

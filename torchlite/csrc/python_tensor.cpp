@@ -3,6 +3,7 @@
 // (repr, operators) by torchlite/_tensor.py.
 #include <pybind11/numpy.h>
 
+#include "generated/ops/copy.h"
 #include "generated/ops/t.h"
 #include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/variable.h"
@@ -64,6 +65,19 @@ ScalarType scalar_type_from_numpy(const py::dtype& dt) {
 void release_pyobject(void* ctx) {
   py::gil_scoped_acquire gil;
   Py_DECREF(static_cast<PyObject*>(ctx));
+}
+
+// Grows a storage to `needed` bytes in place, keeping its bytes, so that every view of it sees the
+// new memory (as PyTorch's storage resize). Memory lent by NumPy (from_numpy) stays where it is.
+void grow_storage(const std::shared_ptr<StorageImpl>& storage, size_t needed) {
+  if (needed <= storage->nbytes) return;
+  TL_CHECK(storage->data.deleter != &release_pyobject, "Trying to resize storage that is not resizable");
+  auto grown = StorageImpl::allocate(needed, storage->device());
+  const auto old_bytes = static_cast<int64_t>(storage->nbytes);
+  Tensor::make(grown, ScalarType::Byte, {old_bytes}, {1}, 0)
+      .copy_(Tensor::make(storage, ScalarType::Byte, {old_bytes}, {1}, 0));
+  std::swap(storage->data, grown->data);
+  storage->nbytes = needed;
 }
 
 // Recursively converts to nested lists of Python numbers.
@@ -151,6 +165,51 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
       // Storage identity and size, for save/load and pickling (shared storages are written once).
       .def("_storage_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage().get()); })
       .def("_storage_nbytes", [](const Tensor& t) { return static_cast<int64_t>(t.impl()->storage()->nbytes); })
+      // In-place changes of a tensor's geometry, for the in-place view ops (t_, unsqueeze_,
+      // as_strided_, ...) and resize_ of torchlite/_inplace_views.py, which do the argument checks
+      // and the autograd rules. Both count as an in-place modification (the version bumps).
+      .def("_set_geometry", [](const Tensor& t, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                               int64_t storage_offset) {
+        TL_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+        for (int64_t s : strides) {
+          TL_CHECK(s >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ", IntArrayRef(strides));
+        }
+        TL_CHECK(storage_offset >= 0, "Tensor: invalid storage offset ", storage_offset);
+        const int64_t needed = checked_storage_elements(sizes, strides, storage_offset);
+        const int64_t available = static_cast<int64_t>(t.impl()->storage()->nbytes / t.element_size());
+        TL_CHECK(needed <= available, "setStorage: sizes ", IntArrayRef(sizes), ", strides ", IntArrayRef(strides),
+                 ", storage offset ", storage_offset, " require a storage of ", needed * t.element_size(),
+                 " bytes, but the storage has ", t.impl()->storage()->nbytes, " bytes");
+        t.impl()->set_sizes_and_strides(sizes, strides, storage_offset);
+        t.impl()->bump_version();
+      }, py::arg("size"), py::arg("stride"), py::arg("storage_offset"))
+      // Contiguous sizes from the tensor's storage offset on; a storage too small grows in place.
+      .def("_resize_contiguous", [](const Tensor& t, std::vector<int64_t> sizes) {
+        grow_storage(t.impl()->storage(),
+                     checked_nbytes(sizes, t.element_size()) + t.storage_offset() * t.element_size());
+        t.impl()->set_sizes_and_strides(sizes, contiguous_strides(sizes), t.storage_offset());
+        t.impl()->bump_version();
+      }, py::arg("size"))
+      // Tensor.set_(source, ...): t views source's storage with this geometry (the storage grows
+      // when it is too small, as in PyTorch).
+      .def("_set_source", [](const Tensor& t, const Tensor& source, int64_t storage_offset, std::vector<int64_t> sizes,
+                             std::vector<int64_t> strides) {
+        TL_CHECK(t.dtype() == source.dtype(), "Could not set tensor of type ", source.dtype(), " to a tensor of type ",
+                 t.dtype());
+        TL_CHECK(t.device() == source.device(), "Expected a tensor on ", t.device(), ", but got one on ",
+                 source.device());
+        TL_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+        TL_CHECK(storage_offset >= 0, "Tensor: invalid storage offset ", storage_offset);
+        for (int64_t s : strides) {
+          TL_CHECK(s >= 0, "set_: negative strides are not supported, got ", IntArrayRef(strides));
+        }
+        const std::shared_ptr<StorageImpl>& storage = source.impl()->storage();
+        const int64_t elements = checked_storage_elements(sizes, strides, storage_offset);
+        grow_storage(storage, static_cast<size_t>(elements) * t.element_size());
+        t.impl()->set_storage(storage);
+        t.impl()->set_sizes_and_strides(sizes, strides, storage_offset);
+        t.impl()->bump_version();
+      }, py::arg("source"), py::arg("storage_offset"), py::arg("size"), py::arg("stride"))
       .def("numpy", [](py::object self, bool force) -> py::object {
         Tensor t = self.cast<Tensor>();
         TL_CHECK(force || !tl::autograd::requires_grad(t),
