@@ -174,9 +174,6 @@ OPS = [
         ((np.abs(v) ** p).sum(1 - dim, keepdims=True) ** (1 / p))),
     _py("frobenius_norm", _arrays(([(3, 4)], ((0, 1),), {}), ([(3, 4)], (1, True), {})),
         ref=lambda x, dim, keepdim=False: np.sqrt((x * x).sum(dim, keepdims=keepdim)), supports_out=True),
-    # elementwise
-    _py("fmax", _arrays(([(2, 3), (3,)], (), {})), ref=np.fmax, supports_out=True, dtypes=WITH_INT),
-    _py("fmin", _arrays(([(2, 3), (3,)], (), {})), ref=np.fmin, supports_out=True, dtypes=WITH_INT),
     # calculus and binning
     _py("trapz", _arrays(([(3, 4)], (), {}), ([(3, 4)], (), {"dx": 0.5, "dim": 0}), ([(3, 4), (4,)], (), {})),
         ref=lambda y, x=None, dx=1, dim=-1: np.trapezoid(y, x, dx, dim)),
