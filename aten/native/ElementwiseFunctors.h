@@ -299,14 +299,25 @@ struct PowFunctor {
   }
 };
 
-// a ** exponent for a fixed exponent (pow.Tensor_Scalar); common exponents get cheap forms.
+// a ** exponent for a fixed exponent (pow.Tensor_Scalar; 2 has a stub of its own). The
+// exponents PyTorch computes in closed form get the same forms, so the edge values agree:
+// (-inf) ** 0.5 is sqrt's NaN and (-0.) ** 0.5 is -0., where std::pow gives inf and +0.
 template <typename T>
 struct PowScalarFunctor {
   using op_t = opmath_t<T>;
   op_t exponent;
   TL_HOST_DEVICE T operator()(T a) const {
-    if constexpr (std::is_integral_v<T>) return ew::int_pow(a, static_cast<T>(exponent));
-    else return static_cast<T>(std::pow(static_cast<op_t>(a), exponent));
+    if constexpr (std::is_integral_v<T>) {
+      return ew::int_pow(a, static_cast<T>(exponent));
+    } else {
+      const op_t x = static_cast<op_t>(a);
+      if (exponent == op_t(0.5)) return static_cast<T>(std::sqrt(x));
+      if (exponent == op_t(-0.5)) return static_cast<T>(op_t(1) / std::sqrt(x));
+      if (exponent == op_t(3)) return static_cast<T>(x * x * x);
+      if (exponent == op_t(-1)) return static_cast<T>(op_t(1) / x);
+      if (exponent == op_t(-2)) return static_cast<T>(op_t(1) / (x * x));
+      return static_cast<T>(std::pow(x, exponent));
+    }
   }
 };
 template <typename T>
