@@ -165,6 +165,12 @@ def test_copy_into_real_tensor_warns():
     assert out.tolist() == [1.0, 3.0]
 
 
+def test_complex_alpha_needs_complex_inputs():
+    with pytest.raises(RuntimeError, match="For non-complex input tensors, argument alpha must not be a complex"):
+        tl.add(tl.ones(2), tl.ones(2), alpha=1j)
+    assert tl.sub(tl.ones(1, dtype=tl.complex64), tl.ones(1), alpha=1j).tolist() == [1 - 1j]
+
+
 def test_complex_and_polar():
     re, im = tl.tensor([1.0, -2.0]), tl.tensor([0.5, 3.0])
     z = tl.complex(re, im)
