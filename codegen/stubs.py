@@ -27,7 +27,8 @@ from dataclasses import dataclass
 from codegen.model import Argument, FunctionSchema
 from codegen.yaml_loader import CodegenError, Location, key_location, user_items
 
-TYPE_SETS = ("All", "NoBool", "Integral", "Floating", "FloatDouble")
+TYPE_SETS = ("All", "NoBool", "Integral", "Floating", "FloatDouble", "Complex", "AllAndComplex", "NoBoolAndComplex",
+             "FloatingAndComplex")
 _SPEC = re.compile(r"^(?P<functor>\w+)(?:\((?P<args>[\w\s,]*)\))?\s+(?P<types>\w+)(?:\s+(?P<error>\w+))?$")
 
 

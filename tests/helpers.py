@@ -23,6 +23,8 @@ NP_DTYPE = {
     tl.float16: np.float16,
     tl.float32: np.float32,
     tl.float64: np.float64,
+    tl.complex64: np.complex64,
+    tl.complex128: np.complex128,
 }
 
 # Layouts every elementwise/reduction test runs on.
@@ -74,7 +76,8 @@ def assert_close(actual, expected, rtol=None, atol=None, check_dtype=True):
     if check_dtype and actual.dtype != tl.bfloat16:
         assert got.dtype == expected.dtype, f"dtype {got.dtype} != {expected.dtype}"
     if got.dtype.kind in "fc" or expected.dtype.kind in "fc":
-        tight = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5}.get(got.dtype, 1e-7)
+        tight = {np.dtype(np.float16): 1e-3, np.dtype(np.float32): 1e-5, np.dtype(np.complex64): 1e-5}.get(got.dtype,
+                                                                                                         1e-7)
         if actual.dtype == tl.bfloat16:
             tight = 1e-2
         np.testing.assert_allclose(got, expected, rtol=rtol or tight, atol=atol if atol is not None else tight,
@@ -123,7 +126,7 @@ def _to_numpy(x):
 
 def tolerances(info, dtype):
     """(rtol, atol) for comparing a result of `dtype`: the entry's own, else the dtype's default."""
-    tol = {tl.float32: 1e-5, tl.float16: 1e-3, tl.bfloat16: 1e-2}.get(dtype, 1e-7)
+    tol = {tl.float32: 1e-5, tl.complex64: 1e-5, tl.float16: 1e-3, tl.bfloat16: 1e-2}.get(dtype, 1e-7)
     return info.rtol or tol, info.atol if info.atol is not None else tol
 
 

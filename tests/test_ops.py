@@ -58,11 +58,13 @@ def _cases(kind):
         elif kind in ("grad", "gradgrad"):
             if not info.differentiable or (kind == "gradgrad" and not info.gradgrad):
                 continue
-            combos = [(tl.float64, lay) for lay in ("contiguous", "noncontiguous")]
+            combos = [(d, lay) for d in (tl.float64, tl.complex128) if d == tl.float64 or d in info.dtypes
+                      for lay in ("contiguous", "noncontiguous")]
         elif kind == "torch":
             if not info.torch:
                 continue
             combos = [(tl.float64 if tl.float64 in info.dtypes else info.dtypes[-1], "contiguous")]
+            combos += [(tl.complex128, "contiguous")] if tl.complex128 in info.dtypes else []
         else:  # out / inplace
             if not getattr(info, {"out": "supports_out", "inplace": "inplace"}[kind]):
                 continue
@@ -125,7 +127,7 @@ def _differentiable_call(info, s, layout):
     floating = []
 
     def collect(a):
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fc":
             floating.append(a)
         return a
 
@@ -178,7 +180,7 @@ def test_matches_torch(info, i, dtype, layout):
     t_leaves = [TORCH.from_numpy(x.detach().numpy().copy()).requires_grad_() for x in leaves]
     by_id = {}
     floating = []
-    _map_arrays((s.args, s.kwargs), lambda a: floating.append(a) if a.dtype.kind == "f" else None)
+    _map_arrays((s.args, s.kwargs), lambda a: floating.append(a) if a.dtype.kind in "fc" else None)
     chosen = range(len(floating)) if info.grad_args is None else info.grad_args
     for k, t in zip(chosen, t_leaves):
         by_id[id(floating[k])] = t
@@ -191,10 +193,11 @@ def test_matches_torch(info, i, dtype, layout):
     if not t_out:
         return
     rng = np.random.default_rng(1)
-    gos = [rng.standard_normal(tuple(o.shape)) for o in t_out]
+    gos = [np.asarray(rng.standard_normal(tuple(o.shape)) + (1j * rng.standard_normal(tuple(o.shape)) if o.is_complex()
+                                                             else 0)) for o in t_out]
     t_grads = TORCH.autograd.grad(t_out, t_leaves, [TORCH.from_numpy(g) for g in gos], allow_unused=True)
     l_grads = tl.autograd.grad(l_out, leaves, [tl.tensor(g) for g in gos], allow_unused=True)
     for tg, lg in zip(t_grads, l_grads):
         assert (tg is None) == (lg is None)
         if tg is not None:
-            assert_close(lg, tg.numpy(), rtol=1e-6, atol=1e-8)
+            assert_close(lg, tg.resolve_conj().numpy(), rtol=1e-6, atol=1e-8)

@@ -62,6 +62,8 @@ float16 = _C.float16
 bfloat16 = _C.bfloat16
 float32 = _C.float32
 float64 = _C.float64
+complex64 = _C.complex64
+complex128 = _C.complex128
 # PyTorch's aliases
 half = float16
 float = float32
@@ -69,6 +71,8 @@ double = float64
 short = int16
 int = int32
 long = int64
+cfloat = complex64
+cdouble = complex128
 
 
 def _export_generated_ops() -> None:

@@ -38,6 +38,7 @@ class finfo(_DtypeInfo):
     def __init__(self, type=None):
         type = _C.get_default_dtype() if type is None else type
         _check_dtype("finfo", "type", type)
+        type = type.to_real() if type.is_complex else type  # a complex dtype's parts, as in PyTorch
         if not type.is_floating_point:
             raise TypeError("torchlite.finfo() requires a floating point input type. "
                             "Use torchlite.iinfo to handle 'torchlite.finfo'")
@@ -82,13 +83,13 @@ class iinfo(_DtypeInfo):
 
 
 def _kind(dtype):
-    """0 bool, 1 integer, 2 floating: a cast may not go to a lower kind."""
-    return 0 if dtype == _C.bool else 2 if dtype.is_floating_point else 1
+    """0 bool, 1 integer, 2 floating, 3 complex: a cast may not go to a lower kind."""
+    return 0 if dtype == _C.bool else 3 if dtype.is_complex else 2 if dtype.is_floating_point else 1
 
 
 def can_cast(from_, to):
-    """can_cast(from_, to) -> bool: whether PyTorch's casting rules allow from_ -> to (no float to
-    integer, no non-bool to bool).
+    """can_cast(from_, to) -> bool: whether PyTorch's casting rules allow from_ -> to (no complex to
+    real, no float to integer, no non-bool to bool).
 
     >>> torchlite.can_cast(torchlite.float64, torchlite.int32)
     False
@@ -104,13 +105,13 @@ def _check_tensor(fn, input):
 
 
 def is_complex(input):
-    """is_complex(input) -> bool: whether input's dtype is complex (torchlite has no complex dtypes yet).
+    """is_complex(input) -> bool: whether input's dtype is complex64 or complex128.
 
     >>> torchlite.is_complex(torchlite.ones(2))
     False
     """
     _check_tensor("is_complex", input)
-    return False
+    return input.dtype.is_complex
 
 
 def is_signed(input):

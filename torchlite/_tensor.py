@@ -17,7 +17,7 @@ def __radd__(self, other):
 
 
 def _is_number(x):
-    return isinstance(x, (builtins.bool, builtins.int, builtins.float))
+    return isinstance(x, (builtins.bool, builtins.int, builtins.float, builtins.complex))
 
 
 def _number_as_tensor(self, number):
@@ -27,8 +27,10 @@ def _number_as_tensor(self, number):
     left operand gives the dtype `number op self` has in PyTorch.
     """
     d = self.dtype
-    if isinstance(number, builtins.float):
-        d = d if d.is_floating_point else _C.get_default_dtype()
+    if isinstance(number, builtins.complex):
+        d = d if d.is_complex else d.to_complex() if d.is_floating_point else _C.get_default_dtype().to_complex()
+    elif isinstance(number, builtins.float):
+        d = d if d.is_floating_point or d.is_complex else _C.get_default_dtype()
     elif not isinstance(number, builtins.bool) and d == _C.bool:
         d = _C.int64
     return _C.tensor(number, dtype=d, device=self.device)
@@ -212,6 +214,51 @@ def _mT(self):
     return self.transpose(-2, -1)
 
 
+# ---- complex numbers: parts as views, conjugate transposes (see native_functions.yaml) ----
+
+
+def _real(self):
+    return _C.real(self)
+
+
+def _set_real(self, value):
+    _C.real(self).copy_(value)
+
+
+def _imag(self):
+    return _C.imag(self)
+
+
+def _set_imag(self, value):
+    _C.imag(self).copy_(value)
+
+
+def _H(self):
+    if self.dim() > 2 or self.dim() == 1:
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D tensor.")
+    return self.adjoint() if self.dim() == 2 else self.conj()
+
+
+def _mH(self):
+    if self.dim() == 1:
+        raise RuntimeError("tensor.mH is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return self.adjoint() if self.dim() >= 2 else self.conj()
+
+
+def is_conj(self):
+    """x.is_conj() -> bool: always False; torchlite's conj() materialises (no lazy conjugate bit)."""
+    return False
+
+
+def is_neg(self):
+    """x.is_neg() -> bool: always False; torchlite has no lazy negation bit."""
+    return False
+
+
+def __complex__(self):
+    return builtins.complex(self.item())
+
+
 _METHODS = {
     "__radd__": __radd__,
     "__rsub__": __rsub__,
@@ -244,11 +291,18 @@ _METHODS = {
     "register_hook": register_hook,
     "__reduce_ex__": __reduce_ex__,  # pickling via NumPy (torchlite/serialization.py)
     "__deepcopy__": __deepcopy__,
+    "is_conj": is_conj,
+    "is_neg": is_neg,
+    "__complex__": __complex__,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)
 Tensor.T = property(_T)
 Tensor.mT = property(_mT)
+Tensor.real = property(_real, _set_real)
+Tensor.imag = property(_imag, _set_imag)
+Tensor.H = property(_H)
+Tensor.mH = property(_mH)
 Tensor.__array_priority__ = 1000  # NumPy defers `ndarray op tensor` to the tensor
 _C._autograd.Node.register_hook = _node_register_hook
 _C._autograd.Node.register_prehook = _node_register_prehook

@@ -81,6 +81,19 @@ class _BoolFormatter:
         return ("True" if v else "False").rjust(self.width)
 
 
+class _ComplexFormatter:
+    """Real and imaginary parts each get their own format, as in PyTorch: 1.5000+2.0000j."""
+
+    def __init__(self, values: np.ndarray):
+        self.real = _Formatter(values.real.astype(np.float64), True)
+        self.imag = _Formatter(values.imag.astype(np.float64), True)
+        self.width = self.real.width + self.imag.width + 1  # the sign between; the 'j' is counted by callers
+
+    def __call__(self, v) -> str:
+        imag = (self.imag(v.imag) + "j").lstrip()
+        return self.real(v.real) + (imag if imag[0] in "+-" else "+" + imag)
+
+
 def _summarized(a: np.ndarray) -> np.ndarray:
     """The elements a summarised print shows (the edge items of every dim), to choose the format from."""
     edge = PRINT_OPTS.edgeitems
@@ -100,7 +113,7 @@ def _body(a: np.ndarray, fmt, indent: int, summarize: bool) -> str:
         idx = list(range(n))
     if a.ndim == 1:
         items = [" ..." if i is None else fmt(a[i].item()) for i in idx]
-        per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.width + 2))
+        per_line = max(1, (PRINT_OPTS.linewidth - indent) // (fmt.width + 2 + isinstance(fmt, _ComplexFormatter)))
         lines = [", ".join(items[i:i + per_line]) for i in range(0, len(items), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     parts = ["..." if i is None else _body(a[i], fmt, indent + 1, summarize) for i in idx]
@@ -129,10 +142,12 @@ def tensor_repr(t) -> str:
         sample = (_summarized(values) if summarize else values).reshape(-1)
         if t.dtype == _C.bool:
             fmt = _BoolFormatter(sample)
+        elif t.dtype.is_complex:
+            fmt = _ComplexFormatter(sample)
         else:
             fmt = _Formatter(sample.astype(np.float64) if floating else sample, floating)
         body = _body(values, fmt, len("tensor("), summarize)
-    show_dtype = t.dtype not in (default_float, _C.int64, _C.bool)
+    show_dtype = t.dtype not in (default_float, default_float.to_complex(), _C.int64, _C.bool)
     if show_dtype:
         suffixes.append(f"dtype={t.dtype}")
     return "tensor(" + body + "".join(", " + s for s in suffixes) + ")"

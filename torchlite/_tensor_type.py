@@ -18,7 +18,9 @@ _LEGACY_NAMES = {
     "HalfTensor": _C.float16, "ByteTensor": _C.uint8, "CharTensor": _C.int8, "ShortTensor": _C.int16,
     "IntTensor": _C.int32, "LongTensor": _C.int64, "BoolTensor": _C.bool,
 }
-_NAME_OF_DTYPE = {d: n for n, d in _LEGACY_NAMES.items()}
+# Complex types have type strings but no legacy constructor, as in PyTorch.
+_TYPE_NAMES = {**_LEGACY_NAMES, "ComplexFloatTensor": _C.complex64, "ComplexDoubleTensor": _C.complex128}
+_NAME_OF_DTYPE = {d: n for n, d in _TYPE_NAMES.items()}
 
 
 def _is_size(args):
@@ -84,9 +86,9 @@ def _parse_type_string(s):
     rest, device = s.split(".", 1)[1], "cpu"
     if rest.startswith("cuda."):
         device, rest = "cuda", rest[len("cuda."):]
-    if rest not in _LEGACY_NAMES:
+    if rest not in _TYPE_NAMES:
         raise ValueError(f"invalid type: '{s}'")
-    return _LEGACY_NAMES[rest], device
+    return _TYPE_NAMES[rest], device
 
 
 def type_(self, dtype=None, non_blocking=False, **kwargs):
@@ -128,7 +130,7 @@ def _short_cast(name, dtype):
 
 _CASTS = {"byte": _C.uint8, "char": _C.int8, "short": _C.int16, "int": _C.int32, "long": _C.int64,
           "half": _C.float16, "bfloat16": _C.bfloat16, "float": _C.float32, "double": _C.float64,
-          "bool": _C.bool}
+          "bool": _C.bool, "cfloat": _C.complex64, "cdouble": _C.complex128}
 
 for _name, _dtype in _CASTS.items():
     setattr(Tensor, _name, _short_cast(_name, _dtype))

@@ -61,7 +61,8 @@ _FORMAT_RECORD = "torchlite_format"
 
 Tensor = _C.Tensor
 
-_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")
+_DTYPE_NAMES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64",
+                "complex64", "complex128")
 _DTYPES = {name: getattr(_C, name) for name in _DTYPE_NAMES}
 # NumPy element type of each storage record, without byte order (added from the byteorder record).
 _NP_TYPES = {
@@ -75,6 +76,8 @@ _NP_TYPES = {
     "bfloat16": "u2",  # bit patterns: NumPy has no bfloat16
     "float32": "f4",
     "float64": "f8",
+    "complex64": "c8",
+    "complex128": "c16",
 }
 
 

@@ -36,6 +36,12 @@ template <typename... Args>
 }
 }  // namespace detail
 
+// Note [Warnings]: a UserWarning raised from C++ (PyTorch's TORCH_WARN). The extension
+// installs a handler that hands it to Python's warnings module; without one it goes to stderr.
+using WarningHandler = void (*)(const std::string& msg);
+void set_warning_handler(WarningHandler h);
+void warn(const std::string& msg);
+
 }  // namespace tl
 
 #define TL_CHECK_KIND(kind, cond, ...)                        \

@@ -1,6 +1,7 @@
 #pragma once
 // The dtypes torchlite knows, their C++ types, and the dispatch helper that turns a runtime
 // dtype into a compile-time type for kernels.
+#include <complex>
 #include <cstdint>
 #include <ostream>
 #include <type_traits>
@@ -11,8 +12,10 @@
 namespace tl {
 
 // Order matters: it is the index into the promotion table in ScalarType.cpp.
-enum class ScalarType : int8_t { Bool, Byte, Char, Short, Int, Long, Half, BFloat16, Float, Double };
-constexpr int kNumScalarTypes = 10;
+enum class ScalarType : int8_t {
+  Bool, Byte, Char, Short, Int, Long, Half, BFloat16, Float, Double, ComplexFloat, ComplexDouble
+};
+constexpr int kNumScalarTypes = 12;
 
 template <ScalarType S> struct ScalarTypeToCpp;
 template <typename T> struct CppToScalarType;
@@ -27,16 +30,34 @@ template <typename T> struct CppToScalarType;
   _(::tl::BFloat16, BFloat16)     \
   _(float, Float)                 \
   _(double, Double)
+// Note [Complex dtypes]: complex64/complex128 are std::complex on the host. They are not in
+// TypeSet::All: a kernel runs for them only when its TypeSet names complex (the *Complex sets
+// below), and never in a CUDA translation unit in this phase, so a complex CUDA op raises the
+// dtype error instead of running a loop nobody wrote for it.
+#define TL_FORALL_COMPLEX_TYPES(_)           \
+  _(std::complex<float>, ComplexFloat)       \
+  _(std::complex<double>, ComplexDouble)
 #define TL_DEFINE_TYPE_MAP(cpp, name)                                                        \
   template <> struct ScalarTypeToCpp<ScalarType::name> { using type = cpp; };               \
   template <> struct CppToScalarType<cpp> { static constexpr ScalarType value = ScalarType::name; };
 TL_FORALL_SCALAR_TYPES(TL_DEFINE_TYPE_MAP)
+TL_FORALL_COMPLEX_TYPES(TL_DEFINE_TYPE_MAP)
 #undef TL_DEFINE_TYPE_MAP
 
+template <typename T> struct IsComplex : std::false_type {};
+template <typename T> struct IsComplex<std::complex<T>> : std::true_type {};
+template <typename T> inline constexpr bool is_complex_v = IsComplex<T>::value;
+
 inline size_t element_size(ScalarType t) {
-  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
+  static constexpr size_t sizes[] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8, 8, 16};
   return sizes[static_cast<int>(t)];
 }
+inline bool is_complex(ScalarType t) { return t == ScalarType::ComplexFloat || t == ScalarType::ComplexDouble; }
+// complex64 <-> float32, complex128 <-> float64 (dtype.to_real() / to_complex()).
+inline ScalarType to_real_type(ScalarType t) {
+  return t == ScalarType::ComplexFloat ? ScalarType::Float : t == ScalarType::ComplexDouble ? ScalarType::Double : t;
+}
+ScalarType to_complex_type(ScalarType t);
 inline bool is_floating_point(ScalarType t) {
   return t == ScalarType::Half || t == ScalarType::BFloat16 || t == ScalarType::Float || t == ScalarType::Double;
 }
@@ -60,6 +81,8 @@ ScalarType promote_types(ScalarType a, ScalarType b);
 // Default dtype for Python floats (torch.get_default_dtype()).
 ScalarType default_dtype();
 void set_default_dtype(ScalarType t);
+// The complex dtype a Python complex gets (complex64 for a float32 default, like PyTorch).
+inline ScalarType default_complex_dtype() { return to_complex_type(default_dtype()); }
 
 // Type used to accumulate / compute on values of T: half types compute in float.
 template <typename T> struct OpMath { using type = T; };
@@ -78,18 +101,31 @@ enum class TypeSet {
   NoBool,      // all but bool (sub, neg, abs... reject bool as PyTorch does)
   Integral,    // bool and the integer types (bitwise ops)
   Floating,    // Half, BFloat16, Float, Double
-  FloatDouble  // kernels that convert half precision to float before they run
+  FloatDouble,  // kernels that convert half precision to float before they run
+  // Note [Complex dtypes]: the sets that add complex64/complex128 to the ones above.
+  Complex,             // complex only
+  AllAndComplex,       // every dtype
+  NoBoolAndComplex,    // all but bool
+  FloatingAndComplex,  // floating and complex
 };
 
 template <TypeSet S, typename T>
 constexpr bool in_type_set() {
   constexpr bool is_float = std::is_same_v<T, float> || std::is_same_v<T, double>;
   constexpr bool is_half = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
-  if constexpr (S == TypeSet::All) return true;
-  else if constexpr (S == TypeSet::NoBool) return !std::is_same_v<T, bool>;
-  else if constexpr (S == TypeSet::Integral) return !is_float && !is_half;
+  constexpr bool is_cplx = is_complex_v<T>;
+#ifdef __CUDACC__
+  if constexpr (is_cplx) return false;  // no complex CUDA loops yet (Note [Complex dtypes])
+#endif
+  if constexpr (S == TypeSet::All) return !is_cplx;
+  else if constexpr (S == TypeSet::NoBool) return !std::is_same_v<T, bool> && !is_cplx;
+  else if constexpr (S == TypeSet::Integral) return !is_float && !is_half && !is_cplx;
   else if constexpr (S == TypeSet::Floating) return is_float || is_half;
-  else return is_float;
+  else if constexpr (S == TypeSet::FloatDouble) return is_float;
+  else if constexpr (S == TypeSet::Complex) return is_cplx;
+  else if constexpr (S == TypeSet::AllAndComplex) return true;
+  else if constexpr (S == TypeSet::NoBoolAndComplex) return !std::is_same_v<T, bool>;
+  else return is_float || is_half || is_cplx;
 }
 
 template <TypeSet S, typename F>
@@ -100,6 +136,7 @@ decltype(auto) dispatch_types(ScalarType t, const char* what, F&& f) {
     break;
   switch (t) {
     TL_FORALL_SCALAR_TYPES(TL_DTYPE_CASE)
+    TL_FORALL_COMPLEX_TYPES(TL_DTYPE_CASE)
   }
 #undef TL_DTYPE_CASE
   dtype_not_implemented(what, t);
@@ -108,6 +145,11 @@ decltype(auto) dispatch_types(ScalarType t, const char* what, F&& f) {
 template <typename F>
 decltype(auto) dispatch_all_types(ScalarType t, const char* what, F&& f) {
   return dispatch_types<TypeSet::All>(t, what, std::forward<F>(f));
+}
+// Data movement and conversions (copy, item, fill, printing) that every dtype supports.
+template <typename F>
+decltype(auto) dispatch_all_types_and_complex(ScalarType t, const char* what, F&& f) {
+  return dispatch_types<TypeSet::AllAndComplex>(t, what, std::forward<F>(f));
 }
 template <typename F>
 decltype(auto) dispatch_floating_types(ScalarType t, const char* what, F&& f) {

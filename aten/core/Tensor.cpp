@@ -52,7 +52,7 @@ Tensor empty_strided_tensor(IntArrayRef sizes, IntArrayRef strides, const Tensor
 
 Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device) {
   Tensor t = empty_tensor({}, TensorOptions(dtype, Device(DeviceType::CPU)));
-  dispatch_all_types(dtype, "scalar_to_tensor", [&](auto tag) {
+  dispatch_all_types_and_complex(dtype, "scalar_to_tensor", [&](auto tag) {
     using T = typename decltype(tag)::type;
     *t.data_ptr<T>() = s.to<T>();
   });
@@ -60,7 +60,10 @@ Tensor scalar_to_tensor(const Scalar& s, ScalarType dtype, Device device) {
 }
 
 Tensor wrapped_scalar_tensor(const Scalar& s) {
-  ScalarType t = s.is_bool() ? ScalarType::Bool : s.is_integral() ? ScalarType::Long : ScalarType::Double;
+  ScalarType t = s.is_bool()       ? ScalarType::Bool
+                 : s.is_integral() ? ScalarType::Long
+                 : s.is_complex()  ? ScalarType::ComplexDouble
+                                   : ScalarType::Double;
   Tensor w = scalar_to_tensor(s, t);
   w.impl()->set_wrapped_number(true);
   return w;
@@ -69,7 +72,7 @@ Tensor wrapped_scalar_tensor(const Scalar& s) {
 Scalar Tensor::item() const {
   TL_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   Tensor c = is_cpu() ? *this : to(Device(DeviceType::CPU));
-  return dispatch_all_types(dtype(), "item", [&](auto tag) -> Scalar {
+  return dispatch_all_types_and_complex(dtype(), "item", [&](auto tag) -> Scalar {
     using T = typename decltype(tag)::type;
     T v;
     std::memcpy(&v, c.data_ptr(), sizeof(T));
@@ -77,6 +80,8 @@ Scalar Tensor::item() const {
       return Scalar(v);
     } else if constexpr (std::is_integral_v<T>) {
       return Scalar(static_cast<int64_t>(v));
+    } else if constexpr (is_complex_v<T>) {
+      return Scalar(v);
     } else {
       return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
     }
@@ -104,6 +109,7 @@ void device_mismatch(const char* schema, Device a, Device b) {
 std::ostream& operator<<(std::ostream& os, const Scalar& s) {
   if (s.is_bool()) return os << (s.to<bool>() ? "True" : "False");
   if (s.is_integral()) return os << s.to_long();
+  if (s.is_complex()) return os << s.to_complex_double();
   return os << s.to_double();
 }
 

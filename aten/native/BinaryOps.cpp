@@ -106,6 +106,8 @@ void check_alpha(const char* name, ScalarType dtype, const Scalar& alpha) {
   (void)name;
   TL_CHECK(!(is_integral(dtype, true) && alpha.is_floating_point()),
            "For integral input tensors, argument alpha must not be a floating point number.");
+  TL_CHECK(!(!is_complex(dtype) && alpha.is_complex()),
+           "For non-complex input tensors, argument alpha must not be a complex number.");
   TL_CHECK(!(dtype == ScalarType::Bool && alpha.is_integral() && alpha.to_long() != 0 && alpha.to_long() != 1),
            "Boolean alpha only supported for Boolean results.");
 }

@@ -14,6 +14,9 @@ template <typename S, typename D>
 struct CastFunctor {
   TL_HOST_DEVICE D operator()(S v) const {
     if constexpr (std::is_same_v<D, bool>) return static_cast<opmath_t<S>>(v) != opmath_t<S>(0);
+    else if constexpr (is_complex_v<S> && !is_complex_v<D>) return static_cast<D>(v.real());  // warned by copy_
+    else if constexpr (is_complex_v<D> && !is_complex_v<S>)
+      return D(static_cast<typename D::value_type>(static_cast<opmath_t<S>>(v)));
     else return static_cast<D>(static_cast<opmath_t<S>>(v));
   }
 };

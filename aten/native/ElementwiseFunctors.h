@@ -148,6 +148,8 @@ TL_HOST_DEVICE inline float exp(float x) {
 #endif
 }
 TL_HOST_DEVICE inline double exp(double x) { return std::exp(x); }
+template <typename V>
+inline std::complex<V> exp(std::complex<V> x) { return std::exp(x); }  // host only (Note [Complex dtypes])
 
 // Note [Vectorisable erf]: like std::exp (Note [Vectorisable exp]), std::erf is a library
 // call that blocks vectorisation, and gelu lives on it. Float erf on the host is the odd
@@ -821,6 +823,9 @@ struct AddcdivFunctor {
     TL_HOST_DEVICE bool operator()(T a) const {                                              \
       if constexpr (std::is_integral_v<T>) {                                                 \
         return int_value;                                                                    \
+      } else if constexpr (is_complex_v<T>) { /* finite: both parts; nan, inf: either */     \
+        Name<typename T::value_type> part;                                                   \
+        return int_value ? part(a.real()) && part(a.imag()) : part(a.real()) || part(a.imag()); \
       } else {                                                                               \
         op_t x = static_cast<op_t>(a);                                                       \
         constexpr op_t inf = std::numeric_limits<op_t>::infinity();                          \
@@ -855,6 +860,39 @@ struct NanToNumFunctor {
     constexpr op_t inf = std::numeric_limits<op_t>::infinity();
     return x != x ? static_cast<T>(nan) : (x == inf ? static_cast<T>(posinf) : (x == -inf ? static_cast<T>(neginf) : a));
   }
+};
+
+
+// ---- complex numbers (Note [Complex dtypes]) -------------------------------------------------
+// Host-only: complex types never reach a CUDA loop in this phase.
+
+// |z| has the real type; every other AbsFunctor keeps T.
+template <typename V>
+struct AbsFunctor<std::complex<V>> {
+  V operator()(std::complex<V> a) const { return std::abs(a); }
+};
+
+// conj_physical: the identity on real types.
+template <typename T>
+struct ConjFunctor {
+  TL_HOST_DEVICE T operator()(T a) const {
+    if constexpr (is_complex_v<T>) return std::conj(a);
+    else return a;
+  }
+};
+
+// angle: arg(z) for complex; 0 or pi by sign for real (NaN stays NaN), as PyTorch.
+template <typename T>
+struct AngleFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    return static_cast<T>(x != x ? x : (x < op_t(0) ? op_t(3.14159265358979323846) : op_t(0)));
+  }
+};
+template <typename V>
+struct AngleFunctor<std::complex<V>> {
+  V operator()(std::complex<V> a) const { return std::arg(a); }
 };
 
 }  // namespace tl::native

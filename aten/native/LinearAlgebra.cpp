@@ -20,6 +20,8 @@
 #include "generated/ops/bilinear.h"
 #include "generated/ops/bilinear_native.h"
 #include "generated/ops/bmm.h"
+#include "generated/ops/complex.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/diagonal.h"
@@ -42,7 +44,10 @@
 #include "generated/ops/outer.h"
 #include "generated/ops/outer_native.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/real.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/t.h"
 #include "generated/ops/trace.h"
@@ -97,6 +102,12 @@ void check_bmm_args(const Tensor& self, const Tensor& mat2, const Tensor& out) {
            dtype_name(mat2.dtype()));
   check_not_bool(self);
   check_out(out, self.dtype());
+}
+
+Tensor complex_matmul(const Tensor& a, const Tensor& b, bool batched) {
+  auto product = [batched](const Tensor& x, const Tensor& y) { return batched ? tl::bmm(x, y) : tl::mm(x, y); };
+  Tensor ar = tl::real(a), ai = tl::imag(a), br = tl::real(b), bi = tl::imag(b);
+  return tl::complex(product(ar, br).sub(product(ai, bi)), product(ar, bi).add(product(ai, br)));
 }
 
 Tensor matmul(const Tensor& self, const Tensor& other) {
@@ -240,11 +251,11 @@ Tensor dot(const Tensor& self, const Tensor& tensor, const Tensor& out) {
   return write_out(tl::dot(self, tensor), out);
 }
 
-// Real dtypes only, so vdot (which conjugates self) is dot.
-Tensor vdot(const Tensor& self, const Tensor& other) { return tl::dot(self, other); }
+// vdot conjugates self (a no-op for real tensors).
+Tensor vdot(const Tensor& self, const Tensor& other) { return tl::dot(self.conj(), other); }
 
 Tensor vdot(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return write_out(tl::dot(self, other), out);
+  return write_out(tl::vdot(self, other), out);
 }
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {

@@ -250,6 +250,7 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
 }
 
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  if (is_complex(self.dtype())) dtype_not_implemented("mse_cpu", self.dtype());
   Tensor d = self.sub(target);
   return apply_reduction(d.mul(d), reduction);
 }

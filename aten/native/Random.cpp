@@ -36,6 +36,7 @@
 #include "generated/ops/random_native.h"
 #include "generated/ops/uniform.h"
 #include "generated/ops/uniform_native.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
 
@@ -83,6 +84,8 @@ int64_t random_max(ScalarType t) {
     case ScalarType::BFloat16: return int64_t(1) << 8;
     case ScalarType::Float: return int64_t(1) << 24;
     case ScalarType::Double: return int64_t(1) << 53;
+    case ScalarType::ComplexFloat:
+    case ScalarType::ComplexDouble: break;  // random_ rejects complex
   }
   return 0;
 }
@@ -122,6 +125,11 @@ const Tensor& random_range(const Tensor& self, int64_t from, uint64_t range,
 // ---- in-place samplers -----------------------------------------------------------------------
 
 Tensor uniform_(const Tensor& self, double from, double to, std::optional<GeneratorPtr> generator) {
+  // Complex: real and imaginary parts drawn independently, as PyTorch.
+  if (is_complex(self.dtype())) {
+    tl::view_as_real(self).uniform_(from, to, generator);
+    return self;
+  }
   if (!is_floating_point(self.dtype())) dtype_not_implemented("check_uniform_bounds", self.dtype());
   TL_CHECK(from <= to, "uniform_ expects to return a [from, to) range, but found from=", from, " > to=", to);
   return sample_into(self, generator, [](ScalarType t, const char* w, auto&& f) { return dispatch_floating_types(t, w, f); },
@@ -147,6 +155,11 @@ Tensor uniform_(const Tensor& self, double from, double to, std::optional<Genera
 
 Tensor normal_(const Tensor& self, double mean, double std, std::optional<GeneratorPtr> generator) {
   TL_CHECK(std >= 0.0, "normal expects std >= 0.0, but found std ", std);
+  // Complex: each part gets half the variance, so E|z - mean|^2 = std^2 (PyTorch's rule).
+  if (is_complex(self.dtype())) {
+    tl::view_as_real(self).normal_(mean, std / std::sqrt(2.0), generator);
+    return self;
+  }
   return sample_into(self, generator, [](ScalarType t, const char* w, auto&& f) { return dispatch_floating_types(t, w, f); },
                      "normal_kernel_cpu", [mean, std](auto* out, int64_t n, std::mt19937_64& e) {
                        using T = std::remove_pointer_t<decltype(out)>;

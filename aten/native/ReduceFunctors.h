@@ -12,6 +12,7 @@ namespace tl::native {
 
 template <typename T> struct SumAcc { using type = opmath_t<T>; };
 template <> struct SumAcc<float> { using type = double; };  // 16M-element float sums stay exact to ~1e-7
+template <> struct SumAcc<std::complex<float>> { using type = std::complex<double>; };
 
 template <typename T>
 struct SumOp {

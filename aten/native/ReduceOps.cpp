@@ -170,7 +170,7 @@ Tensor nansum_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepd
 Tensor mean_out(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
                 const Tensor& out) {
   ScalarType rt = dtype ? *dtype : (out.defined() ? out.dtype() : self.dtype());
-  TL_CHECK(is_floating_point(rt),
+  TL_CHECK(is_floating_point(rt) || is_complex(rt),
            "mean(): could not infer output dtype. ", dtype ? "Optional" : "Input",
            " dtype must be either a floating point or complex dtype. Got: ", dtype_name(rt));
   check_out_dtype(out, rt, "mean");

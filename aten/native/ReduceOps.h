@@ -52,7 +52,7 @@ extern ReduceStub amin_stub;
 // ops are written once.
 template <class Engine>
 void sum_kernel(const Tensor& input, const Tensor& result, const std::vector<bool>& mask, double scale) {
-  dispatch_all_types(result.dtype(), "sum", [&](auto tag) {
+  dispatch_all_types_and_complex(result.dtype(), "sum", [&](auto tag) {
     using T = typename decltype(tag)::type;
     SumOp<T> op;
     op.scale = static_cast<typename SumOp<T>::acc_t>(scale);

@@ -29,7 +29,8 @@ constexpr int64_t kGrain = 1 << 15;
 ScalarType scan_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
   if (dtype) return *dtype;
   if (out.defined()) return out.dtype();
-  return is_floating_point(self.dtype()) ? self.dtype() : ScalarType::Long;
+  // Complex keeps its dtype (and meets the kernel's dtype error) rather than becoming Long.
+  return is_floating_point(self.dtype()) || is_complex(self.dtype()) ? self.dtype() : ScalarType::Long;
 }
 
 template <typename T, typename Op>

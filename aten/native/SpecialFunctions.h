@@ -10,15 +10,17 @@ namespace tl::native::ew {
 
 template <typename T>
 TL_HOST_DEVICE inline T digamma(T x) {
-  const T pi = T(3.14159265358979323846);
   // psi(+-0) = -+inf, psi of a negative integer (and of -inf) is NaN, as in PyTorch.
   if (x == T(0)) return std::copysign(std::numeric_limits<T>::infinity(), -x);
   T result = 0;
   if (x < T(0)) {
     if (x == std::trunc(x)) return std::numeric_limits<T>::quiet_NaN();
-    // Reflection psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, so the fractional
-    // part keeps the argument small.
-    result = -pi / std::tan(pi * (x - std::floor(x)));
+    // Reflection psi(x) = psi(1 - x) - pi / tan(pi x); tan has period pi, so the signed
+    // fractional part (x - trunc(x), exact) keeps the argument small. In double, as PyTorch:
+    // near a pole, pi * r in float (or x - floor(x), which rounds for small |x|) lost the
+    // digits that matter (float32 results were off by 1e-3 relative).
+    const double pi = 3.14159265358979323846, r = static_cast<double>(x - std::trunc(x));
+    result = static_cast<T>(-pi / std::tan(pi * r));
     x = T(1) - x;
   }
   // Recurrence psi(x) = psi(x + 1) - 1/x up to 10, then the asymptotic series.

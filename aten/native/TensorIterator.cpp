@@ -21,6 +21,9 @@ std::optional<ScalarType> promote_opt(std::optional<ScalarType> a, ScalarType b)
 std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
   if (!higher) return lower;
   if (!lower) return higher;
+  if (is_complex(*higher)) return higher;
+  // A complex lower tier keeps a floating higher tier's precision: float64 + 1j is complex128.
+  if (is_complex(*lower)) return is_floating_point(*higher) ? to_complex_type(*higher) : *lower;
   if (is_floating_point(*higher)) return higher;
   if (*higher == ScalarType::Bool || is_floating_point(*lower)) return promote_types(*higher, *lower);
   return higher;
@@ -33,8 +36,11 @@ ScalarType result_type(TensorList tensors) {
   for (const Tensor& t : tensors) {
     if (!t.defined()) continue;
     if (t.impl()->is_wrapped_number()) {
-      // A Python float counts as the default dtype, an int as int64, a bool as bool.
-      ScalarType w = is_floating_point(t.dtype()) ? default_dtype() : t.dtype();
+      // A Python float counts as the default dtype, a complex as the default complex dtype,
+      // an int as int64, a bool as bool.
+      ScalarType w = is_floating_point(t.dtype()) ? default_dtype()
+                     : is_complex(t.dtype())      ? default_complex_dtype()
+                                                  : t.dtype();
       wrapped_result = promote_opt(wrapped_result, w);
     } else if (t.dim() > 0) {
       dim_result = promote_opt(dim_result, t.dtype());
@@ -46,7 +52,8 @@ ScalarType result_type(TensorList tensors) {
 }
 
 bool can_cast(ScalarType from, ScalarType to) {
-  if (is_floating_point(from) && !is_floating_point(to)) return false;
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating_point(from) && !is_floating_point(to) && !is_complex(to)) return false;
   if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
   return true;
 }
@@ -151,7 +158,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& c) {
         TL_CHECK_TYPE(t.dtype() == common_dtype_, c.name_, ": expected all inputs to have dtype ", common_dtype_,
                       " but got ", t.dtype());
     }
-    if (c.int_to_float_ && !is_floating_point(common_dtype_)) common_dtype_ = default_dtype();
+    if (c.int_to_float_ && !is_floating_point(common_dtype_) && !is_complex(common_dtype_)) common_dtype_ = default_dtype();
   }
   // Cast inputs to the compute dtype; 0-dim CPU inputs of a CUDA op move to the device.
   operands_.resize(c.outputs_.size() + c.inputs_.size());

@@ -1,12 +1,16 @@
 // Unary math (issue 13): the kernels with argument checks before their stubs (polygamma,
 // mvlgamma) and the composites: square, deg2rad / rad2deg, sgn, positive and polygamma_.
 // PyTorch's aliases (arcsin, fix, negative...) are `alias_of:` YAML entries (Note [Aliases]).
+#include "aten/native/ShapeUtils.h"
 #include "aten/native/UnaryOps.h"
 #include "generated/Stubs.h"
+#include "generated/ops/abs.h"
 #include "generated/ops/all.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/deg2rad_native.h"
+#include "generated/ops/div.h"
+#include "generated/ops/eq.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/mvlgamma_native.h"
@@ -15,9 +19,11 @@
 #include "generated/ops/positive_native.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/rad2deg_native.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/sgn_native.h"
 #include "generated/ops/sign.h"
 #include "generated/ops/square_native.h"
+#include "generated/ops/where.h"
 
 namespace tl::native {
 
@@ -61,9 +67,15 @@ Tensor rad2deg(const Tensor& self) { return tl::mul(self, Scalar(kDegPerRad)); }
 Tensor rad2deg_(const Tensor& self) { return self.mul_(Scalar(kDegPerRad)); }
 Tensor rad2deg(const Tensor& self, const Tensor& out) { return tl::mul_out(out, self, Scalar(kDegPerRad)); }
 
-Tensor sgn(const Tensor& self) { return tl::sign(self); }
-Tensor sgn_(const Tensor& self) { return self.sign_(); }
-Tensor sgn(const Tensor& self, const Tensor& out) { return tl::sign_out(out, self); }
+// Complex: z / |z|, 0 at 0.
+Tensor sgn(const Tensor& self) {
+  if (!is_complex(self.dtype())) return tl::sign(self);
+  return tl::where(self.eq(Scalar(0)), Scalar(0.0), self.div(self.abs()));
+}
+Tensor sgn_(const Tensor& self) { return is_complex(self.dtype()) ? self.copy_(tl::sgn(self)) : self.sign_(); }
+Tensor sgn(const Tensor& self, const Tensor& out) {
+  return is_complex(self.dtype()) ? write_out(tl::sgn(self), out) : tl::sign_out(out, self);
+}
 
 Tensor positive(const Tensor& self) {
   TL_CHECK(self.dtype() != ScalarType::Bool, "The `+` operator, on a bool tensor is not supported.");

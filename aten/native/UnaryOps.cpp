@@ -37,6 +37,12 @@ TensorIterator unary_op_iter(const char* name, const Tensor& out, const Tensor& 
   return unary_config(name, out, self).build();
 }
 
+TensorIterator unary_to_real_op_iter(const char* name, const Tensor& out, const Tensor& self) {
+  if (!is_complex(self.dtype())) return unary_op_iter(name, out, self);
+  TL_CHECK(!out.defined() || !out.is_same(self), "In-place ", name, " is not supported for complex tensors.");
+  return unary_config(name, out, self).output_dtype(to_real_type(self.dtype())).build();
+}
+
 TensorIterator unary_float_op_iter(const char* name, const Tensor& out, const Tensor& self) {
   return unary_config(name, out, self).promote_integer_inputs_to_float(true).build();
 }

@@ -8,6 +8,8 @@ namespace tl::native {
 
 // out = f(self) in self's dtype (neg, abs, floor...). `out` as in binary_op_iter.
 TensorIterator unary_op_iter(const char* name, const Tensor& out, const Tensor& self);
+// As unary_op_iter, but a complex self gives a real output (abs, angle).
+TensorIterator unary_to_real_op_iter(const char* name, const Tensor& out, const Tensor& self);
 // Integer and bool inputs compute in the default float dtype (exp, sin, sqrt...).
 TensorIterator unary_float_op_iter(const char* name, const Tensor& out, const Tensor& self);
 // Output bool (logical_not).

@@ -1,7 +1,10 @@
 """gradcheck / gradgradcheck: compare autograd's Jacobians with central finite differences.
 
-Inputs should be float64 tensors with requires_grad=True (on CPU: they are perturbed in place
-through a NumPy view of their memory and restored).
+Inputs should be float64 (or complex128) tensors with requires_grad=True (on CPU: they are
+perturbed in place through a NumPy view of their memory and restored). Complex inputs and
+outputs are checked through their real views (view_as_real): under PyTorch's convention the
+gradient of a complex input is dL/d(re) + i dL/d(im), which is exactly the gradient of its
+real view, so real finite differences check it.
 """
 
 import numpy as np
@@ -19,8 +22,26 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def _differentiable_outputs(outputs):
+    return [o for o in _as_tuple(outputs) if isinstance(o, Tensor) and (o.is_floating_point() or o.is_complex())]
+
+
 def _outputs(func, inputs):
-    return [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+    return [_C.view_as_real(o) if o.is_complex() else o for o in _differentiable_outputs(func(*inputs))]
+
+
+def _realify_inputs(func, inputs):
+    """(func, inputs) with each complex input replaced by a real (..., 2) leaf it is viewed from."""
+    cplx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.is_complex()]
+    if not cplx:
+        return func, inputs
+    inputs = tuple(_C.view_as_real(x.detach()).clone().requires_grad_(x.requires_grad) if i in cplx else x
+                   for i, x in enumerate(inputs))
+
+    def real_func(*xs):
+        return func(*[_C.view_as_complex(x) if i in cplx else x for i, x in enumerate(xs)])
+
+    return real_func, inputs
 
 
 def _numerical_jacobians(func, inputs, diff_idx, n_out, eps):
@@ -73,7 +94,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None):
     """True if the analytical Jacobian of func matches finite differences at `inputs`."""
-    inputs = _as_tuple(inputs)
+    func, inputs = _realify_inputs(func, _as_tuple(inputs))
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
@@ -99,17 +120,21 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     from torchlite.autograd import grad
 
     inputs = _as_tuple(inputs)
-    outputs = [o for o in _as_tuple(func(*inputs)) if isinstance(o, Tensor) and o.is_floating_point()]
+    outputs = _differentiable_outputs(func(*inputs))
     if grad_outputs is None:
         rng = np.random.default_rng(0)
-        grad_outputs = tuple(_C.tensor(rng.standard_normal(tuple(o.shape)), dtype=o.dtype, requires_grad=True)
-                             for o in outputs)
+
+        def random_like(o):
+            v = rng.standard_normal(tuple(o.shape))
+            return v + 1j * rng.standard_normal(tuple(o.shape)) if o.is_complex() else v
+
+        grad_outputs = tuple(_C.tensor(random_like(o), dtype=o.dtype, requires_grad=True) for o in outputs)
     grad_outputs = _as_tuple(grad_outputs)
     n_in = len(inputs)
 
     def new_func(*args):
         ins, gos = args[:n_in], args[n_in:]
-        outs = [o for o in _as_tuple(func(*ins)) if isinstance(o, Tensor) and o.is_floating_point()]
+        outs = _differentiable_outputs(func(*ins))
         diff_ins = [x for x in ins if isinstance(x, Tensor) and x.requires_grad]
         pairs = [(o, g) for o, g in zip(outs, gos) if o.requires_grad]
         if not pairs:

@@ -40,11 +40,18 @@ void translate_errors(py::module_& m) {
   });
 }
 
+// Note [Warnings]: C++ warnings become Python UserWarnings (an error when warnings are errors).
+void warn_in_python(const std::string& msg) {
+  py::gil_scoped_acquire gil;
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) < 0) throw py::error_already_set();
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "torchlite's C++ core: tensors, operators (generated from native_functions.yaml), runtime";
   translate_errors(m);
+  tl::set_warning_handler(&warn_in_python);
   tl_python::init_types(m);
   tl_python::PyTensorClass cls(m, "Tensor", py::dynamic_attr());
   tl_python::init_tensor_class(m, cls);

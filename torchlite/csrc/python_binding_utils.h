@@ -233,6 +233,10 @@ struct type_caster<tl::Scalar> {
   static handle cast(const tl::Scalar& s, return_value_policy, handle) {
     if (s.is_bool()) return PyBool_FromLong(s.to<bool>());
     if (s.is_integral()) return PyLong_FromLongLong(s.to_long());
+    if (s.is_complex()) {
+      std::complex<double> c = s.to_complex_double();
+      return PyComplex_FromDoubles(c.real(), c.imag());
+    }
     return PyFloat_FromDouble(s.to_double());
   }
 };

@@ -32,6 +32,8 @@ py::dtype numpy_dtype(ScalarType t) {
     case ScalarType::Half: return py::dtype("float16");
     case ScalarType::Float: return py::dtype("float32");
     case ScalarType::Double: return py::dtype("float64");
+    case ScalarType::ComplexFloat: return py::dtype("complex64");
+    case ScalarType::ComplexDouble: return py::dtype("complex128");
     case ScalarType::BFloat16: break;
   }
   TL_CHECK_TYPE(false, "Got unsupported ScalarType ", t, " (NumPy has no bfloat16)");
@@ -58,8 +60,15 @@ ScalarType scalar_type_from_numpy(const py::dtype& dt) {
       case 8: return ScalarType::Double;
     }
   }
+  if (kind == 'c') {
+    switch (size) {
+      case 8: return ScalarType::ComplexFloat;
+      case 16: return ScalarType::ComplexDouble;
+    }
+  }
   TL_CHECK_TYPE(false, "can't convert np.ndarray of type ", std::string(py::str(dt)),
-                ". The only supported types are: float64, float32, float16, int64, int32, int16, int8, uint8, and bool.");
+                ". The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, "
+                "int8, uint8, and bool.");
 }
 
 void release_pyobject(void* ctx) {
@@ -83,12 +92,13 @@ void grow_storage(const std::shared_ptr<StorageImpl>& storage, size_t needed) {
 // Recursively converts to nested lists of Python numbers.
 py::object to_list(const Tensor& t, int64_t d, const char* base) {
   if (d == t.dim()) {
-    return dispatch_all_types(t.dtype(), "tolist", [&](auto tag) -> py::object {
+    return dispatch_all_types_and_complex(t.dtype(), "tolist", [&](auto tag) -> py::object {
       using T = typename decltype(tag)::type;
       T v;
       std::memcpy(&v, base, sizeof(T));
       if constexpr (std::is_same_v<T, bool>) return py::bool_(v);
       else if constexpr (std::is_integral_v<T>) return py::int_(static_cast<int64_t>(v));
+      else if constexpr (is_complex_v<T>) return py::reinterpret_steal<py::object>(PyComplex_FromDoubles(v.real(), v.imag()));
       else return py::float_(static_cast<double>(static_cast<opmath_t<T>>(v)));
     });
   }

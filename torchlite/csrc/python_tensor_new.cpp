@@ -11,7 +11,7 @@ namespace tl_python {
 
 namespace {
 
-enum class Category { Bool = 0, Int = 1, Float = 2 };
+enum class Category { Bool = 0, Int = 1, Float = 2, Complex = 3 };
 
 bool is_sequence(PyObject* o) { return PyList_Check(o) || PyTuple_Check(o); }
 
@@ -28,12 +28,16 @@ Category leaf_category(PyObject* o) {
   if (PyBool_Check(o)) return Category::Bool;
   if (PyLong_Check(o)) return Category::Int;
   if (PyFloat_Check(o)) return Category::Float;
+  if (PyComplex_Check(o)) return Category::Complex;
   py::handle h(o);
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
     TL_CHECK_VALUE(t.numel() == 1, "only one element tensors can be converted to Python scalars");
     ScalarType s = t.dtype();
-    return s == ScalarType::Bool ? Category::Bool : is_floating_point(s) ? Category::Float : Category::Int;
+    return s == ScalarType::Bool        ? Category::Bool
+           : is_floating_point(s) ? Category::Float
+           : is_complex(s)        ? Category::Complex
+                                  : Category::Int;
   }
   if (PyIndex_Check(o)) return Category::Int;
   if (PyNumber_Check(o)) return Category::Float;
@@ -89,10 +93,11 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, std::o
   if (numel == 0 && !dtype) cat = Category::Float;  // torch.tensor([]) is float32
   ScalarType inferred = cat == Category::Bool ? ScalarType::Bool
                         : cat == Category::Int ? ScalarType::Long
+                        : cat == Category::Complex ? default_complex_dtype()
                                                : default_dtype();
   ScalarType st = dtype.value_or(inferred);
   Tensor cpu = empty_tensor(shape, TensorOptions(st));
-  dispatch_all_types(st, "tensor", [&](auto tag) {
+  dispatch_all_types_and_complex(st, "tensor", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* out = cpu.data_ptr<T>();
     fill<T>(data.ptr(), 0, shape.size(), out);

@@ -108,6 +108,9 @@ py::object named_tuple_type(const char* name, std::initializer_list<const char*>
 void init_types(py::module_& m) {
   py::class_<PyDType>(m, "dtype")
       .def_property_readonly("is_floating_point", [](const PyDType& d) { return is_floating_point(d.type); })
+      .def_property_readonly("is_complex", [](const PyDType& d) { return is_complex(d.type); })
+      .def("to_real", [](const PyDType& d) { return dtype_object(to_real_type(d.type)); })
+      .def("to_complex", [](const PyDType& d) { return dtype_object(to_complex_type(d.type)); })
       .def_property_readonly("is_signed", [](const PyDType& d) {
         return d.type != ScalarType::Bool && d.type != ScalarType::Byte;
       })
@@ -194,6 +197,10 @@ bool type_caster<tl::Scalar>::load(handle src, bool convert) {
     value = tl::Scalar(PyFloat_AS_DOUBLE(o));
     return true;
   }
+  if (PyComplex_Check(o)) {
+    value = tl::Scalar(std::complex<double>(PyComplex_RealAsDouble(o), PyComplex_ImagAsDouble(o)));
+    return true;
+  }
   if (!convert) return false;
   // NumPy scalars and other number-likes; a one-element Tensor goes through item().
   if (py::isinstance<tl::TensorImpl>(src)) {
@@ -234,6 +241,10 @@ bool type_caster<tl::ScalarType>::load(handle src, bool) {
   }
   if (src.ptr() == reinterpret_cast<PyObject*>(&PyBool_Type)) {
     value = tl::ScalarType::Bool;
+    return true;
+  }
+  if (src.ptr() == reinterpret_cast<PyObject*>(&PyComplex_Type)) {
+    value = tl::ScalarType::ComplexDouble;
     return true;
   }
   return false;

@@ -27,9 +27,11 @@ Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
     return self;
   }
   TensorIterator iter = copy_iter(self, src);
-  dispatch_all_types(self.dtype(), "copy_", [&](auto dst_tag) {
+  if (is_complex(src.dtype()) && !is_complex(self.dtype()))
+    warn("Casting complex values to real discards the imaginary part");
+  dispatch_all_types_and_complex(self.dtype(), "copy_", [&](auto dst_tag) {
     using D = typename decltype(dst_tag)::type;
-    dispatch_all_types(src.dtype(), "copy_", [&](auto src_tag) {
+    dispatch_all_types_and_complex(src.dtype(), "copy_", [&](auto src_tag) {
       using S = typename decltype(src_tag)::type;
       cpu_kernel(iter, CastFunctor<S, D>{});
     });

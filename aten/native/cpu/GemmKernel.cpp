@@ -250,6 +250,7 @@ Tensor finish_out(const Tensor& res, const Tensor& out) {
 
 Tensor mm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   check_mm_args(self, mat2, out);
+  if (is_complex(self.dtype())) return finish_out(complex_matmul(self, mat2, false), out);
   std::vector<int64_t> shape{self.sizes()[0], mat2.sizes()[1]};
   if (low_precision(self.dtype())) {
     Tensor r = mm_out_cpu(self.to(ScalarType::Float), mat2.to(ScalarType::Float), Tensor());
@@ -262,6 +263,7 @@ Tensor mm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 
 Tensor bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   check_bmm_args(self, mat2, out);
+  if (is_complex(self.dtype())) return finish_out(complex_matmul(self, mat2, true), out);
   const int64_t bs = self.sizes()[0], m = self.sizes()[1], k = self.sizes()[2], n = mat2.sizes()[2];
   std::vector<int64_t> shape{bs, m, n};
   if (low_precision(self.dtype())) {

@@ -36,7 +36,7 @@ struct CpuEngine {
 // The keepdim-shaped product of self over mask, in dtype rt.
 Tensor prod_values(const Tensor& self, const std::vector<bool>& mask, ScalarType rt) {
   Tensor result = empty_reduce_result(self, mask, rt);
-  dispatch_all_types(rt, "prod", [&](auto tag) {
+  dispatch_all_types_and_complex(rt, "prod", [&](auto tag) {
     using T = typename decltype(tag)::type;
     CpuEngine::run<T>(self.dtype() == rt ? self : self.to(rt), result, mask, ProdOp<T>{});
   });

@@ -10,6 +10,7 @@
 #include "generated/ops/add.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/real.h"
 #include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/functions_manual.h"
 #include "torchlite/csrc/autograd/variable.h"
@@ -60,6 +61,8 @@ Tensor validate_grad(Tensor g, const Edge& e, const Node& producer, size_t index
              " but expected shape compatible with ", size_str(m.sizes));
     g = sum_to(g, m.sizes);
   }
+  // A real input gets the real part of a complex gradient (PyTorch's handle_r_to_c).
+  if (is_complex(g.dtype()) && !is_complex(m.dtype)) g = tl::real(g);
   if (g.dtype() != m.dtype) g = g.to(m.dtype);
   TL_CHECK(g.device() == m.device, "Function ", producer.name(), " returned an invalid gradient at index ", index,
            " - expected device ", m.device, " but got ", g.device());

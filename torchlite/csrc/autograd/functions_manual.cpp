@@ -34,7 +34,7 @@ Tensor sum_to_cpu(const Tensor& grad, IntArrayRef shape) {
   std::vector<int64_t> step(nd, 0);  // output stride per grad dim (0 where summed)
   for (int64_t d = lead; d < nd; ++d) step[d] = shape[d - lead] == 1 ? 0 : out_strides[d - lead];
   Tensor out = empty_tensor(shape, g.options());
-  dispatch_all_types(g.dtype(), "sum_to", [&](auto tag) {
+  dispatch_all_types_and_complex(g.dtype(), "sum_to", [&](auto tag) {
     using T = typename decltype(tag)::type;
     using acc_t = opmath_t<T>;
     std::vector<acc_t> acc(static_cast<size_t>(out.numel()), acc_t(0));
@@ -71,7 +71,7 @@ Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
 }
 
 Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
-  bool is_one = s.is_bool() ? s.to<bool>() : s.to_double() == 1.0;
+  bool is_one = s.is_bool() ? s.to<bool>() : s.equal(1.0);
   if (is_one) return t;
   return t.mul(s);
 }

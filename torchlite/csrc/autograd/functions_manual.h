@@ -5,6 +5,7 @@
 // a backward formula that uses it can itself be differentiated (create_graph=True), unless its
 // comment says otherwise.
 #include "aten/core/Tensor.h"
+#include "torchlite/csrc/autograd/functions_manual_complex.h"
 #include "torchlite/csrc/autograd/functions_manual_indexing.h"
 #include "torchlite/csrc/autograd/functions_manual_linalg.h"
 #include "torchlite/csrc/autograd/functions_manual_nn.h"

@@ -9,6 +9,7 @@
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arange.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/cumsum.h"
 #include "generated/ops/div.h"
@@ -100,7 +101,7 @@ Tensor prod_backward(const Tensor& grad, const Tensor& self, int64_t dim, bool k
   Tensor two_zeros = tl::where(zero, q.mul(z.sub(self)), Scalar(0.0));
   Tensor others = tl::where(m.eq(Scalar(0)), q,
                             tl::where(m.eq(Scalar(1)), one_zero, tl::where(m.eq(Scalar(2)), two_zeros, Scalar(0.0))));
-  return g.mul(others);
+  return g.mul(others.conj());  // conj: PyTorch's convention for complex inputs
 }
 
 Tensor prod_backward(const Tensor& grad, const Tensor& self) {

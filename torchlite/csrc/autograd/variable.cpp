@@ -189,6 +189,8 @@ std::string type_name(const Tensor& t) {
     case ScalarType::BFloat16: n = "BFloat16"; break;
     case ScalarType::Float: n = "Float"; break;
     case ScalarType::Double: n = "Double"; break;
+    case ScalarType::ComplexFloat: n = "ComplexFloat"; break;
+    case ScalarType::ComplexDouble: n = "ComplexDouble"; break;
   }
   return std::string(t.is_cuda() ? "torchlite.cuda." : "torchlite.") + n + "Tensor";
 }

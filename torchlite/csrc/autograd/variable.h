@@ -64,7 +64,7 @@ inline bool any_requires_grad(const Args&... args) {
 }
 inline bool any_requires_grad() { return false; }
 
-inline bool is_differentiable_type(ScalarType t) { return is_floating_point(t); }
+inline bool is_differentiable_type(ScalarType t) { return is_floating_point(t) || is_complex(t); }
 
 const std::shared_ptr<Node>& grad_fn(const Tensor& t);  // null for leaves and plain tensors
 bool is_leaf(const Tensor& t);
