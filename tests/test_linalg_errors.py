@@ -220,3 +220,13 @@ def test_linalg_error_is_a_runtime_error():
         tl.linalg.inv(tl.zeros(2, 2))
     with pytest.raises(tl.linalg.LinAlgError, match="positive-definite"):
         tl.linalg.cholesky(-tl.eye(2))
+
+
+def test_det_gradient_at_a_singular_matrix():
+    A = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])  # rank 2
+    x = tl.tensor(A).requires_grad_()
+    tl.linalg.det(x).backward()
+    # adj(A)^T: the cofactor matrix.
+    cof = np.array([[np.linalg.det(np.delete(np.delete(A, i, 0), j, 1)) * (-1) ** (i + j) for j in range(3)]
+                    for i in range(3)])
+    np.testing.assert_allclose(x.grad.numpy(), cof, atol=1e-10)

@@ -70,6 +70,10 @@
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_inv_ex_native.h"
 #include "generated/ops/linalg_inv_native.h"
+#include "generated/ops/linalg_ldl_factor_ex.h"
+#include "generated/ops/linalg_ldl_factor_ex_native.h"
+#include "generated/ops/linalg_ldl_factor_native.h"
+#include "generated/ops/linalg_ldl_solve_native.h"
 #include "generated/ops/linalg_lstsq_native.h"
 #include "generated/ops/linalg_lu_factor.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
@@ -294,8 +298,8 @@ std::tuple<Tensor, Tensor> write_out2(const std::tuple<Tensor, Tensor>& r, const
   return write_out(r, a, b);
 }
 
-// A Fortran copy of a square batch and its LAPACK info codes, after f(T* matrix, n, int* info)
-// ran on each nonempty matrix.
+// A Fortran copy of a square batch and its LAPACK info codes, after f(T* matrix, n, int* info,
+// batch index) ran on each nonempty matrix.
 template <typename F>
 std::tuple<Tensor, Tensor> for_each_square(const Tensor& A, F&& f) {
   const Shape batch = batch_shape(A);
@@ -307,7 +311,7 @@ std::tuple<Tensor, Tensor> for_each_square(const Tensor& A, F&& f) {
     int* inf = info.data_ptr<int>();
     for (int64_t b = 0; b < prod(batch); ++b) {
       inf[b] = 0;
-      if (n > 0) f(M.data_ptr<T>() + b * n * n, lapack_int(n), inf + b);
+      if (n > 0) f(M.data_ptr<T>() + b * n * n, lapack_int(n), inf + b, b);
     }
   });
   return {M, info};
@@ -444,6 +448,57 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 
 Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
   return tl::linalg_lu_solve(LU_data, LU_pivots, self, true, false);
+}
+
+// ---- LDL^T ---------------------------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex_cpu(const Tensor& self, bool hermitian, bool check_errors) {
+  const char* fn = "torch.linalg.ldl_factor_ex";
+  check_floating(fn, self);
+  check_square(fn, self);
+  const Shape batch = batch_shape(self);
+  const int64_t n = self.size(-1);
+  Tensor pivots = empty_tensor(concat(batch, {n}), TensorOptions(ScalarType::Int));
+  auto [LD, info] = for_each_square(self, [&](auto* a, int n, int* inf, int64_t b) {
+    using T = std::remove_pointer_t<decltype(a)>;
+    lapack::sytrf<T>('L', n, a, ld(n), pivots.data_ptr<int>() + b * n, inf);
+    for (int64_t j = 1; j < n; ++j)  // sytrf leaves the upper triangle as it found it
+      for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
+  });
+  if (check_errors) check_solver_info(fn, info);
+  return {LD, pivots, info};
+}
+
+std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& self, bool hermitian) {
+  auto [LD, pivots, info] = tl::linalg_ldl_factor_ex(self, hermitian, false);
+  return {LD, pivots};
+}
+
+Tensor linalg_ldl_solve_cpu(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  const char* fn = "torch.linalg.ldl_solve";
+  check_square(fn, LD, "LD");
+  check_matrix(fn, B, "B");
+  TL_CHECK(B.dtype() == LD.dtype(), "Expected b and A to have the same dtype, but found b of type ",
+           scalar_type_cpp_name(B.dtype()), " and A of type ", scalar_type_cpp_name(LD.dtype()), " instead.");
+  TL_CHECK(pivots.dtype() == ScalarType::Int, fn, ": Expected pivots to be integers. Got ",
+           scalar_type_cpp_name(pivots.dtype()));
+  const int64_t n = LD.size(-1), k = B.size(-1);
+  TL_CHECK(B.size(-2) == n, fn, ": Incompatible shapes of A and B for the equation AX = B (", n, "x", n, " and ",
+           B.size(-2), "x", k, ")");
+  const Shape batch = broadcast_batch(LD, B);
+  Tensor a = fortran_copy(LD, batch);
+  Tensor piv = pivots.expand(concat(batch, {n})).contiguous();
+  Tensor X = fortran_copy(B, batch);
+  dispatch_floating("ldl_solve_cpu", LD.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    int info = 0;
+    for (int64_t b = 0; b < prod(batch); ++b) {
+      if (n * k == 0) continue;
+      lapack::sytrs<T>('L', lapack_int(n), lapack_int(k), a.data_ptr<T>() + b * n * n, ld(n),
+                       piv.data_ptr<int>() + b * n, X.data_ptr<T>() + b * n * k, ld(n), &info);
+    }
+  });
+  return X;
 }
 
 // ---- solve, inv ------------------------------------------------------------------------------------
@@ -621,7 +676,7 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex_cpu(const Tensor& self, bool upper
   const char* fn = "linalg.cholesky";
   check_floating(fn, self);
   check_square(fn, self);
-  auto [L, info] = for_each_square(self, [&](auto* a, int n, int* inf) {
+  auto [L, info] = for_each_square(self, [&](auto* a, int n, int* inf, int64_t b) {
     using T = std::remove_pointer_t<decltype(a)>;
     lapack::potrf<T>(upper ? 'U' : 'L', n, a, ld(n), inf);
     // potrf leaves the other triangle as it found it.
@@ -684,7 +739,7 @@ Tensor cholesky_inverse_cpu(const Tensor& self, bool upper) {
   check_square(fn, self);
   if (!is_floating_point(self.dtype()) || low_precision(self.dtype()))
     dtype_not_implemented("cholesky_inverse_out_cpu", self.dtype());
-  auto [R, info] = for_each_square(self, [&](auto* a, int n, int* inf) {
+  auto [R, info] = for_each_square(self, [&](auto* a, int n, int* inf, int64_t b) {
     using T = std::remove_pointer_t<decltype(a)>;
     lapack::potri<T>(upper ? 'U' : 'L', n, a, ld(n), inf);
     // potri fills one triangle of the symmetric inverse: mirror it.

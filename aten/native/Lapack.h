@@ -27,6 +27,8 @@ template <typename T> void getri(int n, T* a, int lda, const int* ipiv, int* inf
 template <typename T> void potrf(char uplo, int n, T* a, int lda, int* info);
 template <typename T> void potrs(char uplo, int n, int nrhs, const T* a, int lda, T* b, int ldb, int* info);
 template <typename T> void potri(char uplo, int n, T* a, int lda, int* info);
+template <typename T> void sytrf(char uplo, int n, T* a, int lda, int* ipiv, int* info);
+template <typename T> void sytrs(char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info);
 template <typename T> void geqrf(int m, int n, T* a, int lda, T* tau, int* info);
 template <typename T> void orgqr(int m, int n, int k, T* a, int lda, const T* tau, int* info);
 template <typename T> void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc, int* info);

@@ -421,6 +421,16 @@ OPS = [
     OpInfo("lu_solve", lambda d, r: [SampleInput((_well((3, 3), d, r), rand((3, 2), d, r))),
                                      SampleInput((_well((2, 3, 3), d, r), rand((2, 3, 1), d, r)))],
            ref=np.linalg.solve, op=lambda lib, A, B: lib.lu_solve(B, *lib.linalg.lu_factor(A)), **TOL),
+    # LDL^T: the factors are compared with PyTorch's (the same LAPACK routine), the solve with NumPy.
+    OpInfo("linalg_ldl_factor", _general_square_samples, op=lambda lib, A: tuple(lib.linalg.ldl_factor(_sym_op(lib, A))),
+           differentiable=False, **TOL),
+    OpInfo("linalg_ldl_factor_ex", _general_square_samples,
+           op=lambda lib, A: tuple(lib.linalg.ldl_factor_ex(_sym_op(lib, A))), differentiable=False, **TOL),
+    OpInfo("linalg_ldl_solve", lambda d, r: [SampleInput((rand((3, 3), d, r), rand((3, 2), d, r))),
+                                             SampleInput((rand((2, 4, 4), d, r), rand((4, 1), d, r)))],
+        ref=lambda A, B: np.linalg.solve(A + np.swapaxes(A, -1, -2), B),
+        op=lambda lib, A, B: lib.linalg.ldl_solve(*lib.linalg.ldl_factor(_sym_op(lib, A)), B), differentiable=False,
+        **TOL),
     # solve / inv / det
     OpInfo("linalg_solve", _solve_samples, ref=_np_solve, op=lambda lib, *a, **kw: lib.linalg.solve(*a, **kw), **TOL),
     OpInfo("linalg_solve_ex", _solve_samples, ref=_np_solve, op=_ex_first(lambda lib: lib.linalg.solve_ex),
