@@ -10,7 +10,9 @@
 // get_lib_dir()/get_library() through the resolver the extension registers), so `import
 // torchlite` and the CUDA build never need it. A missing library raises a RuntimeError that
 // names the package. Writing LU/QR/SVD/eigen solvers ourselves would take far longer to make
-// as accurate (pivoting, divide-and-conquer SVD, scaling) and as fast.
+// as accurate (pivoting, divide-and-conquer SVD, scaling) and as fast. Measured with
+// benchmarks/bench_linalg.py (one thread, float32, n = 64..1024): solve, inv, det and cholesky
+// take 0.2-0.8x PyTorch's time, svd and eigh 0.85-1.35x, qr 1.1-4x (small n).
 //
 // All matrices are column-major (Fortran) with leading dimension `ld*`.
 #include <functional>
