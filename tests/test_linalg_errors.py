@@ -198,6 +198,38 @@ def test_out_forms():
     np.testing.assert_allclose((Q @ R).numpy(), A.numpy(), atol=1e-12)
 
 
+@pytest.mark.parametrize("name,args", [
+    ("cross", lambda t: (t[:, :3], t[:, 1:])), ("vecdot", lambda t: (t, t)), ("matrix_power", lambda t: (t, 3)),
+    ("multi_dot", lambda t: ([t, t, t],)), ("matmul", lambda t: (t, t)), ("matrix_norm", lambda t: (t, "nuc")),
+    ("cond", lambda t: (t,)), ("tensorinv", lambda t: (t, 1)), ("inv_ex", lambda t: (t,)),
+    ("cholesky_ex", lambda t: (t @ t.T,)), ("ldl_factor", lambda t: (t + t.T,)), ("solve", lambda t: (t, t)),
+    ("householder_product", lambda t: (t, t[0, :2])),
+])
+def test_linalg_out_forms(name, args):
+    t = tl.tensor(np.random.default_rng(3).standard_normal((4, 4)) + 4 * np.eye(4))
+    expected = getattr(tl.linalg, name)(*args(t))
+    if isinstance(expected, tl.Tensor):
+        out = tl.empty(0, dtype=expected.dtype)
+        assert getattr(tl.linalg, name)(*args(t), out=out) is out
+        np.testing.assert_allclose(out.numpy(), expected.numpy())
+    else:
+        out = tuple(tl.empty(0, dtype=e.dtype) for e in expected)
+        result = getattr(tl.linalg, name)(*args(t), out=out)
+        for r, o, e in zip(result, out, expected):
+            assert r is o
+            np.testing.assert_allclose(o.numpy(), e.numpy())
+
+
+def test_named_tuple_out_forms():
+    # (test_ops.py's out= test rebuilds results as plain tuples, which a named tuple's type cannot take)
+    X, M = tl.empty(0), tl.empty(0)
+    r = tl.triangular_solve(tl.ones(3, 2), 2 * tl.eye(3), out=(X, M))
+    assert r.solution is X and r.cloned_coefficient is M
+    np.testing.assert_allclose(X.numpy(), np.full((3, 2), 0.5))
+    a, tau = tl.empty(0), tl.empty(0)
+    assert tl.geqrf(tl.eye(3), out=(a, tau)).tau is tau
+
+
 def test_cuda_tensor_raises_not_implemented():
     if not tl.cuda.is_available():
         pytest.skip("no GPU")
@@ -220,3 +252,13 @@ def test_linalg_error_is_a_runtime_error():
         tl.linalg.inv(tl.zeros(2, 2))
     with pytest.raises(tl.linalg.LinAlgError, match="positive-definite"):
         tl.linalg.cholesky(-tl.eye(2))
+
+
+def test_det_gradient_at_a_singular_matrix():
+    A = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [0.5, -1.0, 2.0]])  # rank 2
+    x = tl.tensor(A).requires_grad_()
+    tl.linalg.det(x).backward()
+    # adj(A)^T: the cofactor matrix.
+    cof = np.array([[np.linalg.det(np.delete(np.delete(A, i, 0), j, 1)) * (-1) ** (i + j) for j in range(3)]
+                    for i in range(3)])
+    np.testing.assert_allclose(x.grad.numpy(), cof, atol=1e-10)

@@ -9,10 +9,10 @@ from torchlite import _C
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
-    "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "matmul",
-    "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm", "pinv", "qr", "slogdet",
-    "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot",
-    "vector_norm",
+    "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
+    "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
+    "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
+    "tensorsolve", "vander", "vecdot", "vector_norm",
 ]
 
 # Raised for singular and non-positive-definite matrices; a RuntimeError subclass.
@@ -30,6 +30,9 @@ eigvalsh = _L.linalg_eigvalsh
 householder_product = _L.linalg_householder_product
 inv = _L.linalg_inv
 inv_ex = _L.linalg_inv_ex
+ldl_factor = _L.linalg_ldl_factor
+ldl_factor_ex = _L.linalg_ldl_factor_ex
+ldl_solve = _L.linalg_ldl_solve
 lstsq = _L.linalg_lstsq
 lu = _L.linalg_lu
 lu_factor = _L.linalg_lu_factor

