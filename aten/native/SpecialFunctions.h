@@ -79,9 +79,7 @@ TL_HOST_DEVICE inline T bessel_i(T x, bool order1, bool scaled = false) {
   const T eps = std::numeric_limits<T>::epsilon();
   T ax = std::fabs(x);
   T result;
-  if (ax == std::numeric_limits<T>::infinity()) {
-    result = scaled ? T(0) : ax;
-  } else if (ax <= T(30)) {
+  if (ax <= T(30)) {
     T h = ax / T(2), h2 = h * h;
     T term = order1 ? h : T(1);
     T sum = term;

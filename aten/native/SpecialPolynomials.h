@@ -12,10 +12,11 @@
 
 namespace tl::native::ew {
 
-// Degree n as an integer, or -1 for a negative or NaN n.
+// Degree n truncated to an integer, as PyTorch's cast does (-0.5 is degree 0); -1 for n <= -1,
+// NaN and values beyond int64, which PyTorch's cast turns negative on x86.
 template <typename T>
 TL_HOST_DEVICE inline int64_t polynomial_degree(T n) {
-  return n >= T(0) ? static_cast<int64_t>(n) : int64_t(-1);
+  return (n > T(-1) && n < T(9.2e18)) ? static_cast<int64_t>(n) : int64_t(-1);
 }
 
 // p_{k+1} = (2x) p_k - p_{k-1} from p0 = 1 and p1: Chebyshev T (p1 = x), U (2x), V (2x - 1) and

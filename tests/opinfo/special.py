@@ -134,7 +134,8 @@ def _poly(module, shift=False):
         out = np.empty(np.broadcast_shapes(x.shape, n.shape))
         xb, nb = np.broadcast_to(_float64(x), out.shape), np.broadcast_to(_float64(n), out.shape)
         for idx in np.ndindex(out.shape):
-            deg = int(nb[idx])
+            # Truncated as PyTorch does; NaN and out-of-int64 degrees count as negative.
+            deg = int(nb[idx]) if -1 < nb[idx] < 9.2e18 else -1
             xv = 2 * xb[idx] - 1 if shift else xb[idx]
             out[idx] = module.eval(xv, deg) if deg >= 0 else 0.0
         return out.astype(np.result_type(x, n, np.float32))
@@ -273,7 +274,9 @@ OPS = [
     _special_unary("modified_bessel_k1", lambda x: _bessel_k(1, x), 0.05, 12),
     _special_unary("scaled_modified_bessel_k0", lambda x: _bessel_k(0, x, scaled=True), 0.05, 40),
     _special_unary("scaled_modified_bessel_k1", lambda x: _bessel_k(1, x, scaled=True), 0.05, 40),
-    _special_unary("airy_ai", _airy_ai, -6, 4, atol=1e-6),
+    # PyTorch computes float32 Airy in float32 (relative error ~2e-5 at small x, more as x grows
+    # negative); ours runs in double: these tolerances are PyTorch's error.
+    _special_unary("airy_ai", _airy_ai, -6, 4, rtol=1e-4, atol=1e-5),
     _special_unary("spherical_bessel_j0", lambda x: _like(x, np.sinc(_float64(x) / np.pi)), -20, 20),
     OpInfo("special_xlog1py", _xlog1py_samples, ref=_xlog1py, op=_special("xlog1py")),
     # xlogy(x, y) = xlog1py(x, y - 1); its gradient is xlogy's, checked in the xlogy entry.
