@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_ops import measure  # noqa: E402  (alternating medians; see bench_ops.py)
+from bench_ops import _load_torch, measure  # noqa: E402  (alternating medians; see bench_ops.py)
 
 
 def cases(tl, torch, n):
@@ -53,10 +53,8 @@ def main():
     p.add_argument("--sizes", type=int, nargs="+", default=[64, 256, 1024])
     args = p.parse_args()
     import torchlite as tl
-    try:
-        import torch
-    except ImportError:
-        torch = None
+
+    torch = _load_torch()
     if args.threads:
         tl.set_num_threads(args.threads)
         if torch is not None:

@@ -525,7 +525,9 @@ TL_ROUNDING_FUNCTOR(TruncFunctor, std::trunc)
 TL_ROUNDING_FUNCTOR(RoundFunctor, std::nearbyint)  // half to even (default rounding mode)
 #undef TL_ROUNDING_FUNCTOR
 
-// Floating-point math; the iterator promotes integer inputs to the default float dtype.
+// Floating-point math; the iterator promotes integer inputs to the default float dtype. This
+// macro and TL_FLOAT_BINARY_FUNCTOR stay defined for the other functor headers
+// (SpecialFunctors.h) to use.
 #define TL_FLOAT_UNARY_FUNCTOR(Name, expr)                                                   \
   template <typename T>                                                                      \
   struct Name {                                                                              \
@@ -628,7 +630,6 @@ TL_FLOAT_UNARY_FUNCTOR(ReciprocalFunctor, op_t(1) / x)
 TL_FLOAT_UNARY_FUNCTOR(ErfFunctor, ew::erf(x))
 TL_FLOAT_UNARY_FUNCTOR(ErfcFunctor, std::erfc(x))
 TL_FLOAT_UNARY_FUNCTOR(ErfinvFunctor, ew::erfinv(static_cast<double>(x)))
-#undef TL_FLOAT_UNARY_FUNCTOR
 
 // ---- pointwise math ------------------------------------------------------------------------
 
@@ -666,7 +667,6 @@ TL_FLOAT_BINARY_FUNCTOR(LogAddExp2Functor, log_add_exp<true>(x, y))
 TL_FLOAT_BINARY_FUNCTOR(CopysignFunctor, std::copysign(x, y))
 // x log(y), and 0 where x == 0 unless y is NaN.
 TL_FLOAT_BINARY_FUNCTOR(XlogyFunctor, y != y ? y : (x == op_t(0) ? op_t(0) : x * std::log(y)))
-#undef TL_FLOAT_BINARY_FUNCTOR
 
 // The next representable T after a towards b. Half types step their own bits: the float
 // neighbour would round back to a.
