@@ -13,8 +13,8 @@ import pytest
 
 import torchlite as tl
 from codegen.native_functions import load_native_functions
-from helpers import TORCH, _compare, _map_arrays, _noncontiguous, _sample, _to_numpy, _to_tl, assert_close
-from opinfo import REGISTRY
+from helpers import TORCH, _compare, _map_arrays, _noncontiguous, _sample, _to_numpy, _to_tl, assert_close, tolerances
+from opinfo import FAMILIES, REGISTRY
 from torchlite.autograd import gradcheck, gradgradcheck
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -201,3 +201,86 @@ def test_matches_torch(info, i, dtype, layout):
         assert (tg is None) == (lg is None)
         if tg is not None:
             assert_close(lg, tg.resolve_conj().numpy(), rtol=1e-6, atol=1e-8)
+
+
+# ---- CUDA against the CPU ------------------------------------------------------------------------
+
+def _on_cuda(a, layout):
+    """`a` (NumPy) as a CUDA tensor in the given layout, built on the device (no host copy of strides)."""
+    t = tl.tensor(a, device="cuda")
+    if layout == "contiguous" or a.ndim == 0:
+        return t
+    if a.ndim == 1:
+        return tl.tensor(np.repeat(a, 2), device="cuda")[::2]
+    return tl.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2)), device="cuda").transpose(-1, -2)
+
+
+def _map_results(x, fn):
+    """fn applied to every tensor in a nest of results."""
+    if isinstance(x, (list, tuple)):
+        return [_map_results(o, fn) for o in x]
+    return fn(x) if isinstance(x, tl.Tensor) else x
+
+
+def _cuda_mismatch(got, expected, info, dtype):
+    """None when the CUDA result `got` matches the CPU result `expected`, else what differs."""
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(got, (list, tuple)) or len(got) != len(expected):
+            return f"{type(got).__name__} vs {type(expected).__name__}"
+        return next((m for g, e in zip(got, expected) if (m := _cuda_mismatch(g, e, info, dtype))), None)
+    if not isinstance(expected, tl.Tensor):
+        return None if got == expected else f"{got!r} != {expected!r}"
+    if not isinstance(got, tl.Tensor):
+        return f"result is {got!r}, not a tensor"
+    if got.dtype != expected.dtype or tuple(got.shape) != tuple(expected.shape):
+        return f"{got.dtype}{tuple(got.shape)} vs CPU {expected.dtype}{tuple(expected.shape)}"
+    rtol, atol = tolerances(info, expected.dtype)
+    try:
+        assert_close(got.cpu(), _to_numpy(expected), rtol=rtol, atol=atol)
+    except AssertionError as e:
+        return str(e).strip().splitlines()[-1][:300]
+    return None
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not tl.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_cuda_matches_cpu(family):
+    """Every registry sample run on CUDA tensors gives the CPU's result (values, dtype, shape), or
+    raises the clear no-kernel / dtype error. Random ops (two CPU runs differ) compare only dtype
+    and shape. Samples without tensor inputs have nothing to move and are left to the CPU tests."""
+    failures, ran, no_kernel = [], 0, set()
+    for info in FAMILIES[family]:
+        for dtype in info.dtypes:
+            for s in info.sample_inputs(dtype, np.random.default_rng(0)):
+                arrays = []
+                _map_arrays((s.args, s.kwargs), arrays.append)
+                if not arrays:
+                    continue
+                for layout in ("contiguous", "noncontiguous") if s.noncontiguous else ("contiguous",):
+                    try:
+                        expected = info.call(tl, *_to_tl(s.args, layout), **_to_tl(s.kwargs, layout))
+                    except Exception:  # an error sample: tests/test_errors.py checks those on the CPU
+                        continue
+                    random = _cuda_mismatch(info.call(tl, *_to_tl(s.args, layout), **_to_tl(s.kwargs, layout)),
+                                            expected, info, dtype) is not None
+                    move = lambda a, layout=layout: _on_cuda(a, layout)
+                    try:
+                        got = info.call(tl, *_map_arrays(s.args, move), **_map_arrays(s.kwargs, move))
+                    except NotImplementedError as e:  # no CUDA kernel, or none for this dtype
+                        no_kernel.add(f"{info.name}: {str(e)[:80]}")
+                        continue
+                    except Exception as e:
+                        failures.append(f"{info.name} {dtype} {layout}: raised {type(e).__name__}: {str(e)[:200]}")
+                        continue
+                    ran += 1
+                    if {t.device.type for t in _flat_tensors(got, tl.Tensor)} - {"cuda"}:
+                        failures.append(f"{info.name} {dtype} {layout}: a result is not on the CUDA device")
+                        continue
+                    if random or not info.values:
+                        meta = lambda t: (t.dtype, tuple(t.shape))
+                        got, expected = _map_results(got, meta), _map_results(expected, meta)
+                    if (m := _cuda_mismatch(got, expected, info, dtype)) is not None:
+                        failures.append(f"{info.name} {dtype} {layout}: {m}")
+    print(f"{family}: {ran} samples ran on CUDA; {len(no_kernel)} ops/dtypes without a CUDA kernel")
+    assert not failures, f"{len(failures)} CUDA results differ from the CPU:\n" + "\n".join(failures[:60])

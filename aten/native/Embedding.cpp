@@ -90,7 +90,7 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
   }
   std::vector<int64_t> shape = self.sizes().vec();
   shape.push_back(num_classes);
-  return tl::zeros(shape, ScalarType::Long).scatter_(-1, self.unsqueeze(-1), Scalar(1));
+  return tl::zeros(shape, ScalarType::Long, std::nullopt, self.device()).scatter_(-1, self.unsqueeze(-1), Scalar(1));
 }
 
 }  // namespace tl::native

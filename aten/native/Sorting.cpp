@@ -198,12 +198,12 @@ std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepd
 
 // Whole-tensor nanmedian: over the flattened tensor, so its gradient comes from nanmedian.dim.
 Tensor nanmedian(const Tensor& self) {
-  if (self.numel() == 0) return tl::full({}, Scalar(NAN), self.scalar_type());
+  if (self.numel() == 0) return tl::full({}, Scalar(NAN), self.scalar_type(), std::nullopt, self.device());
   return std::get<0>(tl::nanmedian(self.reshape({-1}), 0, false));
 }
 
 Tensor median(const Tensor& self) {
-  if (self.numel() == 0) return tl::full({}, Scalar(NAN), self.scalar_type());
+  if (self.numel() == 0) return tl::full({}, Scalar(NAN), self.scalar_type(), std::nullopt, self.device());
   return std::get<0>(tl::median(self.reshape({-1}), 0, false));
 }
 

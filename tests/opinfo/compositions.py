@@ -144,14 +144,14 @@ OPS = [
         op=lambda lib, x, s: lib.index_copy(x, 1, lib.tensor([3, 0]), s),
         ref=lambda x, s: _index_copy_ref(x, 1, [3, 0], s)),
     _py("index_reduce", _arrays(([(3, 4), (3, 3)], (), {})),
-        op=lambda lib, x, s: tuple(lib.index_reduce(x, 1, lib.tensor([2, 0, 2]), s, r, include_self=inc)
+        op=lambda lib, x, s: tuple(lib.index_reduce(x, 1, lib.tensor([2, 0, 2], device=x.device), s, r, include_self=inc)
                                    for r in ("prod", "mean", "amax", "amin") for inc in (True, False))),
     _py("masked_scatter", _arrays(([(3, 4)], (np.array([True, False, True, True]),), {}),
                                    ([(4,)], (np.array([[True], [False]]),), {})),
-        op=lambda lib, x, m, *s: lib.masked_scatter(x, m, lib.arange(12, dtype=x.dtype).reshape(3, 4) * 0.5 + x.sum()),
+        op=lambda lib, x, m, *s: lib.masked_scatter(x, m, lib.arange(12, dtype=x.dtype, device=x.device).reshape(3, 4) * 0.5 + x.sum()),
         ref=lambda x, m: _masked_scatter_ref(x, m, np.arange(12, dtype=x.dtype) * 0.5 + x.sum())),
     _py("put", _arrays(([(3, 4), (3,)], (), {}), ([(3, 4), (3,)], (), {"accumulate": True})),
-        op=lambda lib, x, s, **kw: lib.put(x, lib.tensor([[1, -1, 1]]) if kw else lib.tensor([1, -1, 5]), s, **kw),
+        op=lambda lib, x, s, **kw: lib.put(x, lib.tensor([[1, -1, 1]] if kw else [1, -1, 5], device=x.device), s, **kw),
         ref=lambda x, s, **kw: _put_ref(x, np.array([1, 11, 1] if kw else [1, 11, 5]), s, **kw)),
     _py("fill_diagonal_", _arrays(([(3, 3)], (), {}), ([(7, 3)], (), {"wrap": True}), ([(2, 2, 2)], (), {})),
         op=lambda lib, x, **kw: x.clone().fill_diagonal_(4.0, **kw), dtypes=WITH_INT),

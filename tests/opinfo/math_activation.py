@@ -238,7 +238,7 @@ OPS = [
     # random (tests/test_random_ops.py checks the distributions)
     _random("bernoulli"),
     _random("multinomial", op=lambda lib, p: lib.multinomial(p, 2)),
-    _random("randperm", op=lambda lib, p: lib.randperm(p.shape[-1])),
+    _random("randperm", op=lambda lib, p: lib.randperm(p.shape[-1], device=p.device)),
     _random("native_dropout", op=lambda lib, x: lib.native_dropout(x, 0.5, True), covers=("dropout",)),
     OpInfo("native_dropout_backward", _dropout_backward_samples, ref=lambda g, m, scale: g * m * scale,
            op=lambda lib, *a: (getattr(lib, "native_dropout_backward", None) or lib.ops.aten.native_dropout_backward)(*a)),

@@ -78,7 +78,7 @@ OPS = [
     _shape_op("detach", _method("detach"), np.copy, differentiable=False),
     OpInfo("copy", _two((2, 3), (3,)), op=_copy, ref=lambda d, s: np.broadcast_to(s, d.shape), dtypes=WITH_INT),
     # (float32 round trips are left to tests/test_tensor_core.py: finite differences need float64)
-    _shape_op("to", lambda lib, x: (x.to(lib.float64), x.to(x), x.to("cpu"), x.to(x.dtype, copy=True)),
+    _shape_op("to", lambda lib, x: (x.to(lib.float64), x.to(x), x.to(str(x.device)), x.to(x.dtype, copy=True)),
               lambda x: (x.astype(np.float64), x, x, x)),
     OpInfo("type_as", _two((2, 3), (2,)), op=lambda lib, x, y: x.type_as(y), ref=lambda x, y: x.astype(y.dtype),
            grad_args=(0,)),
