@@ -253,7 +253,7 @@ def test_pool_out_of_memory_retries_after_freeing_cache():
     assert s["num_alloc_retries"] == 1
     assert s["num_ooms"] == 0
     assert s["reserved_bytes.all.current"] == 20 * MiB
-    with pytest.raises(RuntimeError, match="CUDA out of memory. Tried to allocate 16.00 MiB"):
+    with pytest.raises(tl.OutOfMemoryError, match="CUDA out of memory. Tried to allocate 16.00 MiB"):
         pool.malloc(16 * MiB)  # 15 MiB are free in b's segment: not enough, and 20 + 16 > 21
     s = pool.stats()
     assert s["num_ooms"] == 1
@@ -451,7 +451,7 @@ def test_memory_stats_track_allocations():
 
 @requires_gpu
 def test_out_of_memory_is_a_clear_error():
-    with pytest.raises(RuntimeError, match="CUDA out of memory"):
+    with pytest.raises(tl.cuda.OutOfMemoryError, match="CUDA out of memory"):
         tl.empty(1 << 50, dtype=tl.uint8, device="cuda")
     assert (tl.tensor([1.0]).cuda() + 1).cpu().item() == 2.0
 

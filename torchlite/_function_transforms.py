@@ -1,5 +1,6 @@
-"""Function transforms of the torch namespace, as far as torchlite can keep their meaning:
-compile (runs the model as it is) and vmap (runs the function once per batch element).
+"""Function transforms and control flow of the torch namespace, as far as torchlite can keep
+their meaning: compile (runs the model as it is), vmap (runs the function once per batch
+element) and cond (calls the branch the predicate picks).
 """
 
 import builtins
@@ -7,7 +8,7 @@ import functools
 
 from torchlite import _C
 
-__all__ = ["compile", "vmap"]
+__all__ = ["compile", "cond", "vmap"]
 
 Tensor = _C.Tensor
 
@@ -28,6 +29,29 @@ def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=Non
     if not callable(model):
         raise RuntimeError("torch.compile() only works on callables (functions and Modules)")
     return model
+
+
+def cond(pred, true_fn, false_fn, operands=()):
+    """cond(pred, true_fn, false_fn, operands=()): true_fn(*operands) if pred else
+    false_fn(*operands). pred is a bool, a number or a one-element tensor. PyTorch captures both
+    branches in a graph; torchlite, running eagerly, calls the one that is taken (the result and
+    its gradients are the same).
+
+    >>> torchlite.cond(torchlite.tensor(True), lambda x: x + 1, lambda x: x - 1, (torchlite.ones(2),))
+    tensor([2., 2.])
+    """
+    if isinstance(pred, Tensor):
+        if pred.numel() != 1:
+            raise RuntimeError(f"Expected pred to be bool or single-element tensor, but got {pred}.")
+        pred = pred.item()
+    elif not isinstance(pred, (builtins.bool, builtins.int, builtins.float)):
+        raise RuntimeError(f"Expected pred to be bool or tensor, but got {pred}.")
+    if not callable(true_fn) or not callable(false_fn):
+        raise RuntimeError("Expect both branches to be callable.")
+    if not isinstance(operands, (tuple, list)):
+        raise RuntimeError(f"Expect operands to be a tuple of possibly nested dict/list/tuple that only consists of "
+                           f"tensor leaves, but got {operands}.")
+    return (true_fn if pred else false_fn)(*operands)
 
 
 _RANDOMNESS = ("error", "different", "same")

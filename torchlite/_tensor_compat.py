@@ -1,5 +1,6 @@
 """Factories and Tensor methods kept for PyTorch programs that use them: torchlite.range (the
-deprecated end-inclusive arange), scalar_tensor, empty_permuted, is_floating_point; Tensor.new
+deprecated end-inclusive arange), scalar_tensor, empty_permuted, is_floating_point, is_conj,
+is_neg, lu (the deprecated form of linalg.lu_factor); Tensor.new
 (legacy constructor), type_as, apply_/map_/map2_ (Python callables, CPU), is_inference,
 is_nonzero, is_same_size.
 """
@@ -11,11 +12,12 @@ import warnings
 from torchlite import _C
 from torchlite._device import current_device
 from torchlite._global_state import is_inference, is_nonzero, is_same_size
+from torchlite.linalg import lu_factor_ex
 from torchlite._shape_functions import _write_out
 from torchlite._tensor_type import _legacy_new
 
-__all__ = ["empty_permuted", "is_distributed", "is_floating_point", "narrow_copy", "nonzero_static", "range",
-           "scalar_tensor", "set_flush_denormal"]
+__all__ = ["empty_permuted", "is_conj", "is_distributed", "is_floating_point", "is_neg", "lu", "narrow_copy",
+           "nonzero_static", "range", "scalar_tensor", "set_flush_denormal"]
 
 Tensor = _C.Tensor
 
@@ -96,6 +98,35 @@ def is_floating_point(input):
         raise TypeError(f"is_floating_point(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     return input.is_floating_point()
+
+
+def is_conj(input):
+    """is_conj(input) -> bool: whether input's conjugate bit is set; always False, since torchlite's
+    conj() materialises the conjugate (see Tensor.is_conj)."""
+    return input.is_conj()
+
+
+def is_neg(input):
+    """is_neg(input) -> bool: whether input's negative bit is set; always False (no lazy negation)."""
+    return input.is_neg()
+
+
+def lu(A, pivot=True, get_infos=False, out=None):
+    """lu(A, pivot=True, get_infos=False, out=None) -> (LU, pivots) or (LU, pivots, infos): the LU
+    factorization of a (batch of) square matrices, as linalg.lu_factor_ex computes it. A singular
+    matrix does not raise (as in PyTorch): infos says where U has a zero pivot.
+
+    >>> LU, pivots = torchlite.lu(torchlite.tensor([[1., 2.], [3., 4.]]))
+    >>> pivots
+    tensor([2, 2], dtype=torchlite.int32)
+    """
+    result = lu_factor_ex(A, pivot=pivot)
+    result = tuple(result) if get_infos else tuple(result)[:2]
+    if out is None:
+        return result
+    if len(out) != len(result):
+        raise RuntimeError(f"lu: expected {len(result)} out tensors, got {len(out)}")
+    return tuple(o.resize_(r.shape).copy_(r) for o, r in zip(out, result))
 
 
 def narrow_copy(input, dim, start, length, *, out=None):

@@ -7,6 +7,7 @@
 #include <iomanip>
 #include <sstream>
 
+#include "aten/core/DeviceErrors.h"
 #include "aten/core/Exception.h"
 #include "aten/cuda/CUDAHooks.h"
 
@@ -87,7 +88,7 @@ Block* CachingAllocatorCore::malloc(size_t nbytes, StreamId stream) {
       const int64_t allocated = stats_.allocated_bytes[kAll].current;
       const int64_t reserved = stats_.reserved_bytes[kAll].current;
       std::string extra = raw_->describe();
-      TL_ERROR("CUDA out of memory. Tried to allocate ", format_size(static_cast<int64_t>(size)), ". ", extra,
+      fail_with<OutOfMemoryError>("CUDA out of memory. Tried to allocate ", format_size(static_cast<int64_t>(size)), ". ", extra,
                extra.empty() ? "" : " ", "Of the allocated memory ", format_size(allocated),
                " is allocated by torchlite, and ", format_size(reserved - allocated),
                " is reserved by torchlite but unallocated.",

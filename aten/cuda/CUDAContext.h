@@ -12,7 +12,8 @@
 
 namespace tl::cuda {
 
-// Raises RuntimeError("CUDA error: <description>") and clears the error so later calls work.
+// Raises AcceleratorError("CUDA error: <description>") (Note [Device errors]) and clears the error
+// so later calls work.
 [[noreturn]] void raise_cuda_error(cudaError_t err, const char* what);
 
 #define TL_CUDA_CHECK(expr)                                              \

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aten/core/Allocator.h"
+#include "aten/core/DeviceErrors.h"
 #include "aten/cuda/CUDACachingAllocator.h"
 #include "aten/cuda/CUDAContext.h"
 #include "aten/cuda/CUDAHooks.h"
@@ -15,7 +16,8 @@ namespace tl::cuda {
 
 void raise_cuda_error(cudaError_t err, const char* what) {
   (void)cudaGetLastError();  // clear the (non-sticky) error so the next call starts clean
-  TL_ERROR("CUDA error: ", cudaGetErrorString(err), " (", cudaGetErrorName(err), " from ", what, ")");
+  fail_with<AcceleratorError>("CUDA error: ", cudaGetErrorString(err), " (", cudaGetErrorName(err), " from ", what,
+                              ")");
 }
 
 namespace {

@@ -45,9 +45,11 @@
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/div.h"
+#include "generated/ops/empty.h"
 #include "generated/ops/eq.h"
 #include "generated/ops/expand.h"
 #include "generated/ops/eye.h"
+#include "generated/ops/flip.h"
 #include "generated/ops/geqrf.h"
 #include "generated/ops/geqrf_native.h"
 #include "generated/ops/gt.h"
@@ -119,6 +121,7 @@
 #include "generated/ops/linalg_tensorsolve.h"
 #include "generated/ops/linalg_tensorsolve_native.h"
 #include "generated/ops/linalg_vander_native.h"
+#include "generated/ops/vander_native.h"
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/linalg_vecdot_native.h"
 #include "generated/ops/linalg_vector_norm.h"
@@ -1442,14 +1445,34 @@ Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, std::optional
   return tl::linalg_solve(A.reshape({rows, cols}), other.reshape({rows}), true).reshape(result_shape);
 }
 
+namespace {
+
+// x^0, x^1, ..., x^(n-1) along a new last dim, in `dtype` (n >= 1).
+Tensor increasing_powers(const Tensor& x, int64_t n, ScalarType dtype) {
+  Shape shape(x.sizes().begin(), x.sizes().end());
+  Tensor ones = tl::ones(concat(shape, {1}), dtype, std::nullopt, x.device());
+  Tensor powers = x.to(dtype).unsqueeze(-1).expand(concat(shape, {n - 1}));
+  return tl::cat({ones, powers}, -1).cumprod(-1, dtype);
+}
+
+}  // namespace
+
 Tensor linalg_vander(const Tensor& x, std::optional<int64_t> N) {
   TL_CHECK(x.dim() >= 1, "x must be at least 1-dimensional.");
   const int64_t n = N.value_or(x.size(-1));
   TL_CHECK(n > 1, "N must be greater than 1.");
-  Shape shape(x.sizes().begin(), x.sizes().end());
-  Tensor ones = tl::ones(concat(shape, {1}), x.dtype(), std::nullopt, x.device());
-  Tensor powers = x.unsqueeze(-1).expand(concat(shape, {n - 1}));
-  return tl::cat({ones, powers}, -1).cumprod(-1, x.dtype());
+  return increasing_powers(x, n, x.scalar_type());
+}
+
+// torch.vander: 1-D x, decreasing powers unless `increasing`; integers and bool give int64.
+Tensor vander(const Tensor& x, std::optional<int64_t> N, bool increasing) {
+  TL_CHECK(x.dim() == 1, "x must be a one-dimensional tensor.");
+  const int64_t n = N.value_or(x.size(0));
+  TL_CHECK(n >= 0, "N must be non-negative.");
+  const ScalarType dtype = is_integral(x.scalar_type(), /*include_bool=*/true) ? ScalarType::Long : x.scalar_type();
+  if (n == 0) return tl::empty({x.size(0), 0}, dtype, std::nullopt, x.device());
+  Tensor result = increasing_powers(x, n, dtype);
+  return increasing ? result : result.flip({-1});
 }
 
 Tensor linalg_diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t dim2) {

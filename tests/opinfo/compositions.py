@@ -174,6 +174,13 @@ OPS = [
         ((np.abs(v) ** p).sum(1 - dim, keepdims=True) ** (1 / p))),
     _py("frobenius_norm", _arrays(([(3, 4)], ((0, 1),), {}), ([(3, 4)], (1, True), {})),
         ref=lambda x, dim, keepdim=False: np.sqrt((x * x).sum(dim, keepdims=keepdim)), supports_out=True),
+    # predicates and control flow
+    _py("is_conj", _arrays(([(2, 3)], (), {}),), ref=lambda x: False, differentiable=False),
+    _py("is_neg", _arrays(([(2, 3)], (), {}),), ref=lambda x: False, differentiable=False),
+    _py("cond", _arrays(([(2, 3)], (), {}),),
+        op=lambda lib, x: (lib.cond(x.sum() > 0, lambda a: a * 2, lambda a: a - 1, (x,)),
+                           lib.cond(False, lambda a: a * 2, lambda a: a.sin(), [x])),
+        ref=lambda x: (x * 2 if x.sum() > 0 else x - 1, np.sin(x))),
     # calculus and binning
     _py("trapz", _arrays(([(3, 4)], (), {}), ([(3, 4)], (), {"dx": 0.5, "dim": 0}), ([(3, 4), (4,)], (), {})),
         ref=lambda y, x=None, dx=1, dim=-1: np.trapezoid(y, x, dx, dim)),

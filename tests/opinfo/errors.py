@@ -229,4 +229,12 @@ ERRORS = [
     S("keepdim=1", lambda lib: _t(lib, 2, 3).sum(0, keepdim=1), TE, "sum(): argument 'keepdim' must be bool, not int"),
     S("size given a float tensor", lambda lib: lib.empty((lib.tensor(2.0), 3)), TE,
       "empty(): argument 'size' (position 1) must be tuple of ints, but found element of type Tensor at pos 0"),
+    # vander, cond, the recurrent cells
+    S("vander of a matrix", lambda lib: lib.vander(_t(lib, 2, 2)), RE, "x must be a one-dimensional tensor."),
+    S("vander with N < 0", lambda lib: lib.vander(_t(lib, 3), N=-1), RE, "N must be non-negative."),
+    S("cond with a two-element predicate", lambda lib: lib.cond(lib.tensor([True, False]), lambda: 1, lambda: 2), RE,
+      "Expected pred to be bool or single-element tensor"),
+    S("gru_cell with the wrong hidden size", lambda lib: lib.gru_cell(_t(lib, 3, 4), _t(lib, 3, 6), _t(lib, 15, 4),
+                                                                     _t(lib, 15, 5)), RE,
+      "hidden0 has inconsistent hidden_size: got 6, expected 5"),
 ]

@@ -9,7 +9,8 @@ near the identity for solves and inverses.
 
 import numpy as np
 
-from opinfo.core import OpInfo, SampleInput, rand
+import torchlite as tl
+from opinfo.core import FLOATING, OpInfo, SampleInput, rand
 
 TOL = {"rtol": 1e-4, "atol": 1e-4}
 
@@ -522,6 +523,16 @@ OPS = [
     OpInfo("linalg_vander", _vander_samples,
            ref=lambda x, N=None: np.stack([x ** i for i in range(N or x.shape[-1])], -1),
            op=lambda lib, x, **kw: lib.linalg.vander(x, **kw), **TOL),
+    # torch=False: PyTorch 2.13's vander backward fails ("modified by an inplace operation"); the
+    # values are checked against NumPy and the gradient by gradcheck.
+    OpInfo("vander", lambda d, r: [SampleInput((rand((4,), d, r),)), SampleInput((rand((3,), d, r),), {"N": 5}),
+                                   SampleInput((rand((3,), d, r),), {"N": 2, "increasing": True}),
+                                   SampleInput((rand((3,), d, r),), {"N": 0}, grad=False)],
+           ref=lambda x, N=None, increasing=False: np.vander(x.astype(np.int64) if x.dtype.kind in "biu" else x, N,
+                                                             increasing), dtypes=(*FLOATING, tl.int32, tl.bool),
+           torch=False, **TOL),
+    OpInfo("lu", _general_square_samples, yaml=False,
+           ref=lambda A, **kw: _lu_factor_ref(A), op=lambda lib, A, **kw: lib.lu(A, **kw)[0], **TOL),
     OpInfo("linalg_diagonal", lambda d, r: [SampleInput((rand((2, 3, 4), d, r),)),
                                             SampleInput((rand((3, 4, 2), d, r),), {"offset": 1, "dim1": 0, "dim2": 1})],
            ref=lambda A, offset=0, dim1=-2, dim2=-1: np.diagonal(A, offset, dim1, dim2),

@@ -1,5 +1,6 @@
 // torchlite._C: module init. Registers error translation, the Python types, the Tensor
 // class, and the generated operator bindings.
+#include "aten/core/DeviceErrors.h"
 #include "aten/native/LinAlgError.h"
 #include "generated/python_bindings.h"
 #include "torchlite/csrc/autograd/python_autograd.h"
@@ -19,11 +20,20 @@ void translate_errors(py::module_& m) {
   // torchlite.linalg.LinAlgError (exported there from _C).
   static PyObject* linalg_error = PyErr_NewException("torchlite.linalg.LinAlgError", PyExc_RuntimeError, nullptr);
   m.attr("_LinAlgError") = py::handle(linalg_error);
+  // torchlite.OutOfMemoryError and torchlite.AcceleratorError (Note [Device errors]).
+  static PyObject* oom_error = PyErr_NewException("torchlite.OutOfMemoryError", PyExc_RuntimeError, nullptr);
+  static PyObject* accelerator_error = PyErr_NewException("torchlite.AcceleratorError", PyExc_RuntimeError, nullptr);
+  m.attr("OutOfMemoryError") = py::handle(oom_error);
+  m.attr("AcceleratorError") = py::handle(accelerator_error);
   py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const tl::LinAlgError& e) {
       PyErr_SetString(linalg_error, e.what());
+    } catch (const tl::OutOfMemoryError& e) {
+      PyErr_SetString(oom_error, e.what());
+    } catch (const tl::AcceleratorError& e) {
+      PyErr_SetString(accelerator_error, e.what());
     } catch (const tl::Error& e) {
       PyObject* type = PyExc_RuntimeError;
       switch (e.kind()) {

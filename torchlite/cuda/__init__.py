@@ -15,6 +15,8 @@ from torchlite import _C
 
 _cuda = _C._cuda
 
+OutOfMemoryError = _C.OutOfMemoryError  # torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+
 
 def is_available() -> bool:
     return _cuda.is_available()

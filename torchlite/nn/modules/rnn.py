@@ -2,16 +2,14 @@
 
 Parameter names (weight_ih_l0, weight_hh_l0_reverse, bias_ih_l1, weight_hr_l0, ...) and the
 initialisation U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)) are PyTorch's, so state_dicts load
-in either direction. The time loop runs in Python over differentiable tensor ops; the input
-projection of every time step is one matmul up front.
+in either direction. The math is torchlite/_rnn.py's, which torch.lstm and friends share.
 """
 
 import math
 import numbers
 import warnings
 
-from torchlite import _C
-from torchlite.nn import functional as F
+from torchlite import _C, _rnn
 from torchlite.nn import init
 from torchlite.nn.modules.module import Module
 from torchlite.nn.parameter import Parameter
@@ -19,32 +17,6 @@ from torchlite.nn.parameter import Parameter
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
-
-
-def _linear(x, w, b):
-    y = x.matmul(w.t())
-    return y if b is None else y + b
-
-
-def _rnn_step(mode, gi, h, c, w_hh, b_hh, w_hr):
-    """One time step: gi is the input projection x W_ih^T + b_ih; returns (h, c)."""
-    gh = _linear(h, w_hh, b_hh)
-    if mode == "LSTM":
-        i, f, g, o = (gi + gh).chunk(4, -1)
-        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-        h = o.sigmoid() * c.tanh()
-        if w_hr is not None:
-            h = h.matmul(w_hr.t())
-        return h, c
-    if mode == "GRU":
-        i_r, i_z, i_n = gi.chunk(3, -1)
-        h_r, h_z, h_n = gh.chunk(3, -1)
-        r = (i_r + h_r).sigmoid()
-        z = (i_z + h_z).sigmoid()
-        n = (i_n + r * h_n).tanh()
-        return (1 - z) * n + z * h, None
-    pre = gi + gh
-    return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
 
 
 class RNNBase(Module):
@@ -139,36 +111,14 @@ class RNNBase(Module):
             s += ", bidirectional={bidirectional}"
         return s.format(**self.__dict__)
 
-    def _run(self, input, hx, cx):
-        """input (L, N, H_in); hx (layers*dirs, N, H_out); cx for LSTM. Returns output, h_n, c_n."""
-        num_directions = 2 if self.bidirectional else 1
-        seq_len = input.shape[0]
-        layer_input = input
-        h_out, c_out = [], []
-        for layer in range(self.num_layers):
-            dir_outputs = []
-            for direction in range(num_directions):
-                k = layer * num_directions + direction
-                names = self._all_weights[k]
-                w_ih, w_hh = getattr(self, names[0]), getattr(self, names[1])
-                b_ih, b_hh = (getattr(self, names[2]), getattr(self, names[3])) if self.bias else (None, None)
-                w_hr = getattr(self, names[-1]) if self.proj_size > 0 else None
-                gi_all = _linear(layer_input, w_ih, b_ih)
-                h = hx[k]
-                c = cx[k] if cx is not None else None
-                steps = [None] * seq_len
-                order = range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)
-                for t in order:
-                    h, c = _rnn_step(self.mode, gi_all[t], h, c, w_hh, b_hh, w_hr)
-                    steps[t] = h
-                dir_outputs.append(_C.stack(steps) if seq_len else layer_input.new_zeros(
-                    (0, input.shape[1], h.shape[-1])))
-                h_out.append(h)
-                c_out.append(c)
-            layer_input = dir_outputs[0] if num_directions == 1 else _C.cat(dir_outputs, -1)
-            if self.dropout > 0 and self.training and layer < self.num_layers - 1:
-                layer_input = F.dropout(layer_input, self.dropout, True)
-        return layer_input, _C.stack(h_out), (_C.stack(c_out) if cx is not None else None)
+    def _weights(self):
+        """One (w_ih, w_hh, b_ih, b_hh, w_hr) tuple per layer and direction, as _rnn.run_layers takes them."""
+        groups = []
+        for names in self._all_weights:
+            w = [getattr(self, name) for name in names]
+            b_ih, b_hh = (w[2], w[3]) if self.bias else (None, None)
+            groups.append((w[0], w[1], b_ih, b_hh, w[-1] if self.proj_size > 0 else None))
+        return groups
 
     def _prepare(self, input, hx):
         """Batch-first/unbatched handling and the zero initial state; returns (input, hx, cx, batched)."""
@@ -215,7 +165,8 @@ class RNNBase(Module):
 
     def forward(self, input, hx=None):
         input, h, c, batched = self._prepare(input, hx)
-        output, h_n, c_n = self._run(input, h, c)
+        output, h_n, c_n = _rnn.run_layers(self.mode, input, h, c, self._weights(), self.num_layers, self.dropout,
+                                           self.training, self.bidirectional)
         output = self._finish(output, batched)
         if not batched:
             h_n = h_n.squeeze(1)
@@ -301,8 +252,7 @@ class RNNCellBase(Module):
         elif not batched:
             h = h.unsqueeze(0)
             c = c.unsqueeze(0) if c is not None else None
-        gi = _linear(input, self.weight_ih, self.bias_ih)
-        h, c = _rnn_step(mode, gi, h, c, self.weight_hh, self.bias_hh, None)
+        h, c = _rnn.step(mode, _rnn.affine(input, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
         if not batched:
             h = h.squeeze(0)
             c = c.squeeze(0) if c is not None else None

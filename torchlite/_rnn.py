@@ -1,0 +1,157 @@
+"""The recurrent math shared by torch.lstm / torch.gru / torch.rnn_tanh / torch.rnn_relu, their
+single-step *_cell functions, and the nn.RNN / nn.LSTM / nn.GRU modules.
+
+Built from differentiable tensor ops, so autograd needs nothing of its own. The weights of one
+layer and direction come in PyTorch's order: w_ih, w_hh, then b_ih, b_hh when there are biases,
+then w_hr for an LSTM with projections (the order of nn.LSTM's `_flat_weights`).
+"""
+
+from torchlite import _C
+
+__all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
+
+
+def affine(x, w, b):
+    """x W^T + b (b may be None)."""
+    y = x.matmul(w.t())
+    return y if b is None else y + b
+
+
+def step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
+    """One time step of `mode` ("LSTM", "GRU", "RNN_TANH", "RNN_RELU"); gi is the input projection
+    x W_ih^T + b_ih. Returns (h, c); c is None except for an LSTM."""
+    gh = affine(h, w_hh, b_hh)
+    if mode == "LSTM":
+        i, f, g, o = (gi + gh).chunk(4, -1)
+        c = f.sigmoid() * c + i.sigmoid() * g.tanh()
+        h = o.sigmoid() * c.tanh()
+        return (h if w_hr is None else h.matmul(w_hr.t())), c
+    if mode == "GRU":
+        i_r, i_z, i_n = gi.chunk(3, -1)
+        h_r, h_z, h_n = gh.chunk(3, -1)
+        r = (i_r + h_r).sigmoid()
+        z = (i_z + h_z).sigmoid()
+        n = (i_n + r * h_n).tanh()
+        return (1 - z) * n + z * h, None
+    pre = gi + gh
+    return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
+
+
+def run_layers(mode, input, h0, c0, weights, num_layers, dropout, train, bidirectional):
+    """input (L, N, H_in); h0 (and c0 for an LSTM) (layers * directions, N, H); weights: one list per
+    layer and direction as in the module docstring, biases None when absent. Returns (output, h_n, c_n)."""
+    directions = 2 if bidirectional else 1
+    seq_len = input.shape[0]
+    layer_input = input
+    h_out, c_out = [], []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            k = layer * directions + direction
+            w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
+            gi_all = affine(layer_input, w_ih, b_ih)  # every time step's input projection at once
+            h, c = h0[k], (c0[k] if c0 is not None else None)
+            steps = [None] * seq_len
+            for t in (range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)):
+                h, c = step(mode, gi_all[t], h, c, w_hh, b_hh, w_hr)
+                steps[t] = h
+            outputs.append(_C.stack(steps) if seq_len else layer_input.new_zeros((0, input.shape[1], h.shape[-1])))
+            h_out.append(h)
+            c_out.append(c)
+        layer_input = outputs[0] if directions == 1 else _C.cat(outputs, -1)
+        if dropout > 0 and train and layer < num_layers - 1:
+            layer_input = _C.dropout(layer_input, dropout, True)
+    return layer_input, _C.stack(h_out), (_C.stack(c_out) if c0 is not None else None)
+
+
+def _group_weights(params, has_biases, num_layers, bidirectional, projections):
+    """The flat `params` list split into one (w_ih, w_hh, b_ih, b_hh, w_hr) tuple per layer and direction."""
+    per = 2 + 2 * bool(has_biases) + bool(projections)
+    groups = num_layers * (2 if bidirectional else 1)
+    params = list(params)
+    if len(params) != per * groups:
+        raise RuntimeError(f"expected {per * groups} parameter tensors ({per} per layer and direction), "
+                           f"got {len(params)}")
+    weights = []
+    for g in range(groups):
+        p = params[g * per:(g + 1) * per]
+        b_ih, b_hh = (p[2], p[3]) if has_biases else (None, None)
+        weights.append((p[0], p[1], b_ih, b_hh, p[-1] if projections else None))
+    return weights
+
+
+def _full(mode, input, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    if not isinstance(hx, _C.Tensor) or isinstance(params, _C.Tensor):
+        raise NotImplementedError(f"torchlite.{mode.lower()}: the packed-sequence overload (data, batch_sizes, ...) "
+                                  "is not supported; pass a padded input tensor")
+    if batch_first:
+        input = input.transpose(0, 1)
+    projections = cx is not None and hx.shape[-1] != cx.shape[-1]
+    weights = _group_weights(params, has_biases, num_layers, bidirectional, projections)
+    output, h_n, c_n = run_layers(mode, input, hx, cx, weights, num_layers, dropout, train, bidirectional)
+    return (output.transpose(0, 1) if batch_first else output), h_n, c_n
+
+
+def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+    """lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
+    -> (output, h_n, c_n): a multi-layer LSTM over a padded sequence; hx is (h_0, c_0) and params
+    the flat weight list (nn.LSTM's `_flat_weights`). An LSTM has projections when h_0's last
+    size differs from c_0's."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
+    return _full("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train, bidirectional,
+                 batch_first)
+
+
+def _single_state(mode):
+    def fn(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        output, h_n, _ = _full(mode, input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
+                               batch_first)
+        return output, h_n
+
+    fn.__name__ = mode.lower()
+    fn.__doc__ = (f"{fn.__name__}(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, "
+                  f"batch_first) -> (output, h_n): a multi-layer {mode.replace('_', ' ').lower()} network over a "
+                  "padded sequence; params is the flat weight list (the module's `_flat_weights`).")
+    return fn
+
+
+gru = _single_state("GRU")
+rnn_tanh = _single_state("RNN_TANH")
+rnn_relu = _single_state("RNN_RELU")
+
+
+def _check_cell(input, hx, w_ih, gates):
+    if input.shape[1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {w_ih.shape[1]}")
+    hidden = w_ih.shape[0] // gates
+    for i, h in enumerate(hx):
+        if h.shape[0] != input.shape[0]:
+            raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden{i} batch size {h.shape[0]}")
+        if h.shape[1] != hidden:
+            raise RuntimeError(f"hidden{i} has inconsistent hidden_size: got {h.shape[1]}, expected {hidden}")
+
+
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+    """lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> (h_1, c_1): one LSTM step on a
+    batch (N, H_in) with hx = (h_0, c_0)."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm_cell expects two hidden states")
+    _check_cell(input, hx, w_ih, 4)
+    return step("LSTM", affine(input, w_ih, b_ih), hx[0], hx[1], w_hh, b_hh)
+
+
+def _single_state_cell(mode, gates):
+    def fn(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
+        _check_cell(input, (hx,), w_ih, gates)
+        return step(mode, affine(input, w_ih, b_ih), hx, None, w_hh, b_hh)[0]
+
+    fn.__name__ = f"{mode.lower()}_cell"
+    fn.__doc__ = (f"{fn.__name__}(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one "
+                  f"{mode.replace('_', ' ').lower()} step on a batch (N, H_in).")
+    return fn
+
+
+gru_cell = _single_state_cell("GRU", 3)
+rnn_tanh_cell = _single_state_cell("RNN_TANH", 1)
+rnn_relu_cell = _single_state_cell("RNN_RELU", 1)
