@@ -2,13 +2,13 @@
 
 The factorizations and solvers are CPU operators over LAPACK (from the scipy-openblas32 package,
 loaded at the first call); the rest compose them. `norm` is the one function written here.
-eig and eigvals (complex results) are not available yet.
+eig and eigvals (real input only) return complex results.
 """
 
 from torchlite import _C
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
     "householder_product", "inv", "inv_ex", "ldl_factor", "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor",
     "lu_factor_ex", "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot",
     "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals", "tensorinv",
@@ -25,7 +25,9 @@ cond = _L.linalg_cond
 cross = _L.linalg_cross
 det = _L.linalg_det
 diagonal = _L.linalg_diagonal
+eig = _L.linalg_eig
 eigh = _L.linalg_eigh
+eigvals = _L.linalg_eigvals
 eigvalsh = _L.linalg_eigvalsh
 householder_product = _L.linalg_householder_product
 inv = _L.linalg_inv

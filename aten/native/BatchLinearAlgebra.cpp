@@ -4,6 +4,7 @@
 // (linalg_solve over _linalg_solve_ex, pinv over svd/eigh, ...); gradients of the kernels are in
 // derivatives.yaml and torchlite/csrc/autograd/functions_manual_linalg.cpp.
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <numeric>
 #include <sstream>
@@ -15,6 +16,8 @@
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/_linalg_det.h"
 #include "generated/ops/_linalg_det_native.h"
+#include "generated/ops/_linalg_eig.h"
+#include "generated/ops/_linalg_eig_native.h"
 #include "generated/ops/_linalg_eigh.h"
 #include "generated/ops/_linalg_eigh_native.h"
 #include "generated/ops/_linalg_slogdet.h"
@@ -25,6 +28,7 @@
 #include "generated/ops/_linalg_svd_native.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
+#include "generated/ops/all.h"
 #include "generated/ops/amax.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/broadcast_tensors.h"
@@ -54,6 +58,7 @@
 #include "generated/ops/geqrf_native.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/inverse_native.h"
+#include "generated/ops/isfinite.h"
 #include "generated/ops/linalg_cholesky.h"
 #include "generated/ops/linalg_cholesky_ex.h"
 #include "generated/ops/linalg_cholesky_ex_native.h"
@@ -65,8 +70,12 @@
 #include "generated/ops/linalg_det.h"
 #include "generated/ops/linalg_det_native.h"
 #include "generated/ops/linalg_diagonal_native.h"
+#include "generated/ops/linalg_eig.h"
+#include "generated/ops/linalg_eig_native.h"
 #include "generated/ops/linalg_eigh.h"
 #include "generated/ops/linalg_eigh_native.h"
+#include "generated/ops/linalg_eigvals.h"
+#include "generated/ops/linalg_eigvals_native.h"
 #include "generated/ops/linalg_eigvalsh.h"
 #include "generated/ops/linalg_eigvalsh_native.h"
 #include "generated/ops/linalg_householder_product.h"
@@ -121,7 +130,6 @@
 #include "generated/ops/linalg_tensorsolve.h"
 #include "generated/ops/linalg_tensorsolve_native.h"
 #include "generated/ops/linalg_vander_native.h"
-#include "generated/ops/vander_native.h"
 #include "generated/ops/linalg_vecdot.h"
 #include "generated/ops/linalg_vecdot_native.h"
 #include "generated/ops/linalg_vector_norm.h"
@@ -165,6 +173,7 @@
 #include "generated/ops/tril.h"
 #include "generated/ops/triu.h"
 #include "generated/ops/unsqueeze.h"
+#include "generated/ops/vander_native.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zeros.h"
 
@@ -630,7 +639,7 @@ std::tuple<Tensor, Tensor> det_lu(const char* fn, const Tensor& A, F&& f) {
       for (int64_t i = 0; i < n; ++i) {
         const T u = a[i * n + i];
         if (p[i] != i + 1) sign = -sign;
-        sign = u > 0 ? sign : (u < 0 ? -sign : T(0));
+        sign = u > 0 ? sign : (u < 0 ? -sign : (u == 0 ? T(0) : u));  // a NaN pivot makes the sign NaN
         logabs += std::log(std::abs(u));
       }
       f(b, static_cast<double>(sign), static_cast<double>(logabs));
@@ -982,6 +991,68 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& self, const std::string& UP
                                        const Tensor& eigvecs) {
   return write_out2(tl::linalg_eigh(self, UPLO), eigvals, eigvecs);
 }
+
+// The general (non-symmetric) eigenproblem of a real matrix, through geev. The results are
+// complex: a conjugate pair of eigenvalues a +- bi comes with the eigenvectors u +- iv, which
+// LAPACK stores as the columns u and v; each eigenvector has unit norm (LAPACK's scaling, which
+// PyTorch keeps too).
+std::tuple<Tensor, Tensor> linalg_eig_cpu(const Tensor& A, bool compute_v) {
+  const char* fn = "linalg.eig";
+  check_square(fn, A);
+  if (A.dtype() != ScalarType::Float && A.dtype() != ScalarType::Double)
+    dtype_not_implemented("linalg_eig_cpu", A.dtype());
+  TL_CHECK(A.isfinite().all().item().to<bool>(), "torch.linalg.eig: input tensor should not contain infs or NaNs.");
+  const Shape batch = batch_shape(A);
+  const int64_t n = A.size(-1);
+  const ScalarType complex_type = to_complex_type(A.scalar_type());
+  Tensor M = fortran_copy(A, batch);
+  Tensor L = empty_tensor(concat(batch, {n}), TensorOptions(complex_type));
+  Tensor V = compute_v ? empty_tensor(concat(batch, {n, n}), TensorOptions(complex_type))
+                       : empty_tensor({0}, TensorOptions(complex_type));
+  Tensor info = info_tensor(batch);
+  dispatch_floating(fn, A.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = std::complex<T>;
+    std::vector<T> wr(n), wi(n), vr(compute_v ? n * n : 1);
+    for (int64_t b = 0; b < prod(batch); ++b) {
+      int* inf = info.data_ptr<int>() + b;
+      *inf = 0;
+      if (n == 0) continue;
+      lapack::geev<T>(compute_v ? 'V' : 'N', lapack_int(n), M.data_ptr<T>() + b * n * n, ld(n), wr.data(), wi.data(),
+                      vr.data(), ld(compute_v ? n : 1), inf);
+      C* l = L.data_ptr<C>() + b * n;
+      for (int64_t j = 0; j < n; ++j) l[j] = C(wr[j], wi[j]);
+      if (!compute_v) continue;
+      C* v = V.data_ptr<C>() + b * n * n;  // row-major: v[r * n + j] is row r of eigenvector j
+      for (int64_t j = 0; j < n; ++j) {
+        const T* u = vr.data() + j * n;
+        if (wi[j] == T(0) || j + 1 == n) {
+          for (int64_t r = 0; r < n; ++r) v[r * n + j] = C(u[r], 0);
+          continue;
+        }
+        const T* w = u + n;  // the imaginary parts, stored in the pair's second column
+        for (int64_t r = 0; r < n; ++r) {
+          v[r * n + j] = C(u[r], w[r]);
+          v[r * n + j + 1] = C(u[r], -w[r]);
+        }
+        ++j;
+      }
+    }
+  });
+  check_convergence(fn, "eigenvalues", info);
+  return {L, V};
+}
+
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self) { return tl::_linalg_eig(self, true); }
+
+std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self, const Tensor& eigenvalues, const Tensor& eigenvectors) {
+  return write_out2(tl::linalg_eig(self), eigenvalues, eigenvectors);
+}
+
+// Eigenvalues only: the backward recomputes the eigenvectors it needs (functions_manual_linalg.cpp).
+Tensor linalg_eigvals(const Tensor& self) { return std::get<0>(tl::_linalg_eig(self, false)); }
+
+Tensor linalg_eigvals(const Tensor& self, const Tensor& out) { return write_out(tl::linalg_eigvals(self), out); }
 
 // Eigenvalues only: the backward recomputes the eigenvectors it needs (functions_manual_linalg.cpp).
 Tensor linalg_eigvalsh(const Tensor& self, const std::string& UPLO) {

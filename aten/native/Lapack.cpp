@@ -187,6 +187,21 @@ void syevd(char jobz, char uplo, int n, T* a, int lda, T* w, int* info) {
 }
 
 template <typename T>
+void geev(char jobvr, int n, T* a, int lda, T* wr, T* wi, T* vr, int ldvr, int* info) {
+  using Fn = void (*)(const char*, const char*, const int*, T*, const int*, T*, T*, T*, const int*, T*, const int*, T*,
+                      const int*, int*, fchar_len, fchar_len);
+  TL_LAPACK_FN(fn, routine<T>("geev").c_str(), Fn);
+  const char jobvl = 'N';
+  const int ldvl = 1;
+  T vl, wq;
+  int lwork = -1;
+  fn(&jobvl, &jobvr, &n, a, &lda, wr, wi, &vl, &ldvl, vr, &ldvr, &wq, &lwork, info, 1, 1);
+  lwork = query_size(wq);
+  std::vector<T> work(lwork);
+  fn(&jobvl, &jobvr, &n, a, &lda, wr, wi, &vl, &ldvl, vr, &ldvr, work.data(), &lwork, info, 1, 1);
+}
+
+template <typename T>
 void gesdd(char jobz, int m, int n, T* a, int lda, T* s, T* u, int ldu, T* vt, int ldvt, int* info) {
   using Fn = void (*)(const char*, const int*, const int*, T*, const int*, T*, T*, const int*, T*, const int*, T*,
                       const int*, int*, int*, fchar_len);
@@ -276,6 +291,7 @@ void trsm(char side, char uplo, char transa, char diag, int m, int n, T alpha, c
   template void orgqr<T>(int, int, int, T*, int, const T*, int*);                                                  \
   template void ormqr<T>(char, char, int, int, int, const T*, int, const T*, T*, int, int*);                       \
   template void syevd<T>(char, char, int, T*, int, T*, int*);                                                      \
+  template void geev<T>(char, int, T*, int, T*, T*, T*, int, int*);                                               \
   template void gesdd<T>(char, int, int, T*, int, T*, T*, int, T*, int, int*);                                     \
   template void gels<T>(int, int, int, T*, int, T*, int, int*);                                                    \
   template void gelsy<T>(int, int, int, T*, int, T*, int, T, int*, int*);                                          \

@@ -35,6 +35,9 @@ template <typename T> void geqrf(int m, int n, T* a, int lda, T* tau, int* info)
 template <typename T> void orgqr(int m, int n, int k, T* a, int lda, const T* tau, int* info);
 template <typename T> void ormqr(char side, char trans, int m, int n, int k, const T* a, int lda, const T* tau, T* c, int ldc, int* info);
 template <typename T> void syevd(char jobz, char uplo, int n, T* a, int lda, T* w, int* info);
+// General eigenproblem: eigenvalues wr + i wi; right eigenvectors in vr (jobvr 'V'), a complex
+// pair's vectors stored as the real and imaginary columns of the first of the two.
+template <typename T> void geev(char jobvr, int n, T* a, int lda, T* wr, T* wi, T* vr, int ldvr, int* info);
 template <typename T> void gesdd(char jobz, int m, int n, T* a, int lda, T* s, T* u, int ldu, T* vt, int ldvt, int* info);
 template <typename T> void gels(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, int* info);
 template <typename T> void gelsy(int m, int n, int nrhs, T* a, int lda, T* b, int ldb, T rcond, int* rank, int* info);

@@ -229,6 +229,11 @@ ERRORS = [
     S("keepdim=1", lambda lib: _t(lib, 2, 3).sum(0, keepdim=1), TE, "sum(): argument 'keepdim' must be bool, not int"),
     S("size given a float tensor", lambda lib: lib.empty((lib.tensor(2.0), 3)), TE,
       "empty(): argument 'size' (position 1) must be tuple of ints, but found element of type Tensor at pos 0"),
+    # linalg.eig
+    S("eig of a non-square matrix", lambda lib: lib.linalg.eig(_t(lib, 2, 3)), RE,
+      "linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices"),
+    S("eig of a matrix holding NaN", lambda lib: lib.linalg.eig(lib.tensor([[1.0, float("nan")], [0.0, 1.0]])),
+      RE, "torch.linalg.eig: input tensor should not contain infs or NaNs."),
     # vander, cond, the recurrent cells
     S("vander of a matrix", lambda lib: lib.vander(_t(lib, 2, 2)), RE, "x must be a one-dimensional tensor."),
     S("vander with N < 0", lambda lib: lib.vander(_t(lib, 3), N=-1), RE, "N must be non-negative."),

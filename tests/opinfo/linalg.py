@@ -408,6 +408,21 @@ def _np_cholesky_inverse(A, upper=False):
     return np.linalg.inv(_np_spd(A))
 
 
+def _eig_invariants(lib, A):
+    """What of linalg.eig does not depend on the order of the eigenpairs or the eigenvectors'
+    phases: the sorted real and imaginary parts of the eigenvalues, |A V - V diag(L)|^2 (zero), and
+    the row sums of |V|^2."""
+    L, V = lib.linalg.eig(A)
+    residual = A.to(V.dtype) @ V - V * L.unsqueeze(-2)
+    return (L.real.sort(-1)[0], L.imag.sort(-1)[0], residual.real ** 2 + residual.imag ** 2,
+            (V.real ** 2 + V.imag ** 2).sum(-1))
+
+
+def _np_eig_invariants(A):
+    L, V = np.linalg.eig(A)
+    return np.sort(L.real, -1), np.sort(L.imag, -1), np.zeros(A.shape), (np.abs(V) ** 2).sum(-1)
+
+
 def _ex_first(fn):
     return lambda lib, *a, **kw: fn(lib)(*a, **kw)[0]
 
@@ -523,6 +538,12 @@ OPS = [
     OpInfo("linalg_vander", _vander_samples,
            ref=lambda x, N=None: np.stack([x ** i for i in range(N or x.shape[-1])], -1),
            op=lambda lib, x, **kw: lib.linalg.vander(x, **kw), **TOL),
+    OpInfo("linalg_eig", _general_square_samples, ref=_np_eig_invariants, op=_eig_invariants, covers=("_linalg_eig",),
+           supports_out=False, gradgrad=False, **TOL),
+    OpInfo("linalg_eigvals", _general_square_samples, op=lambda lib, A: tuple(
+        p.sort(-1)[0] for p in (lib.linalg.eigvals(A).real, lib.linalg.eigvals(A).imag)),
+        ref=lambda A: tuple(np.sort(p, -1) for p in (np.linalg.eigvals(A).real, np.linalg.eigvals(A).imag)),
+        gradgrad=False, **TOL),
     # torch=False: PyTorch 2.13's vander backward fails ("modified by an inplace operation"); the
     # values are checked against NumPy and the gradient by gradcheck.
     OpInfo("vander", lambda d, r: [SampleInput((rand((4,), d, r),)), SampleInput((rand((3,), d, r),), {"N": 5}),

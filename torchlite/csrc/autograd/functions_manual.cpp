@@ -5,7 +5,9 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/real.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/variable.h"
 
 namespace tl::autograd {
@@ -80,6 +82,11 @@ Tensor zeros_like_grad(const Tensor& t) {
   Tensor z = empty_tensor(t.sizes(), t.options());
   z.fill_(0);
   return z;
+}
+
+Tensor grad_to_input_type(const Tensor& grad, Device device, ScalarType dtype) {
+  const bool drop_imag = is_complex(grad.scalar_type()) && !is_complex(dtype);
+  return (drop_imag ? tl::real(grad) : grad).to(device, dtype);
 }
 
 Tensor not_implemented(const char* what) { TL_NOT_IMPLEMENTED("the derivative for '", what, "' is not implemented."); }

@@ -25,6 +25,9 @@ Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
 // A tensor of zeros with t's sizes, dtype and device.
 Tensor zeros_like_grad(const Tensor& t);
+// grad converted to an input's device and dtype; for a real input, a complex grad gives its real
+// part (PyTorch's handle_r_to_c), without copy_'s warning about discarding the imaginary part.
+Tensor grad_to_input_type(const Tensor& grad, Device device, ScalarType dtype);
 // Raised by formulas that are not implemented.
 [[noreturn]] Tensor not_implemented(const char* what);
 

@@ -2,12 +2,15 @@
 
 #include <algorithm>
 
+#include "generated/ops/_linalg_eig.h"
 #include "generated/ops/_linalg_eigh.h"
 #include "generated/ops/_linalg_svd.h"
 #include "generated/ops/add.h"
 #include "generated/ops/any.h"
 #include "generated/ops/cat.h"
 #include "generated/ops/cholesky_solve.h"
+#include "generated/ops/complex.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/cumprod.h"
 #include "generated/ops/diag_embed.h"
 #include "generated/ops/diagonal.h"
@@ -15,6 +18,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/eye.h"
 #include "generated/ops/flip.h"
+#include "generated/ops/imag.h"
 #include "generated/ops/linalg_det.h"
 #include "generated/ops/linalg_inv_ex.h"
 #include "generated/ops/linalg_lu_solve.h"
@@ -27,6 +31,7 @@
 #include "generated/ops/narrow.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/ones_like.h"
+#include "generated/ops/real.h"
 #include "generated/ops/reciprocal.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/sub.h"
@@ -51,6 +56,16 @@ Tensor inverse_gaps(const Tensor& x) {
   Tensor I = eye_for(x, n);
   Tensor gaps = x.unsqueeze(-2).sub(x.unsqueeze(-1));
   return gaps.add(I).reciprocal().mul(I.neg().add(1));
+}
+
+// X with A X = B for complex A and B, through the real system [[Re A, -Im A], [Im A, Re A]]
+// (torchlite's linalg_solve is real).
+Tensor complex_solve(const Tensor& A, const Tensor& B) {
+  const int64_t n = A.size(-1);
+  Tensor P = tl::real(A), Q = tl::imag(A);
+  Tensor block = tl::cat({tl::cat({P, Q.neg()}, -1), tl::cat({Q, P}, -1)}, -2);
+  Tensor X = tl::linalg_solve(block, tl::cat({tl::real(B), tl::imag(B)}, -2));
+  return tl::complex(X.narrow(-2, 0, n), X.narrow(-2, n, n));
 }
 
 // The gradient for a square A = Q R given gQ and gR (Seeger et al.): (gQ + Q copyltu(M)) R^-T with
@@ -206,6 +221,31 @@ Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& A,
   }
   Tensor inner = tl::diag_embed(gL).add(inverse_gaps(L).mul(tl::matmul(mT(V), gV)));
   return tl::matmul(V, tl::matmul(inner, mT(V)));
+}
+
+// The gradient for a real A = V diag(L) V^-1 (complex L and V with unit-norm columns):
+//   gA = Re( V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / conj(L_j - L_i)) V^H ),
+// where the subtracted term removes the change of each eigenvector along itself that the
+// unit-norm scaling fixes; the division is off the diagonal only. With compute_v=False
+// (eigvals) the eigenvectors are recomputed from A.
+Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& A, const Tensor& L, const Tensor& V,
+                           bool compute_v) {
+  const Tensor vecs = compute_v ? V : std::get<1>(tl::_linalg_eig(A, true));
+  const Tensor Vh = tl::conj(mT(vecs));
+  Tensor inner;
+  if (compute_v && gV.defined()) {
+    const int64_t n = L.size(-1);
+    Tensor VhgV = tl::matmul(Vh, gV);
+    Tensor gauge = tl::matmul(Vh, vecs.mul(tl::real(VhgV).diagonal(0, -2, -1).unsqueeze(-2)));
+    Tensor I = tl::eye(n, n, A.dtype(), std::nullopt, A.device());
+    Tensor Lc = tl::conj(L);
+    Tensor gaps = Lc.unsqueeze(-2).sub(Lc.unsqueeze(-1)).add(I);  // conj(L_j - L_i), 1 on the diagonal
+    inner = VhgV.sub(gauge).div(gaps).mul(I.neg().add(1));
+    if (gL.defined()) inner = inner.add(tl::diag_embed(gL));
+  } else {
+    inner = tl::diag_embed(gL);
+  }
+  return tl::real(complex_solve(Vh, tl::matmul(inner, Vh)));
 }
 
 // Townsend, "Differentiating the singular value decomposition", for A = U diag(S) V^T.

@@ -32,6 +32,9 @@ Tensor linalg_qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, c
 // With compute_v=False (eigvalsh) the eigenvectors are recomputed from A.
 Tensor linalg_eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& A, const Tensor& L, const Tensor& V,
                             const std::string& UPLO, bool compute_v);
+// With compute_v=False (eigvals) the eigenvectors are recomputed from A.
+Tensor linalg_eig_backward(const Tensor& gL, const Tensor& gV, const Tensor& A, const Tensor& L, const Tensor& V,
+                           bool compute_v);
 // With compute_uv=False (svdvals) U and Vh are recomputed from A.
 Tensor svd_backward(const Tensor& gU, const Tensor& gS, const Tensor& gVh, const Tensor& A, const Tensor& U,
                     const Tensor& S, const Tensor& Vh, bool full_matrices, bool compute_uv);
