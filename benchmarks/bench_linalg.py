@@ -42,6 +42,8 @@ def cases(tl, torch, n):
         ("qr", lambda m, t: lambda: m.linalg.qr(t["a"])),
         ("svd (reduced)", lambda m, t: lambda: m.linalg.svd(t["a"], full_matrices=False)),
         ("eigh", lambda m, t: lambda: m.linalg.eigh(t["sym"])),
+        ("eig (general)", lambda m, t: lambda: m.linalg.eig(t["a"])),
+        ("eigvals (general)", lambda m, t: lambda: m.linalg.eigvals(t["a"])),
     ]
     return [(f"{name} n={n}", {lib: make(mods[lib], t) for lib, t in libs.items()}) for name, make in ops]
 
