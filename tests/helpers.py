@@ -114,8 +114,9 @@ def _to_tl(obj, layout):
 
 
 def _to_numpy(x):
-    if isinstance(x, (list, tuple)):
-        return type(x)(_to_numpy(o) for o in x)
+    if isinstance(x, (list, tuple)):  # named tuples (return_types) become plain tuples
+        items = [_to_numpy(o) for o in x]
+        return items if isinstance(x, list) else tuple(items)
     if isinstance(x, tl.Tensor):
         return x.detach().numpy(force=True) if x.dtype != tl.bfloat16 else x.detach().float().numpy()
     if TORCH is not None and isinstance(x, TORCH.Tensor):

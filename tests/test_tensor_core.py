@@ -218,3 +218,12 @@ def test_cuda_unavailable_behaviour():
         tl.empty(2, device="cuda")
     with pytest.raises(RuntimeError, match="CUDA"):
         tl.tensor([1.0]).to("cuda")
+
+
+def test_arithmetic_with_a_numpy_array_does_not_crash():
+    # The Number caster took an ndarray's refused __index__ as a value and crashed; now the Tensor
+    # overloads decline it and NumPy computes `tensor op array` (PyTorch wraps that result back
+    # into a Tensor through __array_wrap__; torchlite leaves NumPy's array).
+    x = tl.arange(3, dtype=tl.float64)
+    np.testing.assert_array_equal(np.asarray(x * np.full(3, 2.0)), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(np.asarray(x + np.array([1])), [1.0, 2.0, 3.0])

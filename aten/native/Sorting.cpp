@@ -1,4 +1,4 @@
-// Sorting and selection along one dim (sort, topk, kthvalue, median). Note [Rows along a dim]: each kernel moves the dim
+// Sorting and selection along one dim (sort, topk, kthvalue, median, mode). Note [Rows along a dim]: each kernel moves the dim
 // last and makes the tensor contiguous, so every row is a contiguous run handled on its own
 // (OpenMP over rows), then moves the dim back in the results.
 #include <omp.h>
@@ -18,6 +18,8 @@
 #include "generated/ops/kthvalue_native.h"
 #include "generated/ops/median.h"
 #include "generated/ops/median_native.h"
+#include "generated/ops/mode.h"
+#include "generated/ops/mode_native.h"
 #include "generated/ops/movedim.h"
 #include "generated/ops/nanmedian.h"
 #include "generated/ops/nanmedian_native.h"
@@ -147,12 +149,51 @@ std::pair<Tensor, Tensor> kth_rows(const Tensor& x, int64_t k, const char* what)
   return {values, indices};
 }
 
-std::tuple<Tensor, Tensor> kth_along(const Tensor& self, int64_t dim, bool keepdim, int64_t k, const char* what) {
-  const int64_t d = wrap_dim(dim, self.dim());
-  auto [values, indices] = kth_rows(as_rows(self, d), k, what);
+// The most frequent value of each row of x and the index of its last occurrence; among equally
+// frequent values the smallest, and NaNs count as equal to each other (PyTorch's CPU kernel
+// gives the same for rows without NaN; with NaN its answer depends on its sort's order).
+std::pair<Tensor, Tensor> mode_rows(const Tensor& x) {
+  const int64_t n = x.dim() == 0 ? 1 : x.sizes().back();
+  const int64_t rows = n == 0 ? 0 : x.numel() / n;
+  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
+  if (!shape.empty()) shape.pop_back();
+  Tensor values = empty_tensor(shape, x.options());
+  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, x.device()));
+  dispatch_all_types(x.dtype(), "mode", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = x.data_ptr<T>();
+    T* vo = values.data_ptr<T>();
+    int64_t* io = indices.data_ptr<int64_t>();
+    auto same = [](T a, T b) { return a == b || (is_nan(a) && is_nan(b)); };
+    for_rows(rows, n, [&](int64_t r) {
+      std::vector<std::pair<T, int64_t>> buf(n);
+      for (int64_t i = 0; i < n; ++i) buf[i] = {src[r * n + i], i};
+      std::sort(buf.begin(), buf.end(), PairOrder<T>{false});  // ascending, NaN last, ties by index
+      int64_t best = 0, best_count = 0;
+      for (int64_t start = 0; start < n;) {
+        int64_t end = start + 1;
+        while (end < n && same(buf[end].first, buf[start].first)) ++end;
+        if (end - start > best_count) best = end - 1, best_count = end - start;  // a run's last is its last index
+        start = end;
+      }
+      vo[r] = buf[best].first;
+      io[r] = buf[best].second;
+    });
+  });
+  return {values, indices};
+}
+
+// A per-row selection (values, indices over rows along dim) shaped as a reduction over dim.
+std::tuple<Tensor, Tensor> select_along(const Tensor& self, int64_t d, bool keepdim, std::pair<Tensor, Tensor> rows) {
+  auto& [values, indices] = rows;
   if (self.dim() == 0) return {values.reshape(IntArrayRef()), indices.reshape(IntArrayRef())};
   if (keepdim) return {values.unsqueeze(d), indices.unsqueeze(d)};
   return {values, indices};
+}
+
+std::tuple<Tensor, Tensor> kth_along(const Tensor& self, int64_t dim, bool keepdim, int64_t k, const char* what) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  return select_along(self, d, keepdim, kth_rows(as_rows(self, d), k, what));
 }
 
 }  // namespace
@@ -183,6 +224,17 @@ std::tuple<Tensor, Tensor> median_dim_cpu(const Tensor& self, int64_t dim, bool 
   const int64_t d = wrap_dim(dim, self.dim());
   TL_CHECK_INDEX(row_length(self, d) > 0, "median(): Expected reduction dim ", d, " to have non-zero size.");
   return kth_along(self, dim, keepdim, kMedian, "median");
+}
+
+std::tuple<Tensor, Tensor> mode_cpu(const Tensor& self, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK_INDEX(row_length(self, d) > 0, "mode(): Expected reduction dim ", d, " to have non-zero size.");
+  return select_along(self, d, keepdim, mode_rows(as_rows(self, d)));
+}
+
+std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                                const Tensor& indices) {
+  return write_out(tl::mode(self, dim, keepdim), values, indices);
 }
 
 std::tuple<Tensor, Tensor> nanmedian_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {

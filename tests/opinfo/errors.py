@@ -229,6 +229,10 @@ ERRORS = [
     S("keepdim=1", lambda lib: _t(lib, 2, 3).sum(0, keepdim=1), TE, "sum(): argument 'keepdim' must be bool, not int"),
     S("size given a float tensor", lambda lib: lib.empty((lib.tensor(2.0), 3)), TE,
       "empty(): argument 'size' (position 1) must be tuple of ints, but found element of type Tensor at pos 0"),
+    # a NumPy array where a Tensor or a number is expected (this crashed in the Number caster)
+    S("mul with an ndarray", lambda lib: lib.mul(_t(lib, 3), __import__("numpy").ones(3)), TE, "mul()"),
+    S("mode over an empty dim", lambda lib: lib.mode(_t(lib, 0, 3), 0), IE,
+      "mode(): Expected reduction dim 0 to have non-zero size."),
     # linalg.eig
     S("eig of a non-square matrix", lambda lib: lib.linalg.eig(_t(lib, 2, 3)), RE,
       "linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices"),

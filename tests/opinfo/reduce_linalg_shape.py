@@ -3,7 +3,9 @@ linear, bilinear, einsum), reductions and scans, shape ops."""
 
 import numpy as np
 
-from opinfo.core import OpInfo, SampleInput, rand
+import torchlite as tl
+from helpers import NP_DTYPE
+from opinfo.core import FLOATING, OpInfo, SampleInput, rand
 
 # ---- products ---------------------------------------------------------------------------------
 
@@ -266,6 +268,33 @@ def _median_samples(dtype, rng):
     yield SampleInput((rand((2, 3, 4), dtype, rng), -1))
 
 
+def _np_mode(a, dim=-1, keepdim=False):
+    """The most frequent value along dim (the smallest of equally frequent ones; NaNs equal) and
+    the index of its last occurrence."""
+    rows = np.moveaxis(np.atleast_1d(a), dim if a.ndim else 0, -1)
+    values, indices = np.empty(rows.shape[:-1], a.dtype), np.empty(rows.shape[:-1], np.int64)
+    for idx in np.ndindex(rows.shape[:-1]):
+        row = rows[idx]
+        keys = [("nan",) if isinstance(v, float) and np.isnan(v) else (v,) for v in row.tolist()]
+        best = min(set(keys), key=lambda k: (-keys.count(k), k == ("nan",), k))
+        last = max(i for i, k in enumerate(keys) if k == best)
+        values[idx], indices[idx] = row[last], last
+    if a.ndim == 0:
+        return values.reshape(()), indices.reshape(())
+    return (np.expand_dims(values, dim), np.expand_dims(indices, dim)) if keepdim else (values, indices)
+
+
+def _mode_samples(dtype, rng):
+    def repeated(shape):  # few distinct values, so there are modes and ties
+        return rng.integers(0, 3, size=shape).astype(NP_DTYPE[dtype])
+
+    yield SampleInput((repeated((3, 7)),), grad=False)
+    yield SampleInput((repeated((4, 5)), 0, True), grad=False)
+    yield SampleInput((repeated((2, 3, 6)), 1), grad=False)
+    yield SampleInput((rand((3, 4), dtype, rng),))  # distinct values: the mode is the minimum
+    yield SampleInput((rand((), dtype, rng),))
+
+
 # ---- shape ------------------------------------------------------------------------------------
 
 
@@ -352,6 +381,7 @@ OPS = [
     OpInfo("topk", _topk_samples, ref=_np_topk),
     OpInfo("kthvalue", _kthvalue_samples, ref=_np_kthvalue),
     OpInfo("median", _median_samples, ref=_np_median),
+    OpInfo("mode", _mode_samples, ref=_np_mode, dtypes=(*FLOATING, tl.int64), supports_out=True),
     OpInfo("flip", _one(((2, 3, 4), ([0, 2],), {}), ((3,), ([-1],), {}), ((2, 3), ([],), {}), ((0, 2), ([0],), {})),
            ref=lambda a, dims: np.flip(a, tuple(dims)) if dims else a.copy()),
     OpInfo("repeat", _one(((2, 3), ((2, 1),), {}), ((3,), ((2, 2),), {}), ((2, 1), ((1, 0),), {})),

@@ -210,8 +210,12 @@ bool type_caster<tl::Scalar>::load(handle src, bool convert) {
     return true;
   }
   if (PyIndex_Check(o)) {
-    value = tl::Scalar(static_cast<int64_t>(py::cast<int64_t>(py::reinterpret_steal<py::object>(PyNumber_Index(o)))));
-    return true;
+    // NumPy arrays have __index__ but refuse it unless they are 0-d integers: NULL, then on.
+    if (PyObject* index = PyNumber_Index(o)) {
+      value = tl::Scalar(static_cast<int64_t>(py::cast<int64_t>(py::reinterpret_steal<py::object>(index))));
+      return true;
+    }
+    PyErr_Clear();
   }
   if (PyFloat_Check(o) || PyNumber_Check(o)) {
     double d = PyFloat_AsDouble(o);
