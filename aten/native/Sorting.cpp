@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -59,6 +61,14 @@ struct PairOrder {
   }
 };
 
+// A row's (value, index) pairs, to be sorted or selected by PairOrder.
+template <typename T>
+std::vector<std::pair<T, int64_t>> indexed(const T* row, int64_t n) {
+  std::vector<std::pair<T, int64_t>> buf(n);
+  for (int64_t i = 0; i < n; ++i) buf[i] = {row[i], i};
+  return buf;
+}
+
 // The tensor as rows [..., n] along dim d (a 0-dim tensor is one row of one element).
 Tensor as_rows(const Tensor& t, int64_t d) { return t.dim() == 0 ? t.reshape({1}) : t.movedim(d, -1).contiguous(); }
 
@@ -92,8 +102,7 @@ std::pair<Tensor, Tensor> ordered_rows(const Tensor& x, int64_t m, bool descendi
     int64_t* io = indices.data_ptr<int64_t>();
     PairOrder<T> order{descending};
     for_rows(rows, n, [&](int64_t r) {
-      std::vector<std::pair<T, int64_t>> buf(n);
-      for (int64_t i = 0; i < n; ++i) buf[i] = {src[r * n + i], i};
+      auto buf = indexed(src + r * n, n);
       if (full_sort) {
         std::sort(buf.begin(), buf.end(), order);
       } else if (m > 0) {
@@ -112,8 +121,10 @@ std::pair<Tensor, Tensor> ordered_rows(const Tensor& x, int64_t m, bool descendi
 constexpr int64_t kMedian = -1;     // kth_rows: the lower median; a row with a NaN gives its first NaN
 constexpr int64_t kNanMedian = -2;  // kth_rows: the lower median of the non-NaN values (all NaN: the first)
 
-// The k-th smallest (0-based) element of each row of x, or a median (k = kMedian, kNanMedian).
-std::pair<Tensor, Tensor> kth_rows(const Tensor& x, int64_t k, const char* what) {
+// One (value, index) per row of x [..., n]: pick(row, n) for each row, in parallel. pick is
+// generic over the element type (it receives `const T*`).
+template <typename F>
+std::pair<Tensor, Tensor> select_rows(const Tensor& x, const char* what, F&& pick) {
   const int64_t n = x.dim() == 0 ? 1 : x.sizes().back();
   const int64_t rows = n == 0 ? 0 : x.numel() / n;
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
@@ -125,62 +136,46 @@ std::pair<Tensor, Tensor> kth_rows(const Tensor& x, int64_t k, const char* what)
     const T* src = x.data_ptr<T>();
     T* vo = values.data_ptr<T>();
     int64_t* io = indices.data_ptr<int64_t>();
-    PairOrder<T> order{false};
-    for_rows(rows, n, [&](int64_t r) {
-      const T* row = src + r * n;
-      int64_t count = n;  // the values the median is taken over
-      if (k < 0) {
-        const T* nan = std::find_if(row, row + n, [](T v) { return is_nan(v); });
-        if (k == kNanMedian) count = n - std::count_if(row, row + n, [](T v) { return is_nan(v); });
-        if (nan != row + n && (k == kMedian || count == 0)) {
-          vo[r] = *nan;
-          io[r] = nan - row;
-          return;
-        }
-      }
-      const int64_t kk = k < 0 ? (count - 1) / 2 : k;
-      std::vector<std::pair<T, int64_t>> buf(n);
-      for (int64_t i = 0; i < n; ++i) buf[i] = {row[i], i};
-      std::nth_element(buf.begin(), buf.begin() + kk, buf.end(), order);
-      vo[r] = buf[kk].first;
-      io[r] = buf[kk].second;
-    });
+    for_rows(rows, n, [&](int64_t r) { std::tie(vo[r], io[r]) = pick(src + r * n, n); });
   });
   return {values, indices};
+}
+
+// The k-th smallest (0-based) element of each row of x, or a median (k = kMedian, kNanMedian).
+std::pair<Tensor, Tensor> kth_rows(const Tensor& x, int64_t k, const char* what) {
+  return select_rows(x, what, [k](const auto* row, int64_t n) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(row)>>;
+    int64_t count = n;  // the values the median is taken over
+    if (k < 0) {
+      const T* nan = std::find_if(row, row + n, [](T v) { return is_nan(v); });
+      if (k == kNanMedian) count = n - std::count_if(row, row + n, [](T v) { return is_nan(v); });
+      if (nan != row + n && (k == kMedian || count == 0)) return std::pair<T, int64_t>{*nan, nan - row};
+    }
+    const int64_t kk = k < 0 ? (count - 1) / 2 : k;
+    auto buf = indexed(row, n);
+    std::nth_element(buf.begin(), buf.begin() + kk, buf.end(), PairOrder<T>{false});
+    return buf[kk];
+  });
 }
 
 // The most frequent value of each row of x and the index of its last occurrence; among equally
 // frequent values the smallest, and NaNs count as equal to each other (PyTorch's CPU kernel
 // gives the same for rows without NaN; with NaN its answer depends on its sort's order).
 std::pair<Tensor, Tensor> mode_rows(const Tensor& x) {
-  const int64_t n = x.dim() == 0 ? 1 : x.sizes().back();
-  const int64_t rows = n == 0 ? 0 : x.numel() / n;
-  std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
-  if (!shape.empty()) shape.pop_back();
-  Tensor values = empty_tensor(shape, x.options());
-  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, x.device()));
-  dispatch_all_types(x.dtype(), "mode", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* src = x.data_ptr<T>();
-    T* vo = values.data_ptr<T>();
-    int64_t* io = indices.data_ptr<int64_t>();
+  return select_rows(x, "mode", [](const auto* row, int64_t n) {
+    using T = std::remove_const_t<std::remove_pointer_t<decltype(row)>>;
+    auto buf = indexed(row, n);
+    std::sort(buf.begin(), buf.end(), PairOrder<T>{false});  // ascending, NaN last, ties by index
     auto same = [](T a, T b) { return a == b || (is_nan(a) && is_nan(b)); };
-    for_rows(rows, n, [&](int64_t r) {
-      std::vector<std::pair<T, int64_t>> buf(n);
-      for (int64_t i = 0; i < n; ++i) buf[i] = {src[r * n + i], i};
-      std::sort(buf.begin(), buf.end(), PairOrder<T>{false});  // ascending, NaN last, ties by index
-      int64_t best = 0, best_count = 0;
-      for (int64_t start = 0; start < n;) {
-        int64_t end = start + 1;
-        while (end < n && same(buf[end].first, buf[start].first)) ++end;
-        if (end - start > best_count) best = end - 1, best_count = end - start;  // a run's last is its last index
-        start = end;
-      }
-      vo[r] = buf[best].first;
-      io[r] = buf[best].second;
-    });
+    int64_t best = 0, best_count = 0;
+    for (int64_t start = 0; start < n;) {
+      int64_t end = start + 1;
+      while (end < n && same(buf[end].first, buf[start].first)) ++end;
+      if (end - start > best_count) best = end - 1, best_count = end - start;  // a run's last is its last index
+      start = end;
+    }
+    return buf[best];
   });
-  return {values, indices};
 }
 
 // A per-row selection (values, indices over rows along dim) shaped as a reduction over dim.
