@@ -110,7 +110,8 @@ def _addcmul(s, a, b, value=1):
 
 
 def _addcdiv(s, a, b, value=1):
-    return np.asarray(s + value * a / b).astype(np.result_type(s, a, b))
+    # The quotient first, as PyTorch computes it: value * a alone may overflow.
+    return np.asarray(s + value * (a / b)).astype(np.result_type(s, a, b))
 
 
 # ---- samples --------------------------------------------------------------------------------
@@ -188,11 +189,6 @@ def _c_nn(name):
     return lambda lib, *a, **k: (getattr(lib._C._nn, name, None) or getattr(lib.ops.aten, name))(*a, **k)
 
 
-def _aten(name):
-    """An operator torchlite binds at the top level and PyTorch only under torch.ops.aten."""
-    return lambda lib, *a, **k: (getattr(lib, name, None) or getattr(lib.ops.aten, name))(*a, **k)
-
-
 def _random_samples(dtype, rng):
     """Shapes only: values are checked statistically in tests/test_random_ops.py."""
     yield SampleInput((rand((3, 4), dtype, rng, 0.0, 1.0),))
@@ -248,11 +244,11 @@ OPS = [
            ref=lambda x, alpha=1.0: _elu(x, alpha, 1.0, 1.0 / alpha)),
     OpInfo("threshold", _threshold_samples, ref=lambda x, t, v: np.where(x <= t, v, x).astype(x.dtype),
            dtypes=(tl.float32, tl.float64, tl.int64), supports_out=True),
-    OpInfo("threshold_backward", _backward((0.1,)), op=_aten("threshold_backward"),
+    OpInfo("threshold_backward", _backward((0.1,)), op=_c_nn("threshold_backward"),
            ref=lambda g, x, t: _like(x, np.where(x <= t, 0.0, g))),
     OpInfo("hardshrink", _unary(kwargs=({"lambd": 0.3}, {"lambd": 1.5})), supports_out=True,
            ref=lambda x, lambd=0.5: np.where(np.abs(x) <= lambd, 0.0, x).astype(x.dtype)),
-    OpInfo("hardshrink_backward", _backward((0.4,)), op=_aten("hardshrink_backward"),
+    OpInfo("hardshrink_backward", _backward((0.4,)), op=_c_nn("hardshrink_backward"),
            ref=lambda g, x, lambd: _like(x, np.where(np.abs(x) <= lambd, 0.0, g))),
     OpInfo("softshrink", _unary(kwargs=({"lambd": 0.3}, {"lambd": 1.5})), op=_nn("softshrink"),
            ref=lambda x, lambd=0.5: _like(x, np.where(np.abs(x) <= lambd, 0.0, x - np.sign(x) * lambd))),
