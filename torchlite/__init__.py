@@ -127,6 +127,7 @@ from torchlite._shape_compositions import *  # noqa: F401, F403, E402  (tensordo
 from torchlite._scatter_ops import *  # noqa: F401, F403, E402  (*_scatter, index_fill, put, ...)
 from torchlite._inplace_views import *  # noqa: F401, F403, E402  (t_, unsqueeze_, resize_, ...)
 from torchlite._distance import *  # noqa: F401, F403, E402  (cdist, pdist, dist, renorm, ...)
+from torchlite._nn_compositions import *  # noqa: F401, F403, E402  (prelu, rrelu, dropouts, losses, ...)
 from torchlite._numerical import *  # noqa: F401, F403, E402  (gradient, histogram, trapz)
 from torchlite._tensor_compat import *  # noqa: F401, F403, E402  (range, scalar_tensor, Tensor.new, ...)
 from torchlite._rnn import *  # noqa: F401, F403, E402  (lstm, gru, rnn_tanh, *_cell)

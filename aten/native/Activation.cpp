@@ -1,12 +1,16 @@
 // Activations: the kernels with checks or a choice of functor before their stubs
 // (Note [Stubs]; functors in ActivationFunctors.h), and the composites relu6 = hardtanh(0, 6)
-// and log_sigmoid(x) = -softplus(-x), which stays finite for large |x|.
+// and log_sigmoid(x) = -softplus(-x), which stays finite for large |x|, selu and celu (elu with
+// fixed or derived constants).
+#include <limits>
 #include <string>
 
 #include "aten/core/Tensor.h"
 #include "aten/native/BinaryOps.h"
 #include "aten/native/UnaryOps.h"
 #include "generated/Stubs.h"
+#include "generated/ops/celu_native.h"
+#include "generated/ops/elu.h"
 #include "generated/ops/elu_backward.h"
 #include "generated/ops/elu_backward_native.h"
 #include "generated/ops/gelu.h"
@@ -21,6 +25,8 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/relu6.h"
 #include "generated/ops/relu6_native.h"
+#include "generated/ops/selu_native.h"
+#include "generated/ops/softshrink_native.h"
 #include "generated/ops/softplus.h"
 
 namespace tl::native {
@@ -70,9 +76,47 @@ Tensor leaky_relu_backward(const Tensor& grad_output, const Tensor& self, const 
   return iter.output();
 }
 
+Tensor softshrink_out(const Tensor& self, const Scalar& lambd, const Tensor& out) {
+  // As PyTorch, lambd must lie in [0, the input dtype's largest finite value].
+  const ScalarType t = self.scalar_type();
+  const double max = t == ScalarType::Double     ? std::numeric_limits<double>::max()
+                     : t == ScalarType::Half     ? 65504.0
+                     : t == ScalarType::BFloat16 ? 3.3895313892515355e38
+                                                 : static_cast<double>(std::numeric_limits<float>::max());
+  const double l = lambd.to_double();
+  TL_CHECK(l >= 0.0 && l <= max, "lambda must be in range [0, ", max, "] for input dtype ", scalar_type_cpp_name(t),
+           ", but found ", l);
+  TensorIterator iter = unary_op_iter("softshrink", out, self);
+  softshrink_stub(iter.device().type, iter, lambd);
+  return iter.output();
+}
+
 Tensor relu6(const Tensor& self) { return tl::hardtanh(self, Scalar(0), Scalar(6)); }
 Tensor relu6_(const Tensor& self) { return tl::hardtanh_(self, Scalar(0), Scalar(6)); }
 
 Tensor log_sigmoid(const Tensor& self) { return tl::softplus(self.neg(), Scalar(1), Scalar(20)).neg(); }
+
+
+namespace {
+
+constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
+constexpr double kSeluScale = 1.0507009873554804934193349852946;
+
+Scalar celu_input_scale(const Scalar& alpha) {
+  TL_CHECK(alpha.to_double() != 0.0, "ZeroDivisionError: alpha cannot be 0 for CELU");
+  return Scalar(1.0 / alpha.to_double());
+}
+
+}  // namespace
+
+Tensor selu(const Tensor& self) { return tl::elu(self, Scalar(kSeluAlpha), Scalar(kSeluScale), Scalar(1)); }
+Tensor selu_(const Tensor& self) { return tl::elu_(self, Scalar(kSeluAlpha), Scalar(kSeluScale), Scalar(1)); }
+
+Tensor celu(const Tensor& self, const Scalar& alpha) {
+  return tl::elu(self, alpha, Scalar(1), celu_input_scale(alpha));
+}
+Tensor celu_(const Tensor& self, const Scalar& alpha) {
+  return tl::elu_(self, alpha, Scalar(1), celu_input_scale(alpha));
+}
 
 }  // namespace tl::native

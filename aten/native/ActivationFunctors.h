@@ -1,5 +1,6 @@
 #pragma once
-// Functors of the activations (gelu, silu, elu, leaky_relu, softplus, hardtanh) and their
+// Functors of the activations (gelu, silu, elu, leaky_relu, softplus, hardtanh, threshold, the
+// shrinks, hardsigmoid, hardswish, mish) and their
 // backward ops: Note [Shared functors] (ElementwiseFunctors.h). Floating types only, as in
 // PyTorch; opmath_t computes Half/BFloat16 in float.
 #include <cmath>
@@ -146,6 +147,106 @@ struct HardtanhBackwardFunctor {
   TL_HOST_DEVICE T operator()(T g, T a) const {
     op_t x = static_cast<op_t>(a);
     return static_cast<T>(x <= min_val || x >= max_val ? op_t(0) : static_cast<op_t>(g));
+  }
+};
+
+// threshold(x) = value where x <= threshold, else x; also for integer types, as in PyTorch.
+template <typename T>
+struct ThresholdFunctor {
+  using op_t = opmath_t<T>;
+  op_t threshold, value;
+  TL_HOST_DEVICE T operator()(T a) const {
+    return static_cast<op_t>(a) <= threshold ? static_cast<T>(value) : a;
+  }
+};
+template <typename T>
+struct ThresholdBackwardFunctor {
+  using op_t = opmath_t<T>;
+  op_t threshold;
+  TL_HOST_DEVICE T operator()(T g, T a) const { return static_cast<op_t>(a) <= threshold ? T(0) : g; }
+};
+
+// hardshrink zeroes [-lambd, lambd]; softshrink also moves the rest lambd towards 0. Both pass
+// the gradient outside that interval.
+template <typename T>
+struct HardshrinkFunctor {
+  using op_t = opmath_t<T>;
+  op_t lambd;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    return (x >= -lambd && x <= lambd) ? T(0) : a;
+  }
+};
+template <typename T>
+struct SoftshrinkFunctor {
+  using op_t = opmath_t<T>;
+  op_t lambd;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    return static_cast<T>(x > lambd ? x - lambd : (x < -lambd ? x + lambd : x * op_t(0)));  // keeps -0
+  }
+};
+template <typename T>
+struct ShrinkBackwardFunctor {
+  using op_t = opmath_t<T>;
+  op_t lambd;
+  TL_HOST_DEVICE T operator()(T g, T a) const {
+    op_t x = static_cast<op_t>(a);
+    return (x >= -lambd && x <= lambd) ? T(0) : g;
+  }
+};
+
+// hardsigmoid(x) = clamp(x + 3, 0, 6) / 6; hardswish(x) = x hardsigmoid(x).
+template <typename T>
+struct HardsigmoidFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a) + op_t(3);
+    return static_cast<T>((x < op_t(0) ? op_t(0) : (x > op_t(6) ? op_t(6) : x)) / op_t(6));
+  }
+};
+template <typename T>
+struct HardsigmoidBackwardFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T g, T a) const {
+    op_t x = static_cast<op_t>(a);
+    return static_cast<T>((x > op_t(-3) && x < op_t(3)) ? static_cast<op_t>(g) / op_t(6) : op_t(0));
+  }
+};
+template <typename T>
+struct HardswishFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a), y = x + op_t(3);
+    return static_cast<T>(x * (y < op_t(0) ? op_t(0) : (y > op_t(6) ? op_t(6) : y)) / op_t(6));
+  }
+};
+// d/dx: 0 below -3, x / 3 + 1/2 on [-3, 3], 1 above.
+template <typename T>
+struct HardswishBackwardFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T g, T a) const {
+    op_t x = static_cast<op_t>(a), go = static_cast<op_t>(g);
+    return static_cast<T>(x < op_t(-3) ? op_t(0) : (x <= op_t(3) ? go * (x / op_t(3) + op_t(0.5)) : go));
+  }
+};
+
+// mish(x) = x tanh(softplus(x)); d/dx = t + x s (1 - t^2), t = tanh(softplus(x)), s = sigmoid(x).
+template <typename T>
+struct MishFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T a) const {
+    op_t x = static_cast<op_t>(a);
+    return static_cast<T>(x * std::tanh(std::log1p(ew::exp(x))));
+  }
+};
+template <typename T>
+struct MishBackwardFunctor {
+  using op_t = opmath_t<T>;
+  TL_HOST_DEVICE T operator()(T g, T a) const {
+    op_t x = static_cast<op_t>(a);
+    op_t t = std::tanh(std::log1p(ew::exp(x)));
+    return static_cast<T>(static_cast<op_t>(g) * (t + x * ew::sigmoid(x) * (op_t(1) - t * t)));
   }
 };
 

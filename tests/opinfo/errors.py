@@ -246,4 +246,71 @@ ERRORS = [
     S("gru_cell with the wrong hidden size", lambda lib: lib.gru_cell(_t(lib, 3, 4), _t(lib, 3, 6), _t(lib, 15, 4),
                                                                      _t(lib, 15, 5)), RE,
       "hidden0 has inconsistent hidden_size: got 6, expected 5"),
+    # Activations, normalisation and losses of torch.nn.functional.
+    S("softshrink with a negative lambd", lambda lib: _F(lib).softshrink(_t(lib, 3), -0.5), RE,
+      "lambda must be in range [0, 3.40282e+38] for input dtype Float, but found -0.5"),
+    S("celu with alpha 0", lambda lib: lib.celu(_t(lib, 3), 0.0), RE, "ZeroDivisionError"),
+    S("glu over an odd dimension", lambda lib: _F(lib).glu(_t(lib, 2, 3)), RE,
+      "Halving dimension must be even, but dimension 1 is size 3"),
+    S("glu of a scalar", lambda lib: _F(lib).glu(lib.tensor(1.0)), RE,
+      "glu does not support scalars because halving size must be even"),
+    S("prelu weight per channel mismatch", lambda lib: _F(lib).prelu(_t(lib, 2, 4), _t(lib, 3)), RE,
+      "Mismatch of parameter numbers and input channel size. Found parameter numbers = 3 and channel size = 4."),
+    S("prelu 2-D weight", lambda lib: lib.prelu(_t(lib, 2, 4), _t(lib, 1, 1)), RE,
+      "prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = 2"),
+    S("prelu dtype mismatch", lambda lib: lib.prelu(_t(lib, 2, 3), _t(lib, 3, dtype=lib.float64)), RE,
+      "prelu: Type promoting not supported. Got Float and Double"),
+    S("rrelu lower > upper", lambda lib: _F(lib).rrelu(_t(lib, 3), 0.5, 0.1), RE,
+      "Lower bound should be less than or equal to the upper bound"),
+    S("feature dropout of 1-D input", lambda lib: lib.feature_dropout(_t(lib, 3), 0.5, True), RE,
+      "Feature dropout requires at least 2 dimensions in the input"),
+    S("instance_norm of one spatial element", lambda lib: _F(lib).instance_norm(_t(lib, 2, 3, 1)), VE,
+      "Expected more than 1 spatial element when training, got input size "),
+    S("instance_norm eval without running stats", lambda lib: lib.instance_norm(
+        _t(lib, 2, 3, 4), None, None, None, None, False, 0.1, 1e-5, False), RE,
+      "Expected running_mean and running_var to be defined when use_input_stats is false"),
+    S("InstanceNorm1d of 4-D input", lambda lib: lib.nn.InstanceNorm1d(3)(_t(lib, 2, 3, 4, 5)), VE,
+      "expected 2D or 3D input (got 4D input)"),
+    S("InstanceNorm2d affine with other channels", lambda lib: lib.nn.InstanceNorm2d(3, affine=True)(
+        _t(lib, 2, 4, 3, 3)), VE, "expected input's size at dim=1 to match num_features (3), but got: 4."),
+    S("local_response_norm of 2-D input", lambda lib: _F(lib).local_response_norm(_t(lib, 2, 3), 2), VE,
+      "Expected 3D or higher dimensionality"),
+    S("margin_ranking_loss dims", lambda lib: _F(lib).margin_ranking_loss(_t(lib, 3), _t(lib, 3), _t(lib, 1, 3)), RE,
+      "margin_ranking_loss : All input tensors should have same dimension but got sizes: "),
+    S("cosine_embedding_loss 2-D target", lambda lib: _F(lib).cosine_embedding_loss(
+        _t(lib, 3, 4), _t(lib, 3, 4), _t(lib, 3, 1)), RE, "0D or 1D target tensor expected, multi-target not supported"),
+    S("cosine_embedding_loss 1-D inputs with a 1-D target", lambda lib: _F(lib).cosine_embedding_loss(
+        _t(lib, 4), _t(lib, 4), _t(lib, 4)), RE,
+      "1D target tensor expects 2D input tensors, but found inputs with sizes [4] and [4]."),
+    S("triplet_margin_loss dims", lambda lib: _F(lib).triplet_margin_loss(_t(lib, 3, 4), _t(lib, 4), _t(lib, 3, 4)),
+      RE, "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
+      "anchor 2D, positive 1D, and negative 2D inputs"),
+    S("triplet_margin_loss margin 0", lambda lib: _F(lib).triplet_margin_loss(_t(lib, 4), _t(lib, 4), _t(lib, 4),
+                                                                             margin=0.0), VE,
+      "margin must be greater than 0, got 0.0"),
+    S("poisson_nll_loss reduction", lambda lib: _F(lib).poisson_nll_loss(_t(lib, 3), _t(lib, 3), reduction="max"), VE,
+      "max is not a valid value for reduction"),
+    S("gaussian_nll_loss negative var", lambda lib: _F(lib).gaussian_nll_loss(_t(lib, 3), _t(lib, 3), -_t(lib, 3)),
+      VE, "var has negative entry/entries"),
+    S("gaussian_nll_loss var size", lambda lib: _F(lib).gaussian_nll_loss(_t(lib, 3, 4), _t(lib, 3, 4),
+                                                                           _t(lib, 2, 2)), VE,
+      "var is of incorrect size"),
+    S("multi_margin_loss p=3", lambda lib: _F(lib).multi_margin_loss(_t(lib, 3, 4), lib.zeros(3, dtype=lib.int64),
+                                                                     p=3), VE, "only p == 1 and p == 2 supported"),
+    S("multi_margin_loss target out of range", lambda lib: _F(lib).multi_margin_loss(
+        _t(lib, 3, 4), lib.tensor([0, 1, 4])), RE, "target out of range"),
+    S("multi_margin_loss target size", lambda lib: _F(lib).multi_margin_loss(_t(lib, 3, 4), lib.tensor([0, 1])), RE,
+      "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples (batch size). "
+      "Expected target size [3], but got [2]. Input has shape [3, 4]."),
+    S("multi_margin_loss weight size", lambda lib: _F(lib).multi_margin_loss(
+        _t(lib, 3, 4), lib.tensor([0, 1, 2]), weight=_t(lib, 3)), RE, "inconsistent weight size, expected 4 but got [3]"),
+    S("multi_margin_loss 3-D input", lambda lib: _F(lib).multi_margin_loss(_t(lib, 2, 3, 4), lib.tensor([0, 1])), RE,
+      "Expected non-empty vector or matrix with optional 0-dim batch size, but got: [2, 3, 4]"),
+    S("multilabel_margin_loss target size", lambda lib: _F(lib).multilabel_margin_loss(
+        _t(lib, 3, 4), lib.zeros(1, 4, dtype=lib.int64)), RE, "inconsistent target size: [1, 4] for input of size: [3, 4]"),
+    S("multilabel_margin_loss float target", lambda lib: _F(lib).multilabel_margin_loss(_t(lib, 3, 4), _t(lib, 3, 4)),
+      RE, "expected scalar type Long but found Float"),
+    S("multilabel_margin_loss target out of range", lambda lib: _F(lib).multilabel_margin_loss(
+        _t(lib, 4), lib.tensor([0, 5, -1, 0])), RE, "argument #2 'target' is out of range"),
+
 ]

@@ -76,6 +76,19 @@ def _softplus(x, beta=1.0, threshold=20.0):
     return _like(x, np.where(x * beta > threshold, x, np.log1p(np.exp(x * beta)) / beta))
 
 
+def _selu(x):
+    return _elu(x, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946)
+
+
+def _hardswish_grad(x):
+    return np.where(x < -3, 0.0, np.where(x <= 3, x / 3 + 0.5, 1.0))
+
+
+def _mish_grad(x):
+    t = np.tanh(np.logaddexp(0, x))
+    return t + x * _sigmoid(x) * (1 - t * t)
+
+
 def _softplus_backward(g, x, beta, threshold):
     return _like(x, g * np.where(x * beta > threshold, 1.0, _sigmoid(x * beta)))
 
@@ -97,7 +110,8 @@ def _addcmul(s, a, b, value=1):
 
 
 def _addcdiv(s, a, b, value=1):
-    return np.asarray(s + value * a / b).astype(np.result_type(s, a, b))
+    # The quotient first, as PyTorch computes it: value * a alone may overflow.
+    return np.asarray(s + value * (a / b)).astype(np.result_type(s, a, b))
 
 
 # ---- samples --------------------------------------------------------------------------------
@@ -180,6 +194,13 @@ def _random_samples(dtype, rng):
     yield SampleInput((rand((3, 4), dtype, rng, 0.0, 1.0),))
 
 
+def _threshold_samples(dtype, rng):
+    yield SampleInput((rand((2, 3), dtype, rng), 0.1, 20.0))
+    yield SampleInput((rand((5,), dtype, rng), -1.0, -2.0))
+    yield SampleInput((rand((0, 3), dtype, rng), 0.5, 1.0), grad=False)
+    yield SampleInput((rand((), dtype, rng), 0.5, 1.0))
+
+
 def _dropout_backward_samples(dtype, rng):
     mask = lambda s: rng.random(s) > 0.5
     yield SampleInput((rand((2, 3), dtype, rng), mask((2, 3)), 2.0))
@@ -218,6 +239,30 @@ OPS = [
            ref=lambda g, x, lo, hi: _like(x, np.where((x <= lo) | (x >= hi), 0.0, g))),
     OpInfo("relu6", _unary(-3, 9), ref=lambda x: np.clip(x, 0, 6), op=_nn("relu6")),
     OpInfo("log_sigmoid", _unary(-30, 30), ref=lambda x: _like(x, -np.logaddexp(0, -x)), op=_nn("logsigmoid")),
+    OpInfo("selu", _unary(), ref=_selu),
+    OpInfo("celu", _unary(kwargs=({"alpha": 0.5}, {"alpha": 2.0})),
+           ref=lambda x, alpha=1.0: _elu(x, alpha, 1.0, 1.0 / alpha)),
+    OpInfo("threshold", _threshold_samples, ref=lambda x, t, v: np.where(x <= t, v, x).astype(x.dtype),
+           dtypes=(tl.float32, tl.float64, tl.int64), supports_out=True),
+    OpInfo("threshold_backward", _backward((0.1,)), op=_c_nn("threshold_backward"),
+           ref=lambda g, x, t: _like(x, np.where(x <= t, 0.0, g))),
+    OpInfo("hardshrink", _unary(kwargs=({"lambd": 0.3}, {"lambd": 1.5})), supports_out=True,
+           ref=lambda x, lambd=0.5: np.where(np.abs(x) <= lambd, 0.0, x).astype(x.dtype)),
+    OpInfo("hardshrink_backward", _backward((0.4,)), op=_c_nn("hardshrink_backward"),
+           ref=lambda g, x, lambd: _like(x, np.where(np.abs(x) <= lambd, 0.0, g))),
+    OpInfo("softshrink", _unary(kwargs=({"lambd": 0.3}, {"lambd": 1.5})), op=_nn("softshrink"),
+           ref=lambda x, lambd=0.5: _like(x, np.where(np.abs(x) <= lambd, 0.0, x - np.sign(x) * lambd))),
+    OpInfo("softshrink_backward", _backward((0.4,)), op=_c_nn("softshrink_backward"),
+           ref=lambda g, x, lambd: _like(x, np.where(np.abs(x) <= lambd, 0.0, g))),
+    OpInfo("hardsigmoid", _unary(-5, 5), op=_nn("hardsigmoid"), ref=lambda x: _like(x, np.clip(x + 3, 0, 6) / 6)),
+    OpInfo("hardsigmoid_backward", _backward(low=-5, high=5), op=_c_nn("hardsigmoid_backward"),
+           torch=False, ref=lambda g, x: _like(x, np.where((x > -3) & (x < 3), g / 6, 0.0))),  # no PyTorch derivative
+    OpInfo("hardswish", _unary(-5, 5), op=_nn("hardswish"), ref=lambda x: _like(x, x * np.clip(x + 3, 0, 6) / 6)),
+    OpInfo("hardswish_backward", _backward(low=-5, high=5), op=_c_nn("hardswish_backward"),
+           ref=lambda g, x: _like(x, g * _hardswish_grad(x))),
+    OpInfo("mish", _unary(-30, 30), op=_nn("mish"), ref=lambda x: _like(x, x * np.tanh(np.logaddexp(0, x)))),
+    OpInfo("mish_backward", _backward(), op=_c_nn("mish_backward"), torch=False,  # no PyTorch derivative
+           ref=lambda g, x: _like(x, g * _mish_grad(x))),
     # pointwise math
     OpInfo("erf", _unary(), ref=lambda x: _like(x, _erf(x)), supports_out=True, inplace=True),
     OpInfo("erfc", _unary(), ref=lambda x: _like(x, _erfc(x)), supports_out=True, inplace=True),

@@ -138,12 +138,31 @@ def _named(sig):
     return out
 
 
+_ARITHMETIC = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.Div: lambda a, b: a / b}
+
+
+def _number(node):
+    """The value of a number literal or of arithmetic on them (PyTorch's docs write `lower=1./8`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        a, b = _number(node.left), _number(node.right)
+        if a is not None and b is not None and not (isinstance(node.op, ast.Div) and b == 0):
+            return _ARITHMETIC[type(node.op)](a, b)
+    return None
+
+
 def _literal(text):
     text = re.sub(r"\b(torch|torchlite)\.", "", text)
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
-        return text
+        try:
+            value = _number(ast.parse(text, mode="eval").body)
+        except SyntaxError:
+            value = None
+        return text if value is None else value
     return tuple(value) if isinstance(value, list) else value
 
 

@@ -14,6 +14,7 @@
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
 #include "generated/ops/sigmoid.h"
+#include "generated/ops/softplus.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/tanh.h"
 #include "generated/ops/where.h"
@@ -90,6 +91,14 @@ Tensor silu_double_backward(const Tensor& grad, const Tensor& self) {
   const Tensor s = self.sigmoid();
   const Tensor ds = s.mul(s.neg().add(1));
   return grad.mul(ds).mul(self.mul(s.mul(-2).add(1)).add(2));
+}
+
+Tensor mish_double_backward(const Tensor& grad, const Tensor& self) {
+  // (x t)'' = s (1 - t^2) (2 + x (1 - s - 2 t s)), t = tanh(softplus(x)), s = sigmoid(x).
+  const Tensor s = self.sigmoid();
+  const Tensor t = tl::softplus(self, Scalar(1), Scalar(20)).tanh();
+  const Tensor inner = self.mul(s.neg().add(1).sub(t.mul(s).mul(2))).add(2);
+  return grad.mul(s).mul(t.mul(t).neg().add(1)).mul(inner);
 }
 
 Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold) {

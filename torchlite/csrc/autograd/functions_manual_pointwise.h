@@ -24,6 +24,7 @@ Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optiona
 // with grad = (incoming gradient) * grad_output.
 Tensor gelu_double_backward(const Tensor& grad, const Tensor& self, const std::string& approximate);
 Tensor silu_double_backward(const Tensor& grad, const Tensor& self);
+Tensor mish_double_backward(const Tensor& grad, const Tensor& self);
 Tensor softplus_double_backward(const Tensor& grad, const Tensor& self, const Scalar& beta, const Scalar& threshold);
 // Derivative of elu_backward in self_or_result (self: x; result: elu's output).
 Tensor elu_double_backward(const Tensor& grad, const Tensor& grad_output, const Scalar& alpha, const Scalar& scale,

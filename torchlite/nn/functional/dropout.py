@@ -31,13 +31,17 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def _channel_dropout(input, p, training, inplace, alpha=False):
     """Zeroes whole channels: one mask value per (batch, channel), broadcast over the rest."""
     _check_p(p)
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:
         return input
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
     noise_shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
     return _masked(input, input.new_empty(noise_shape), p, inplace, alpha)
 
 
 def _masked(input, noise, p, inplace, alpha):
+    if p == 1.0:  # every unit dropped, alpha dropout's included
+        return input.mul_(0.0) if inplace else input * 0.0
     noise.bernoulli_(1.0 - p)
     if alpha:
         # Dropped units take SELU's saturation value; a and b keep the mean and variance.
@@ -46,7 +50,7 @@ def _masked(input, noise, p, inplace, alpha):
         b = (noise - 1.0) * (k * a) + k * a * p
         noise = noise * a
         return input.mul_(noise).add_(b) if inplace else input * noise + b
-    noise = noise.zero_() if p == 1.0 else noise.div_(1.0 - p)
+    noise.div_(1.0 - p)
     return input.mul_(noise) if inplace else input * noise
 
 
@@ -88,14 +92,10 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
 
 def alpha_dropout(input, p=0.5, training=False, inplace=False):
     _check_p(p)
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:
         return input
     return _masked(input, input.new_empty(input.shape), p, inplace, alpha=True)
 
 
 def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
-    _check_p(p)
-    if not training or p == 0.0:
-        return input
-    noise_shape = list(input.shape[:2]) + [1] * (input.dim() - 2)
-    return _masked(input, input.new_empty(noise_shape), p, inplace, alpha=True)
+    return _channel_dropout(input, p, training, inplace, alpha=True)

@@ -1,16 +1,23 @@
 """torchlite.nn.functional: loss functions.
 
-Thin wrappers over the generated operators: they turn PyTorch's `reduction` strings (and the
-legacy size_average/reduce flags) into the operators' enum and do PyTorch's Python-level checks
-and warnings."""
+Most are thin wrappers over the generated operators: they turn PyTorch's `reduction` strings (and
+the legacy size_average/reduce flags) into the operators' enum and do PyTorch's Python-level
+checks and warnings. The margin, embedding and likelihood losses (PyTorch's own are composites
+or small kernels) are compositions of differentiable operators."""
 
+import math
 import warnings
 
 from torchlite import _C
-from torchlite.nn.functional.distance import _broadcast
+from torchlite.autograd.grad_mode import no_grad
+from torchlite.nn.functional.activation import logsigmoid
+from torchlite.nn.functional.distance import _broadcast, pairwise_distance
 
-__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy", "huber_loss", "kl_div",
-           "l1_loss", "mse_loss", "nll_loss", "smooth_l1_loss"]
+__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
+           "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss",
+           "mse_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss",
+           "poisson_nll_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss"]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -129,3 +136,209 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     loss = _C.kl_div(input, target, red, log_target=log_target)
     # As in PyTorch, 'batchmean' divides by the batch size even where legacy flags chose the reduction.
     return loss / input.size(0) if reduction == "batchmean" and input.dim() != 0 else loss
+
+
+def _reduce(loss, reduction, size_average=None, reduce=None):
+    """Applies a reduction string (or the legacy flags) to an unreduced loss."""
+    red = _reduction(reduction, size_average, reduce)
+    return loss if red == 0 else loss.mean() if red == 1 else loss.sum()
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} ")
+    loss = (-target * (input1 - input2) + margin).clamp_min(0)
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """input where target == 1, max(0, margin - input) where target == -1 (both terms elsewhere)."""
+    zeros = _C.zeros_like(input)
+    loss = _C.where(target != 1, (margin - input).clamp_min(0), zeros) + _C.where(target != -1, input, zeros)
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    return _reduce(-logsigmoid(target * input), reduction, size_average, reduce)
+
+
+_COSINE_EPS = 1e-12  # added to the squared norms, as PyTorch does
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """1 - cos(x1, x2) where target == 1, max(0, cos(x1, x2) - margin) where target == -1."""
+    tdim = target.dim()
+    if tdim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if tdim == 1 and (input1.dim() != 2 or input2.dim() != 2):
+        raise RuntimeError(f"1D target tensor expects 2D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    if tdim == 0 and (input1.dim() != 1 or input2.dim() != 1):
+        raise RuntimeError(f"0D target tensor expects 1D input tensors, but found inputs with sizes "
+                           f"{list(input1.shape)} and {list(input2.shape)}.")
+    prod = (input1 * input2).sum(tdim)
+    denom = (((input1 * input1).sum(tdim) + _COSINE_EPS) * ((input2 * input2).sum(tdim) + _COSINE_EPS)).sqrt()
+    cos = prod / denom
+    zeros = _C.zeros_like(cos)
+    loss = _C.where(target == 1, 1 - cos, zeros) + _C.where(target == -1, (cos - margin).clamp_min(0), zeros)
+    return _reduce(loss, reduction, size_average, reduce)
+
+
+def _check_triplet_dims(anchor, positive, negative):
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
+                           f"{negative.dim()}D inputs")
+
+
+def _triplet(anchor, positive, negative, distance, margin, swap):
+    _check_triplet_dims(anchor, positive, negative)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = _C.minimum(dist_neg, distance(positive, negative))
+    return (margin + distance(anchor, positive) - dist_neg).clamp_min(0)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    red = _reduction(reduction, size_average, reduce)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    loss = _triplet(anchor, positive, negative, lambda a, b: pairwise_distance(a, b, p, eps), margin, swap)
+    return _reduce(loss, ("none", "mean", "sum")[red])
+
+
+def triplet_margin_with_distance_loss(anchor, positive, negative, *, distance_function=None, margin=1.0, swap=False,
+                                      reduction="mean"):
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    loss = _triplet(anchor, positive, negative, distance_function or pairwise_distance, margin, swap)
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    loss = input.exp() - target * input if log_input else input - target * (input + eps).log()
+    if full:
+        # Stirling's approximation of log(target!), counted only where target > 1.
+        stirling = target * target.log() - target + 0.5 * (2 * math.pi * target).log()
+        loss = loss + stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _C.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if tuple(var.shape) != tuple(input.shape):
+        if tuple(input.shape[:-1]) == tuple(var.shape):  # one variance per sample (homoscedastic)
+            var = var.unsqueeze(-1)
+        elif not (input.dim() == var.dim()
+                  and sum(v for i, v in zip(input.shape, var.shape) if i != v) == 1):
+            raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():  # the clamp is for stability only: gradients pass as if unclamped
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss = loss + 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_get_string(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(class_dim) / input.size(class_dim)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
+
+
+def _check_margin_input(input):
+    if not ((input.dim() == 2 and input.size(1) != 0) or (input.dim() == 1 and input.size(0) != 0)
+            or input.dim() == 0):
+        raise RuntimeError(f"Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(input.shape)}")
+
+
+def _check_long(target):
+    if target.dtype != _C.int64:
+        name = {"float32": "Float", "float64": "Double", "int32": "Int"}.get(str(target.dtype).split(".")[-1])
+        raise RuntimeError(f"expected scalar type Long but found {name or target.dtype}")
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """Per sample: sum over classes i != y of max(0, margin - x[y] + x[i]) ** p (times weight[y]) / C."""
+    red = _reduction(reduction, size_average, reduce)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    _check_margin_input(input)
+    _check_long(target)
+    x = input.reshape(-1, 1) if input.dim() == 0 else input.reshape(-1, input.shape[-1])
+    n, c = x.shape
+    if target.dim() > 1 or target.numel() != n:
+        raise RuntimeError(f"multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{n}], but got {list(target.shape)}. Input "
+                           f"has shape {list(input.shape)}.")
+    if weight is not None and weight.numel() != c:
+        raise RuntimeError(f"inconsistent weight size, expected {c} but got {list(weight.shape)}")
+    y = target.reshape(n, 1)
+    if n and bool(((y < 0) | (y >= c)).any()):
+        raise RuntimeError("target out of range")
+    z = (margin - x.gather(1, y) + x).clamp_min(0)
+    if p == 2:
+        z = z * z
+    if weight is not None:
+        z = z * weight[y]
+    loss = z.masked_fill(_C.arange(c, device=x.device) == y, 0).sum(1) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return loss if red == 0 else loss.mean() if red == 1 else loss.sum()
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """Per sample: sum over target classes j and non-target classes i of max(0, 1 - (x[j] - x[i])) / C;
+    each target row lists its classes and ends at the first -1."""
+    red = _reduction(reduction, size_average, reduce)
+    _check_margin_input(input)
+    _check_long(target)
+    if input.dim() <= 1:
+        c = 1 if input.dim() == 0 else input.size(0)
+        if target.dim() > 1 or target.numel() != c:
+            raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: "
+                               f"{list(input.shape)}")
+    elif target.dim() != 2 or tuple(target.shape) != tuple(input.shape):
+        raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
+    x = input.reshape(-1, input.shape[-1] if input.dim() else 1)
+    t = target.reshape(x.shape)
+    n, c = x.shape
+    listed = (t >= 0).cumprod(1).bool()  # entries before the first -1
+    if n and bool(((t >= c) | (t < -1)).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    idx = t.clamp_min(0)
+    is_target = _C.zeros(n, c, dtype=_C.int64, device=x.device).scatter_add_(1, idx, listed.long()) > 0
+    gap = (1 - x.gather(1, idx).unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
+    pairs = listed.unsqueeze(2) & ~is_target.unsqueeze(1)
+    loss = (gap * pairs).sum((1, 2)) / c
+    if input.dim() <= 1:
+        loss = loss.reshape(())
+    return loss if red == 0 else loss.mean() if red == 1 else loss.sum()

@@ -8,7 +8,7 @@ from torchlite.nn.parameter import Parameter
 
 __all__ = ["ReLU", "ReLU6", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "LogSoftmax", "LeakyReLU", "ELU",
            "Softplus", "Hardtanh", "Mish", "Hardswish", "Hardsigmoid", "PReLU", "SELU", "CELU", "GLU", "LogSigmoid",
-           "Softsign", "Tanhshrink", "Threshold", "Softmin", "Softmax2d", "Hardshrink", "Softshrink"]
+           "Softsign", "Tanhshrink", "Threshold", "Softmin", "Softmax2d", "Hardshrink", "Softshrink", "RReLU"]
 
 
 class _InplaceActivation(Module):
@@ -282,3 +282,21 @@ class Hardshrink(Module):
 class Softshrink(Hardshrink):
     def forward(self, input):
         return F.softshrink(input, self.lambd)
+
+
+class RReLU(Module):
+    """Leaky ReLU with a random negative slope from U(lower, upper) in training, their mean in eval."""
+
+    __constants__ = ["lower", "upper", "inplace"]
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"lower={self.lower}, upper={self.upper}{', inplace=True' if self.inplace else ''}"
