@@ -115,7 +115,8 @@ def _to_tl(obj, layout):
 
 def _to_numpy(x):
     if isinstance(x, (list, tuple)):
-        return type(x)(_to_numpy(o) for o in x)
+        items = [_to_numpy(o) for o in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)  # a return_types named tuple
     if isinstance(x, tl.Tensor):
         return x.detach().numpy(force=True) if x.dtype != tl.bfloat16 else x.detach().float().numpy()
     if TORCH is not None and isinstance(x, TORCH.Tensor):
