@@ -86,6 +86,8 @@ def python_face_default(a: Argument, schema: FunctionSchema) -> str | None:
     zeros_like), contiguous_format where none is (empty)."""
     if a.default is None:
         return "None" if a.kwarg_only and isinstance(a.type, OptionalType) else None
+    if none_means_empty(a):
+        return "None"
     if a.default != "None" or not isinstance(a.type, OptionalType):
         return a.default
     name = base_of(a.type).name
@@ -96,6 +98,12 @@ def python_face_default(a: Argument, schema: FunctionSchema) -> str | None:
     if name == "Layout" and not schema.name.base.endswith("_like"):
         return "strided"
     return a.default
+
+
+def none_means_empty(a: Argument) -> bool:
+    """An int list defaulting to [] also takes None for it, as PyTorch's parser allows
+    (amax(x, dim=None), roll(x, 1, dims=None), avg_pool1d(x, 2, stride=None))."""
+    return a.default == "[]" and isinstance(a.type, ListType) and base_of(a.type).name in ("int", "SymInt")
 
 
 @dataclass(frozen=True)
@@ -123,7 +131,9 @@ class Overload:
     def with_default(self, a: Argument) -> Argument:
         """`a` with the default Python callers see (python_face_default)."""
         default = python_face_default(a, self.schema)
-        return a if default == a.default else dataclasses.replace(a, default=default)
+        if default == a.default:
+            return a
+        return dataclasses.replace(a, default=default, type=OptionalType(a.type) if none_means_empty(a) else a.type)
 
     def keyword(self, a: Argument) -> str:
         """The name Python callers pass `a` by: a function's `self` is `input`, as in PyTorch
@@ -209,6 +219,9 @@ class Overload:
                 args.append(f"int_list_from_args({a.name}_args)")
             elif self.out_fn is not None and a in outs:
                 args.append(f"out_tensor(out, {outs.index(a)}, {len(outs)})")
+            elif none_means_empty(a):
+                as_optional = dataclasses.replace(a, type=OptionalType(a.type))
+                args.append(f"{binding_arg_expr(as_optional)}.value_or(IntArrayRef())")
             else:
                 args.append(binding_arg_expr(a))
         callee = f"self.{public_name(schema)}" if self.is_method else f"tl::{public_name(schema)}"

@@ -1221,6 +1221,8 @@ def test_python_face_defaults():
     like = zeros.replace("zeros(SymInt[] size", "zeros_like(Tensor self")
     assert [face(like, n) for n in ("layout", "pin_memory", "memory_format")] == ["None", "False", "preserve_format"]
     assert face("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "memory_format") == "preserve_format"
+    assert face("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", "dim") == "None"  # None: []
+    assert face("f(Tensor self, int[1] dim=[0]) -> Tensor", "dim") == "[0]"
 
 
 def test_factory_out_variant_is_merged(tmp_path):
