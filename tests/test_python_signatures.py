@@ -75,3 +75,22 @@ def test_cpu_takes_memory_format():
     for lib in (tl, torch):
         x = lib.ones(2, 3).t()
         assert x.cpu(memory_format=lib.contiguous_format) is x and x.cpu() is x
+
+
+@pytest.mark.parametrize("name,args,dtype", [("rand", (2, 3), "float64"), ("randn", ((4,),), "float32"),
+                                             ("randperm", (6,), "int32"), ("randperm", (5,), "int64")])
+def test_random_factory_out(name, args, dtype):
+    """rand/randn/randperm(out=): out resized, its dtype kept, the same draws as without out=
+    from the same seed (by generator= or the global one), as PyTorch."""
+    fn = getattr(tl, name)
+    out = tl.empty(0, dtype=getattr(tl, dtype))
+    assert fn(*args, out=out, generator=tl.Generator().manual_seed(5)) is out
+    expected = fn(*args, generator=tl.Generator().manual_seed(5), dtype=getattr(tl, dtype))
+    assert out.dtype == expected.dtype and out.tolist() == expected.tolist()
+    tl.manual_seed(7)
+    fn(*args, out=out)
+    tl.manual_seed(7)
+    assert out.tolist() == fn(*args, dtype=getattr(tl, dtype)).tolist()
+    tout = torch.empty(0, dtype=getattr(torch, dtype))
+    getattr(torch, name)(*args, out=tout)
+    assert tuple(out.shape) == tuple(tout.shape)
