@@ -200,11 +200,13 @@ class FunctionSchema:
     def self_argument(self) -> Argument | None:
         return next((a for a in self.arguments if a.name == "self"), None)
 
-    def signature_key(self) -> str:
-        """What the functional, in-place and out variants of one op have in common."""
+    def signature_key(self, leave_out: tuple[str, ...] = ()) -> str:
+        """What the functional, in-place and out variants of one op have in common (less the
+        arguments named in `leave_out`)."""
         args = ", ".join(
             str(dataclasses.replace(a, annotation=None, kwarg_only=False))
             for a in self.non_out_arguments
+            if a.name not in leave_out
         )
         return f"{self.name.base}({args})"
 

@@ -8,6 +8,7 @@ Tensor-taking overloads come before Scalar ones, and out= overloads (which requi
 
 from __future__ import annotations
 
+import dataclasses
 import keyword
 from dataclasses import dataclass
 
@@ -70,6 +71,41 @@ def message_type(t: Type) -> str:
     return names.get(t.name, t.name)
 
 
+# A factory function's TensorOptions: its out= variant has none of them (zeros.out), and the
+# Python binding checks them against `out` (Note [Factory out=]).
+TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+
+def python_face_default(a: Argument, schema: FunctionSchema) -> str | None:
+    """The default a Python caller sees, in the schema's default syntax. Beyond the schema's own:
+    a keyword-only optional argument without one takes None, which is how PyTorch's Python
+    signatures read (div(..., *, rounding_mode=None), rand(..., *, generator=None)); and an
+    optional TensorOptions argument defaulting to None shows the value None stands for, as
+    PyTorch's do: pin_memory=False; layout=strided, except for a *_like op (where None is the
+    input's layout); memory_format=preserve_format where a tensor is copied or mimicked (clone,
+    zeros_like), contiguous_format where none is (empty)."""
+    if a.default is None:
+        return "None" if a.kwarg_only and isinstance(a.type, OptionalType) else None
+    if none_means_empty(a):
+        return "None"
+    if a.default != "None" or not isinstance(a.type, OptionalType):
+        return a.default
+    name = base_of(a.type).name
+    if name == "MemoryFormat":
+        return "preserve_format" if any(x.name == "self" for x in schema.arguments) else "contiguous_format"
+    if a.name == "pin_memory":
+        return "False"
+    if name == "Layout" and not schema.name.base.endswith("_like"):
+        return "strided"
+    return a.default
+
+
+def none_means_empty(a: Argument) -> bool:
+    """An int list defaulting to [] also takes None for it, as PyTorch's parser allows
+    (amax(x, dim=None), roll(x, 1, dims=None), avg_pool1d(x, 2, stride=None))."""
+    return a.default == "[]" and isinstance(a.type, ListType) and base_of(a.type).name in ("int", "SymInt")
+
+
 @dataclass(frozen=True)
 class Overload:
     """One pybind11 overload of a Python-visible name.
@@ -90,7 +126,14 @@ class Overload:
     def python_args(self) -> list[Argument]:
         """Arguments Python passes explicitly, in Python order (out= last, as keyword)."""
         args = [a for a in self.schema.non_out_arguments if not (self.is_method and a.name == "self")]
-        return args + list(self.schema.out_arguments)
+        return [self.with_default(a) for a in args] + list(self.schema.out_arguments)
+
+    def with_default(self, a: Argument) -> Argument:
+        """`a` with the default Python callers see (python_face_default)."""
+        default = python_face_default(a, self.schema)
+        if default == a.default:
+            return a
+        return dataclasses.replace(a, default=default, type=OptionalType(a.type) if none_means_empty(a) else a.type)
 
     def keyword(self, a: Argument) -> str:
         """The name Python callers pass `a` by: a function's `self` is `input`, as in PyTorch
@@ -176,6 +219,9 @@ class Overload:
                 args.append(f"int_list_from_args({a.name}_args)")
             elif self.out_fn is not None and a in outs:
                 args.append(f"out_tensor(out, {outs.index(a)}, {len(outs)})")
+            elif none_means_empty(a):
+                as_optional = dataclasses.replace(a, type=OptionalType(a.type))
+                args.append(f"{binding_arg_expr(as_optional)}.value_or(IntArrayRef())")
             else:
                 args.append(binding_arg_expr(a))
         callee = f"self.{public_name(schema)}" if self.is_method else f"tl::{public_name(schema)}"
@@ -197,7 +243,16 @@ class Overload:
         if self.out_fn is None:
             return functional
         out_schema = self.out_fn.func
-        return f"if (out.is_none()) {{ {functional} }} {self._result(out_schema, self.call_expr(out_schema))}"
+        check = ""
+        if self.is_factory:
+            # Note [Factory out=]: zeros(2, out=t, dtype=...) writes t, whose dtype and device
+            # must be the ones asked for (PyTorch's check_out_type_matches).
+            options = {a.name: a for a in self.schema.arguments}
+            dtype, device = (binding_arg_expr(options[n]) if options[n].default == "None" else "std::nullopt"
+                             for n in ("dtype", "device"))
+            check = f"check_out_options(out_tensor(out, 0, 1), {dtype}, {device}); "
+        out_call = self._result(out_schema, self.call_expr(out_schema))
+        return f"if (out.is_none()) {{ {functional} }} {check}{out_call}"
 
     def _result(self, schema: FunctionSchema, call: str) -> str:
         rets = schema.returns
@@ -269,12 +324,13 @@ def _eligible_varargs(fn: NativeFunction, is_method: bool) -> bool:
 
 
 def _merge_out_variants(fns: list[NativeFunction]) -> dict[NativeFunction, NativeFunction]:
-    """functional op -> its out= variant (same arguments), for ops that have both."""
-    functional = {f.func.signature_key(): f for f in fns if f.func.kind() == SchemaKind.functional}
+    """functional op -> its out= variant (same arguments, a factory's TensorOptions aside), for
+    ops that have both."""
+    functional = {f.func.signature_key(TENSOR_OPTIONS): f for f in fns if f.func.kind() == SchemaKind.functional}
     merged = {}
     for f in fns:
         if f.func.kind() == SchemaKind.out:
-            partner = functional.get(f.func.signature_key())
+            partner = functional.get(f.func.signature_key(TENSOR_OPTIONS))
             if partner is not None and partner not in merged:
                 merged[partner] = f
     return merged

@@ -93,7 +93,8 @@ def test_pybind_overloads_are_read_without_types():
 
 @pytest.mark.parametrize(
     "theirs, ours, same",
-    [("1", "1.0", True), ("torch.strided", "torchlite.strided", True), ("[0]", "(0,)", True), ("None", "0", False)],
+    [("1", "1.0", True), ("torch.strided", "torchlite.strided", True), ("[0]", "(0,)", True), ("None", "0", False),
+     ("torch.long", "torchlite.int64", True), ("torch.float", "torchlite.float64", False)],
 )
 def test_default_comparison(theirs, ours, same):
     assert sig.same_default(theirs, ours) is same

@@ -1202,3 +1202,39 @@ def test_overlap_guard_follows_the_alias_annotations_and_tags():
     assert g.call_args == ("self", "grads", "steps")
     # No written arguments: no guard.
     assert overlap_guard(parse_schema("neg(Tensor self) -> Tensor"), ("pointwise",)).statements == ()
+
+
+def test_python_face_defaults():
+    """Defaults Python callers see beyond the schema's: None for a keyword-only optional, and the
+    value None stands for in a factory's TensorOptions (PyTorch's Python signatures)."""
+    def face(schema, name):
+        s = parse_schema(schema)
+        return python_api.python_face_default(next(a for a in s.arguments if a.name == name), s)
+
+    div = "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor"
+    assert face(div, "rounding_mode") == "None" and face(div, "other") is None
+    assert face("f(Tensor self, Tensor? w) -> Tensor", "w") is None  # positional: still required
+    zeros = ("zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+             "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor")
+    assert [face(zeros, n) for n in ("dtype", "layout", "device", "pin_memory", "memory_format")] == [
+        "None", "strided", "None", "False", "contiguous_format"]
+    like = zeros.replace("zeros(SymInt[] size", "zeros_like(Tensor self")
+    assert [face(like, n) for n in ("layout", "pin_memory", "memory_format")] == ["None", "False", "preserve_format"]
+    assert face("clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor", "memory_format") == "preserve_format"
+    assert face("amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", "dim") == "None"  # None: []
+    assert face("f(Tensor self, int[1] dim=[0]) -> Tensor", "dim") == "[0]"
+
+
+def test_factory_out_variant_is_merged(tmp_path):
+    """zeros and zeros.out share one overload: the out= form has no TensorOptions to match."""
+    nf = tmp_path / "nf.yaml"
+    nf.write_text(
+        "- func: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None,"
+        " bool? pin_memory=None) -> Tensor\n  dispatch: {CPU: zeros}\n"
+        "- func: zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch: {CPU: zeros_out}\n"
+    )
+    fns = load_native_functions(str(nf), "nf.yaml")
+    [ov] = [o for o in python_api.group_overloads(fns, methods=False)[(None, "zeros")] if not o.varargs]
+    assert ov.out_fn is not None and ov.out_fn.func.name.overload == "out"
+    body = ov.body()
+    assert "check_out_options(out_tensor(out, 0, 1), dtype, device);" in body and "tl::zeros_out(" in body

@@ -195,3 +195,48 @@ def test_creation_follows_the_default_device():
         assert tl.hann_window(3).device.type == "cpu"
         assert tl.logspace(0, 1, 2).device.type == "cpu"
         assert tl.as_tensor([1]).device.type == "cpu"
+
+
+FACTORY_OUT = [
+    ("zeros", (2, 3), {}), ("ones", ((4,),), {}), ("full", ((2,), 7), {}), ("eye", (2, 3), {}),
+    ("eye", (3,), {}), ("linspace", (0, 1, 5), {}), ("arange", (1, 7, 2), {}), ("arange", (4,), {}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", FACTORY_OUT)
+@pytest.mark.parametrize("dtype", ["float32", "int64"])
+def test_factory_out_matches_pytorch(name, args, kwargs, dtype):
+    """A factory given out= writes (and resizes) out and returns it, dtype= must agree with out's,
+    and requires_grad= applies to out: PyTorch's factory bindings."""
+    out, tout = tl.empty(0, dtype=getattr(tl, dtype)), torch.empty(0, dtype=getattr(torch, dtype))
+    r = getattr(tl, name)(*args, out=out, **kwargs)
+    assert r is out
+    _same(out, getattr(torch, name)(*args, out=tout, **kwargs))
+    # the dtype and device asked for are out's: fine; another dtype: PyTorch's error
+    getattr(tl, name)(*args, out=out, dtype=getattr(tl, dtype), device="cpu")
+    other = "float64" if dtype == "int64" else "int64"
+    with pytest.raises(RuntimeError) as ours:
+        getattr(tl, name)(*args, out=out, dtype=getattr(tl, other))
+    with pytest.raises(RuntimeError) as theirs:
+        getattr(torch, name)(*args, out=tout, dtype=getattr(torch, other))
+    assert str(ours.value) == str(theirs.value).splitlines()[0]
+    if dtype == "float32":
+        assert getattr(tl, name)(*args, out=tl.empty(0), requires_grad=True).requires_grad
+
+
+def test_factory_option_defaults_are_pytorchs():
+    """layout=strided, pin_memory=False and memory_format=preserve/contiguous_format, given
+    explicitly, are the defaults; rounding_mode=None and generator=None too."""
+    x = tl.arange(6.0).reshape(2, 3)
+    assert tl.zeros(2, layout=tl.strided, pin_memory=False).tolist() == [0.0, 0.0]
+    assert tl.empty(2, 3, memory_format=tl.contiguous_format).is_contiguous()
+    t = x.t()
+    for like in (tl.empty_like, tl.zeros_like, tl.ones_like, tl.rand_like, tl.randn_like):
+        assert like(t, memory_format=tl.preserve_format).stride() == like(t).stride() == torch.empty_like(
+            torch.arange(6.0).reshape(2, 3).t()).stride()
+    assert tl.clone(x, memory_format=tl.preserve_format).tolist() == x.tolist()
+    assert tl.div(x, 4, rounding_mode=None).tolist() == (x / 4).tolist()
+    g = tl.Generator().manual_seed(3)
+    a = tl.rand(3, generator=g)
+    assert tl.rand(3, generator=tl.Generator().manual_seed(3)).tolist() == a.tolist()
+    assert tl.rand(3, generator=None).shape == (3,)

@@ -157,13 +157,13 @@ def __contains__(self, element):
     return builtins.bool((self == element).any().item())
 
 
-def cpu(self):
-    return self.to("cpu")
+def cpu(self, memory_format=_C.preserve_format):
+    return self.to("cpu", memory_format=memory_format)
 
 
-def cuda(self, device=None, non_blocking=False):
+def cuda(self, device=None, non_blocking=False, memory_format=_C.preserve_format):
     return self.to(_C.device("cuda") if device is None else _C.device("cuda", device) if isinstance(device, int)
-                   else device, non_blocking=non_blocking)
+                   else device, non_blocking=non_blocking, memory_format=memory_format)
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):

@@ -524,6 +524,19 @@ TL_ROUNDING_FUNCTOR(CeilFunctor, std::ceil)
 TL_ROUNDING_FUNCTOR(TruncFunctor, std::trunc)
 TL_ROUNDING_FUNCTOR(RoundFunctor, std::nearbyint)  // half to even (default rounding mode)
 #undef TL_ROUNDING_FUNCTOR
+// round(decimals=d): scaled by 10^|d| on the side that keeps the scale exact (125 with d=-1 is
+// nearbyint(12.5) * 10 = 120, half to even as PyTorch gives).
+template <typename T>
+struct RoundDecimalsFunctor {
+  using op_t = opmath_t<T>;
+  int64_t decimals;
+  TL_HOST_DEVICE T operator()(T a) const {
+    const op_t x = static_cast<op_t>(a);
+    if (decimals == 0) return static_cast<T>(std::nearbyint(x));
+    const op_t scale = static_cast<op_t>(std::pow(op_t(10), static_cast<op_t>(decimals < 0 ? -decimals : decimals)));
+    return static_cast<T>(decimals < 0 ? std::nearbyint(x / scale) * scale : std::nearbyint(x * scale) / scale);
+  }
+};
 
 // Floating-point math; the iterator promotes integer inputs to the default float dtype. This
 // macro and TL_FLOAT_BINARY_FUNCTOR stay defined for the other functor headers

@@ -218,6 +218,19 @@ Tensor randn(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<La
   return tl::randn(size, std::optional<GeneratorPtr>(), dtype, layout, device, pin_memory);
 }
 
+// out= forms: out takes the size, keeps its dtype and device, and is filled in place.
+Tensor rand_out(IntArrayRef size, std::optional<GeneratorPtr> generator, const Tensor& out) {
+  resize_out(out, size);
+  return out.uniform_(0.0, 1.0, generator);
+}
+Tensor rand_out(IntArrayRef size, const Tensor& out) { return rand_out(size, std::optional<GeneratorPtr>(), out); }
+
+Tensor randn_out(IntArrayRef size, std::optional<GeneratorPtr> generator, const Tensor& out) {
+  resize_out(out, size);
+  return out.normal_(0.0, 1.0, generator);
+}
+Tensor randn_out(IntArrayRef size, const Tensor& out) { return randn_out(size, std::optional<GeneratorPtr>(), out); }
+
 Tensor randint(int64_t low, int64_t high, IntArrayRef size, std::optional<GeneratorPtr> generator,
                std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
                std::optional<bool> pin_memory) {

@@ -229,6 +229,12 @@ Tensor min(const Tensor& self) {
 
 Tensor max(const Tensor& self, const Tensor& other) { return tl::maximum(self, other); }
 Tensor min(const Tensor& self, const Tensor& other) { return tl::minimum(self, other); }
+Tensor max_other_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return tl::maximum_out(out, self, other);
+}
+Tensor min_other_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  return tl::minimum_out(out, self, other);
+}
 
 Tensor max_unary_out(const Tensor& self, const Tensor& out) {
   Tensor r = tl::max(self);

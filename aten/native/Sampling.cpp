@@ -14,6 +14,7 @@
 
 #include "aten/core/Tensor.h"
 #include "aten/native/BinaryOps.h"
+#include "aten/native/ShapeUtils.h"
 #include "generated/ops/bernoulli.h"
 #include "generated/ops/bernoulli_native.h"
 #include "generated/ops/clone.h"
@@ -188,6 +189,12 @@ Tensor randperm(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout
                 std::optional<Device> device, std::optional<bool> pin_memory) {
   return tl::randperm(n, std::optional<GeneratorPtr>(), dtype, layout, device, pin_memory);
 }
+
+// out= keeps out's dtype and device (an int32 out gets an int32 permutation).
+Tensor randperm_out(int64_t n, std::optional<GeneratorPtr> generator, const Tensor& out) {
+  return write_out(tl::randperm(n, generator, out.dtype(), std::nullopt, out.device(), std::nullopt), out);
+}
+Tensor randperm_out(int64_t n, const Tensor& out) { return randperm_out(n, std::optional<GeneratorPtr>(), out); }
 
 // ---- dropout -----------------------------------------------------------------------------------
 

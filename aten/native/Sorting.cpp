@@ -17,6 +17,7 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/full.h"
+#include "generated/ops/kthvalue.h"
 #include "generated/ops/kthvalue_native.h"
 #include "generated/ops/median.h"
 #include "generated/ops/median_native.h"
@@ -28,6 +29,7 @@
 #include "generated/ops/reshape.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/sort_native.h"
+#include "generated/ops/topk.h"
 #include "generated/ops/topk_native.h"
 #include "generated/ops/unsqueeze.h"
 
@@ -241,6 +243,31 @@ std::tuple<Tensor, Tensor> nanmedian_dim_cpu(const Tensor& self, int64_t dim, bo
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
                                      const Tensor& indices) {
   return write_out(tl::nanmedian(self, dim, keepdim), values, indices);
+}
+
+std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
+                                  const Tensor& indices) {
+  return write_out(tl::median(self, dim, keepdim), values, indices);
+}
+
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values,
+                                    const Tensor& indices) {
+  return write_out(tl::kthvalue(self, k, dim, keepdim), values, indices);
+}
+
+std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
+                                const Tensor& values, const Tensor& indices) {
+  return write_out(tl::topk(self, k, dim, largest, sorted), values, indices);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, const Tensor& values,
+                                const Tensor& indices) {
+  return write_out(tl::sort(self, dim, descending), values, indices);
+}
+
+std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending,
+                                const Tensor& values, const Tensor& indices) {
+  return write_out(tl::sort(self, stable, dim, descending), values, indices);
 }
 
 // Whole-tensor nanmedian: over the flattened tensor, so its gradient comes from nanmedian.dim.

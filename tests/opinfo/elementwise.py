@@ -3,7 +3,7 @@
 import numpy as np
 
 import torchlite as tl
-from opinfo.core import FLOATING, OpInfo, SampleInput, positive, rand
+from opinfo.core import FLOATING, NP_DTYPE, OpInfo, SampleInput, positive, rand
 
 INTEGRAL = (tl.int32, tl.int64)
 BOOL_AND_INT = (tl.bool, tl.uint8, tl.int64)
@@ -60,6 +60,14 @@ def _div_ref(a, b, rounding_mode=None):
     if rounding_mode == "trunc":
         return np.trunc(q)
     return np.floor_divide(a, b) if rounding_mode == "floor" else q
+
+
+def _round_samples(dtype, rng):
+    yield from _unary()(dtype, rng)
+    for decimals in (0, 2, -1):  # round.decimals: 10^|decimals| scaling, halves to even
+        yield SampleInput((rand((2, 3), dtype, rng, -300, 300),), {"decimals": decimals})
+    yield SampleInput((np.array([0.125, 2.5, -0.375, 125.0, 250.0], NP_DTYPE[dtype]),), {"decimals": 2},
+                      grad=False)  # halfway points: round is discontinuous there
 
 
 def _pow_samples(dtype, rng):
@@ -125,7 +133,7 @@ OPS = [
     _unary_op("sign", np.sign, dtypes=(*FLOATING, tl.int64)),
     _unary_op("ceil", np.ceil),
     _unary_op("floor", np.floor),
-    _unary_op("round", np.round),
+    OpInfo("round", _round_samples, ref=np.round, supports_out=True, inplace=True),
     _unary_op("trunc", np.trunc),
     _unary_op("cos", np.cos),
     _unary_op("sin", np.sin),

@@ -262,7 +262,7 @@ def _np_median(a, dim=None, keepdim=False):
 
 
 def _median_samples(dtype, rng):
-    yield SampleInput((rand((3, 5), dtype, rng),))
+    yield SampleInput((rand((3, 5), dtype, rng),), out=False)  # the whole-tensor form has no out=
     yield SampleInput((rand((3, 4), dtype, rng), 1))
     yield SampleInput((rand((4, 3), dtype, rng), 0, True))
     yield SampleInput((rand((2, 3, 4), dtype, rng), -1))
@@ -376,11 +376,11 @@ OPS = [
            op=lambda lib, *a, **kw: lib.linalg.vector_norm(*a, **kw)),
     OpInfo("cumsum", _scan_samples, ref=_np_cumsum, supports_out=True, inplace=True),
     OpInfo("cumprod", _cumprod_samples, ref=_np_cumprod, supports_out=True, inplace=True),
-    OpInfo("sort", _sort_samples, ref=_np_sort),
+    OpInfo("sort", _sort_samples, ref=_np_sort, supports_out=True),
     OpInfo("argsort", _sort_samples, ref=lambda *a, **kw: _np_sort(*a, **kw)[1], differentiable=False),
-    OpInfo("topk", _topk_samples, ref=_np_topk),
-    OpInfo("kthvalue", _kthvalue_samples, ref=_np_kthvalue),
-    OpInfo("median", _median_samples, ref=_np_median),
+    OpInfo("topk", _topk_samples, ref=_np_topk, supports_out=True),
+    OpInfo("kthvalue", _kthvalue_samples, ref=_np_kthvalue, supports_out=True),
+    OpInfo("median", _median_samples, ref=_np_median, supports_out=True),
     OpInfo("mode", _mode_samples, ref=_np_mode, dtypes=(*FLOATING, tl.int64), supports_out=True),
     OpInfo("flip", _one(((2, 3, 4), ([0, 2],), {}), ((3,), ([-1],), {}), ((2, 3), ([],), {}), ((0, 2), ([0],), {})),
            ref=lambda a, dims: np.flip(a, tuple(dims)) if dims else a.copy()),

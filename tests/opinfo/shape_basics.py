@@ -66,8 +66,10 @@ OPS = [
     _shape_op("as_strided", _method("as_strided", (2, 2), (1, 3), 1), lambda x: np.lib.stride_tricks.as_strided(
         x.ravel()[1:], (2, 2), (x.itemsize, 3 * x.itemsize)), shapes=((2, 3),), contiguous_only=True),
     _shape_op("chunk", _method("chunk", 2, 1), lambda x: tuple(np.array_split(x, 2, 1))),
-    _shape_op("split", lambda lib, x: (x.split(2, 1), x.split([1, 3], -1)),
-              lambda x: (tuple(np.split(x, [2], 1)), tuple(np.split(x, [1], -1))), covers=("split_with_sizes",)),
+    _shape_op("split", lambda lib, x: (x.split(2, 1), lib.split(x, [1, 3], -1),
+                                       lib.split(tensor=x, split_size_or_sections=2, dim=1)),
+              lambda x: (tuple(np.split(x, [2], 1)), tuple(np.split(x, [1], -1)), tuple(np.split(x, [2], 1))),
+              covers=("split_with_sizes",)),
     _shape_op("unbind", _method("unbind", 1), lambda x: tuple(np.moveaxis(x, 1, 0))),
     OpInfo("cat", _list_samples([([(2, 3), (1, 3)], 0), ([(2, 1), (2, 3)], -1), ([(2, 3), (0, 3)], 0)]),
            ref=lambda ts, dim: np.concatenate(ts, dim), dtypes=WITH_INT, supports_out=True),

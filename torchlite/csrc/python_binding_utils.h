@@ -133,6 +133,9 @@ inline ScalarType wrap(ScalarType t) { return t; }
 
 // Output `i` of `n` from an out= argument: a Tensor when n == 1, else a sequence of n tensors.
 Tensor out_tensor(py::handle out, size_t i, size_t n);
+// Note [Factory out=]: a factory function given out= writes it, so the dtype and device asked
+// for, where given, must be out's: "dtype Long does not match dtype of out parameter (Float)".
+void check_out_options(const Tensor& out, std::optional<ScalarType> dtype, std::optional<Device> device);
 
 // torchlite.return_types.<name>(values, indices) for ops with named returns.
 py::object named_tuple_type(const char* name, std::initializer_list<const char*> fields);

@@ -68,6 +68,14 @@ std::vector<int64_t> int_list_from_args(const py::args& args) {
   return out;
 }
 
+void check_out_options(const Tensor& out, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  TL_CHECK(!dtype || *dtype == out.dtype(), "dtype ", scalar_type_cpp_name(*dtype),
+           " does not match dtype of out parameter (", scalar_type_cpp_name(out.dtype()), ")");
+  // "cuda" names whichever CUDA device out is on.
+  TL_CHECK(!device || (device->type == out.device().type && (device->index < 0 || *device == out.device())),
+           "device ", *device, " does not match device of out parameter (", out.device(), ")");
+}
+
 Tensor out_tensor(py::handle out, size_t i, size_t n) {
   if (n == 1) {
     if (!py::isinstance<TensorImpl>(out))

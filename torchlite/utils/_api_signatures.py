@@ -153,8 +153,13 @@ def _number(node):
     return None
 
 
+# dtype names that are the same dtype object (torch.long is torch.int64).
+_DTYPE_ALIASES = {"long": "int64", "int": "int32", "short": "int16", "half": "float16", "float": "float32",
+                  "double": "float64", "cfloat": "complex64", "cdouble": "complex128"}
+
+
 def _literal(text):
-    text = re.sub(r"\b(torch|torchlite)\.", "", text)
+    text = re.sub(r"\b(?:torch|torchlite)\.(\w+)", lambda m: _DTYPE_ALIASES.get(m[1], m[1]), text)
     try:
         value = ast.literal_eval(text)
     except (ValueError, SyntaxError):
@@ -167,7 +172,8 @@ def _literal(text):
 
 
 def same_default(theirs, ours):
-    """Whether two default texts mean the same value: 1 and 1.0, [0] and (0,), torch.x and torchlite.x."""
+    """Whether two default texts mean the same value: 1 and 1.0, [0] and (0,), torch.x and torchlite.x,
+    torch.long and torchlite.int64."""
     if ours.startswith("<") or theirs.startswith("<"):  # a function or object with no literal form
         return True
     return _literal(theirs) == _literal(ours)
