@@ -108,6 +108,7 @@ from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after
 
 from torchlite._indexing import nonzero  # noqa: F401, E402  (as_tuple=)
 from torchlite.functional import *  # noqa: F401, F403, E402  (variadic einsum, meshgrid, ...)
+from torchlite import fft  # noqa: F401, E402
 from torchlite import linalg  # noqa: F401, E402
 from torchlite import special  # noqa: F401, E402
 from torchlite._dtype_info import *  # noqa: F401, F403, E402  (finfo, iinfo, can_cast, ...)
