@@ -34,12 +34,16 @@ double norm_scale(int64_t normalization, int64_t n) {
   return 1.0;
 }
 
-// The dims to transform, wrapped; repeated dims are an error (PyTorch's wording).
+// The dims to transform, wrapped; a repeated dim is an error.
 std::vector<int64_t> fft_dims(const char* op, const Tensor& self, IntArrayRef dim) {
   TL_CHECK(!dim.empty(), op, ": expected at least one dim to transform");
   std::vector<int64_t> dims;
   for (int64_t d : dim) dims.push_back(wrap_dim(d, self.dim(), false));
-  dim_mask(dims, self.dim());  // raises on a repeated dim
+  std::vector<bool> seen(static_cast<size_t>(self.dim()), false);
+  for (int64_t d : dims) {
+    TL_CHECK(!seen[d], "FFT dims must be unique");
+    seen[d] = true;
+  }
   return dims;
 }
 

@@ -59,6 +59,11 @@ class FFTPlan {
     std::vector<C> dft;  // generic radix: dft[t] = w_p^t
   };
 
+  // std::complex's operator* handles inf/NaN through a library call; FFT data needs the plain formula.
+  static C mul(const C& a, const C& b) {
+    return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+  }
+
   static C unit(int64_t num, int64_t den) {  // exp(-2 pi i num / den), num reduced mod den
     const double a = -2.0 * M_PI * static_cast<double>(num % den) / static_cast<double>(den);
     return C(static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a)));
@@ -120,13 +125,13 @@ class FFTPlan {
   void bluestein(C* x, C* work) const {
     C* a = work;
     C* sub_work = work + 2 * m_;
-    for (int64_t j = 0; j < n_; ++j) a[j] = x[j] * chirp_[j];
+    for (int64_t j = 0; j < n_; ++j) a[j] = mul(x[j], chirp_[j]);
     std::fill(a + n_, a + m_, C(0));
     sub_->forward(a, sub_work);
     // The inverse transform as conj(forward(conj(.))).
-    for (int64_t k = 0; k < m_; ++k) a[k] = std::conj(a[k] * kernel_[k]);
+    for (int64_t k = 0; k < m_; ++k) a[k] = std::conj(mul(a[k], kernel_[k]));
     sub_->forward(a, sub_work);
-    for (int64_t k = 0; k < n_; ++k) x[k] = std::conj(a[k]) * chirp_[k];
+    for (int64_t k = 0; k < n_; ++k) x[k] = mul(std::conj(a[k]), chirp_[k]);
   }
 
   static void run_stage(const Stage& st, const C* x, C* y) {
@@ -139,7 +144,7 @@ class FFTPlan {
           for (int64_t q = 0; q < s; ++q) {
             const C a0 = x[q + s * j], a1 = x[q + s * (j + m)];
             y[q + s * (2 * j)] = a0 + a1;
-            y[q + s * (2 * j + 1)] = (a0 - a1) * w1;
+            y[q + s * (2 * j + 1)] = mul(a0 - a1, w1);
           }
         }
         return;
@@ -152,8 +157,8 @@ class FFTPlan {
             const C t = a1 + a2, d = a1 - a2;
             const C m1 = a0 - t * T(0.5), m2(d.imag() * h, -d.real() * h);  // -i h d
             y[q + s * (3 * j)] = a0 + t;
-            y[q + s * (3 * j + 1)] = (m1 + m2) * w1;
-            y[q + s * (3 * j + 2)] = (m1 - m2) * w2;
+            y[q + s * (3 * j + 1)] = mul(m1 + m2, w1);
+            y[q + s * (3 * j + 2)] = mul(m1 - m2, w2);
           }
         }
         return;
@@ -167,9 +172,9 @@ class FFTPlan {
             const C t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3, d = a1 - a3;
             const C t3(d.imag(), -d.real());  // -i d
             y[q + s * (4 * j)] = t0 + t2;
-            y[q + s * (4 * j + 1)] = (t1 + t3) * w1;
-            y[q + s * (4 * j + 2)] = (t0 - t2) * w2;
-            y[q + s * (4 * j + 3)] = (t1 - t3) * w3;
+            y[q + s * (4 * j + 1)] = mul(t1 + t3, w1);
+            y[q + s * (4 * j + 2)] = mul(t0 - t2, w2);
+            y[q + s * (4 * j + 3)] = mul(t1 - t3, w3);
           }
         }
         return;
@@ -186,10 +191,10 @@ class FFTPlan {
             const C u1 = s1 * t3 + s2 * t4, u2 = s2 * t3 - s1 * t4;
             const C i1(u1.imag(), -u1.real()), i2(u2.imag(), -u2.real());  // -i u
             y[q + s * (5 * j)] = a0 + t1 + t2;
-            y[q + s * (5 * j + 1)] = (r1 + i1) * w[0];
-            y[q + s * (5 * j + 2)] = (r2 + i2) * w[1];
-            y[q + s * (5 * j + 3)] = (r2 - i2) * w[2];
-            y[q + s * (5 * j + 4)] = (r1 - i1) * w[3];
+            y[q + s * (5 * j + 1)] = mul(r1 + i1, w[0]);
+            y[q + s * (5 * j + 2)] = mul(r2 + i2, w[1]);
+            y[q + s * (5 * j + 3)] = mul(r2 - i2, w[2]);
+            y[q + s * (5 * j + 4)] = mul(r1 - i1, w[3]);
           }
         }
         return;
@@ -201,8 +206,8 @@ class FFTPlan {
             for (int64_t r = 0; r < p; ++r) a[r] = x[q + s * (j + r * m)];
             for (int64_t k = 0; k < p; ++k) {
               C b = a[0];
-              for (int64_t r = 1; r < p; ++r) b += a[r] * st.dft[(r * k) % p];
-              y[q + s * (p * j + k)] = k == 0 ? b : b * tw[j * (p - 1) + k - 1];
+              for (int64_t r = 1; r < p; ++r) b += mul(a[r], st.dft[(r * k) % p]);
+              y[q + s * (p * j + k)] = k == 0 ? b : mul(b, tw[j * (p - 1) + k - 1]);
             }
           }
         }
