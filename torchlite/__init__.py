@@ -131,6 +131,7 @@ from torchlite._distance import *  # noqa: F401, F403, E402  (cdist, pdist, dist
 from torchlite._numerical import *  # noqa: F401, F403, E402  (gradient, histogram, trapz)
 from torchlite._tensor_compat import *  # noqa: F401, F403, E402  (range, scalar_tensor, Tensor.new, ...)
 from torchlite._rnn import *  # noqa: F401, F403, E402  (lstm, gru, rnn_tanh, *_cell)
+from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.stft/istft)
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)

@@ -268,14 +268,14 @@ def hfft2(input, s=None, dim=(-2, -1), norm=None, *, out=None):
 # ---- frequencies and shifts ------------------------------------------------------------------------
 
 
-def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def fftfreq(n, d=1.0, *, out=None, dtype=None, layout=_tl.strided, device=None, requires_grad=False):
     """The sample frequencies [0, 1, ..., (n-1)//2, -(n//2), ..., -1] / (d * n)."""
     result = _C.arange(n, dtype=dtype or _tl.get_default_dtype(), device=device)
     result = _C.cat([result[: (n + 1) // 2], result[(n + 1) // 2:] - n]) * (1.0 / (n * d))
     return _freq_result(result, out, requires_grad)
 
 
-def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=None, device=None, requires_grad=False):
+def rfftfreq(n, d=1.0, *, out=None, dtype=None, layout=_tl.strided, device=None, requires_grad=False):
     """The sample frequencies [0, 1, ..., n//2] / (d * n) of rfft."""
     result = _C.arange(n // 2 + 1, dtype=dtype or _tl.get_default_dtype(), device=device) * (1.0 / (n * d))
     return _freq_result(result, out, requires_grad)

@@ -52,13 +52,12 @@ void check_normalization(int64_t normalization) {
 }
 
 // Runs f(row, work) over `rows` rows of length n, in parallel when the work is large; `work`
-// is a per-thread buffer of plan.work_size() elements.
-template <typename T, typename F>
-void for_fft_rows(const FFTPlan<T>& plan, int64_t rows, F&& f) {
-  const int64_t n = plan.size();
+// is a per-thread buffer of work_size elements.
+template <typename C, typename F>
+void for_fft_rows(int64_t rows, int64_t n, int64_t work_size, F&& f) {
 #pragma omp parallel if (rows > 1 && rows * n >= kGrain)
   {
-    std::vector<std::complex<T>> work(static_cast<size_t>(plan.work_size()));
+    std::vector<C> work(static_cast<size_t>(work_size));
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < rows; ++r) f(r, work.data());
   }
@@ -78,7 +77,7 @@ Tensor c2c_pass(const Tensor& x, int64_t d, double scale, bool forward) {
     const C* in = src.data_ptr<C>();
     C* out = dst.data_ptr<C>();
     const T sc = static_cast<T>(scale);
-    for_fft_rows(*plan, rows, [&](int64_t r, C* work) {
+    for_fft_rows<C>(rows, n, plan->work_size(), [&](int64_t r, C* work) {
       const C* a = in + r * n;
       C* b = out + r * n;
       // The inverse transform is conj(forward(conj(x))).
@@ -89,6 +88,27 @@ Tensor c2c_pass(const Tensor& x, int64_t d, double scale, bool forward) {
       }
       plan->forward(b, work);
       for (int64_t i = 0; i < n; ++i) b[i] = (forward ? b[i] : std::conj(b[i])) * sc;
+    });
+  });
+  return dst.movedim(-1, d);
+}
+
+// The onesided transform along dim d (of even size) of a real tensor (RealFFTPlan).
+Tensor r2c_pass(const Tensor& x, int64_t d, double scale) {
+  const Tensor src = x.movedim(d, -1).contiguous();
+  const int64_t n = src.sizes().back(), rows = src.numel() / n;
+  std::vector<int64_t> sizes(src.sizes().begin(), src.sizes().end());
+  sizes.back() = n / 2 + 1;
+  Tensor dst = empty_tensor(sizes, TensorOptions(to_complex_type(x.dtype()), x.device()));
+  dispatch_float_double(x.dtype(), "_fft_r2c", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = std::complex<T>;
+    const auto plan = cached_plan<RealFFTPlan<T>>(n);
+    const T* in = src.data_ptr<T>();
+    C* out = dst.data_ptr<C>();
+    const T sc = static_cast<T>(scale);
+    for_fft_rows<C>(rows, n, plan->work_size(), [&](int64_t r, C* work) {
+      plan->forward(in + r * n, out + r * (n / 2 + 1), work, sc);
     });
   });
   return dst.movedim(-1, d);
@@ -113,12 +133,17 @@ Tensor _fft_r2c_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, 
            "_fft_r2c expects a floating point input tensor, but got ", scalar_type_cpp_name(self.dtype()));
   check_normalization(normalization);
   const std::vector<int64_t> dims = fft_dims("_fft_r2c", self, dim);
-  // The real input as complex, then a full c2c; onesided keeps the non-redundant half
+  const int64_t last = dims.back();
+  if (onesided && self.sizes()[last] % 2 == 0 && self.numel() > 0) {
+    // An even last dim goes through the half-length real transform, the others through c2c.
+    const Tensor x = r2c_pass(self, last, norm_scale(normalization, self.sizes()[last]));
+    return c2c_passes(x, std::vector<int64_t>(dims.begin(), dims.end() - 1), normalization, true);
+  }
+  // Otherwise the real input as complex, then a full c2c; onesided keeps the non-redundant half
   // (n/2 + 1 entries) of the last transformed dim.
   const Tensor z = self.to(to_complex_type(self.dtype()), false, false, std::nullopt);
   Tensor full = c2c_passes(z, dims, normalization, true);
   if (!onesided) return full;
-  const int64_t last = dims.back();
   return full.narrow(last, 0, full.sizes()[last] / 2 + 1).contiguous();
 }
 
@@ -147,12 +172,15 @@ Tensor _fft_c2r_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, 
       const C* in = src.data_ptr<C>();
       T* out = dst.data_ptr<T>();
       const T sc = static_cast<T>(norm_scale(normalization, n));
-      for_fft_rows(*plan, rows, [&](int64_t r, C* work) {
+      for_fft_rows<C>(rows, n, plan->work_size(), [&](int64_t r, C* work) {
         // The full spectrum X[n-k] = conj(X[k]), conjugated for the inverse: b = conj(X).
         std::vector<C> b(static_cast<size_t>(n));
         const C* a = in + r * half;
         for (int64_t k = 0; k < half; ++k) b[k] = std::conj(a[k]);
         for (int64_t k = 1; k < n - half + 1; ++k) b[n - k] = a[k];
+        // A real signal's DC and Nyquist terms are real: their imaginary parts are ignored.
+        b[0].imag(0);
+        if (n % 2 == 0) b[n / 2].imag(0);
         plan->forward(b.data(), work);
         // The real part of conj(.) is the real part.
         for (int64_t i = 0; i < n; ++i) out[r * n + i] = b[i].real() * sc;

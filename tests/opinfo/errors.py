@@ -255,4 +255,7 @@ ERRORS = [
     S("ihfft of a complex tensor", lambda lib: lib.fft.ihfft(_t(lib, 4, dtype=lib.complex64)), RE,
       "ihfft expects a real input tensor, but got ComplexFloat"),
     S("fft of a half tensor", lambda lib: lib.fft.fft(_t(lib, 4, dtype=lib.float16)), RE, "Unsupported dtype Half"),
+    S("stft without return_complex", lambda lib: lib.stft(_t(lib, 40), 8), RE,
+      "stft requires the return_complex parameter be given for real inputs"),
+    S("istft of a real tensor", lambda lib: lib.istft(_t(lib, 5, 4), 8), RE, "istft requires a complex-valued input tensor matching the output from stft"),
 ]

@@ -150,6 +150,33 @@ def _shift_samples(dtype, rng):
     yield SampleInput((crand((4, 5, 3), dtype, rng),), {"dim": (0, -1)})
 
 
+def _stft_samples(dtype, rng):
+    yield SampleInput((crand((40,), dtype, rng), crand((8,), dtype, rng, 0.5, 1.0)), {"n_fft": 8, "hop_length": 3})
+    yield SampleInput((crand((2, 30), dtype, rng), crand((6,), dtype, rng, 0.5, 1.0)),
+                      {"n_fft": 8, "win_length": 6, "normalized": True})
+    yield SampleInput((crand((2, 30), dtype, rng), crand((7,), dtype, rng, 0.5, 1.0)), {"n_fft": 7, "center": False})
+
+
+def _np_stft(x, window, n_fft, hop_length=None, win_length=None, center=True, normalized=False):
+    """numpy's version of stft(return_complex=True) with a reflect-padded signal."""
+    hop_length = n_fft // 4 if hop_length is None else hop_length
+    left = (n_fft - len(window)) // 2
+    window = np.pad(window, (left, n_fft - len(window) - left))
+    if center:
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(n_fft // 2, n_fft // 2)], mode="reflect")
+    n_frames = 1 + (x.shape[-1] - n_fft) // hop_length
+    frames = np.stack([x[..., i * hop_length:i * hop_length + n_fft] for i in range(n_frames)], -2) * window
+    return np.swapaxes(np.fft.rfft(frames, axis=-1, norm="ortho" if normalized else "backward"), -1, -2)
+
+
+def _istft_samples(dtype, rng):
+    dtype = _to_complex(dtype)
+    real = _to_real(dtype)
+    yield SampleInput((crand((5, 9), dtype, rng), crand((8,), real, rng, 0.5, 1.0)), {"n_fft": 8, "hop_length": 2})
+    yield SampleInput((crand((2, 5, 7), dtype, rng), crand((8,), real, rng, 0.5, 1.0)),
+                      {"n_fft": 8, "hop_length": 3, "length": 20, "normalized": True})
+
+
 OPS = [
     OpInfo("_fft_c2c", _c2c_samples, ref=_np_c2c, op=_prim("_fft_c2c"), dtypes=COMPLEX, atol=1e-4, rtol=1e-5),
     OpInfo("_fft_r2c", _r2c_samples, ref=_np_r2c, op=_prim("_fft_r2c"), atol=1e-4, rtol=1e-5),
@@ -172,4 +199,8 @@ OPS = [
            op=_fft_fn("fftshift"), yaml=False, dtypes=(*FLOATING, *COMPLEX)),
     OpInfo("fft.ifftshift", _shift_samples, ref=lambda x, dim=None: np.fft.ifftshift(x, axes=dim),
            op=_fft_fn("ifftshift"), yaml=False, dtypes=(*FLOATING, *COMPLEX)),
+    OpInfo("stft", _stft_samples, ref=_np_stft, yaml=False, atol=1e-4, rtol=1e-5,
+           op=lambda lib, x, w, **k: lib.stft(x, window=w, return_complex=True, **k)),
+    OpInfo("istft", _istft_samples, yaml=False, dtypes=COMPLEX, atol=1e-4, rtol=1e-5,
+           op=lambda lib, x, w, **k: lib.istft(x, window=w, **k)),
 ]

@@ -60,10 +60,17 @@ class FFTPlan {
   };
 
   // std::complex's operator* handles inf/NaN through a library call; FFT data needs the plain formula.
+  // (Public: RealFFTPlan uses it.)
+ public:
   static C mul(const C& a, const C& b) {
     return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
   }
 
+  // x * tw[j], where tw[0] is 1: skipping that product keeps an infinite input from turning into
+  // NaN (inf * 0) where pocketfft, which PyTorch runs, keeps it infinite.
+  static C twiddle(const C& x, const C& w, int64_t j) { return j == 0 ? x : mul(x, w); }
+
+ private:
   static C unit(int64_t num, int64_t den) {  // exp(-2 pi i num / den), num reduced mod den
     const double a = -2.0 * M_PI * static_cast<double>(num % den) / static_cast<double>(den);
     return C(static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a)));
@@ -144,7 +151,7 @@ class FFTPlan {
           for (int64_t q = 0; q < s; ++q) {
             const C a0 = x[q + s * j], a1 = x[q + s * (j + m)];
             y[q + s * (2 * j)] = a0 + a1;
-            y[q + s * (2 * j + 1)] = mul(a0 - a1, w1);
+            y[q + s * (2 * j + 1)] = twiddle(a0 - a1, w1, j);
           }
         }
         return;
@@ -157,8 +164,8 @@ class FFTPlan {
             const C t = a1 + a2, d = a1 - a2;
             const C m1 = a0 - t * T(0.5), m2(d.imag() * h, -d.real() * h);  // -i h d
             y[q + s * (3 * j)] = a0 + t;
-            y[q + s * (3 * j + 1)] = mul(m1 + m2, w1);
-            y[q + s * (3 * j + 2)] = mul(m1 - m2, w2);
+            y[q + s * (3 * j + 1)] = twiddle(m1 + m2, w1, j);
+            y[q + s * (3 * j + 2)] = twiddle(m1 - m2, w2, j);
           }
         }
         return;
@@ -172,9 +179,9 @@ class FFTPlan {
             const C t0 = a0 + a2, t1 = a0 - a2, t2 = a1 + a3, d = a1 - a3;
             const C t3(d.imag(), -d.real());  // -i d
             y[q + s * (4 * j)] = t0 + t2;
-            y[q + s * (4 * j + 1)] = mul(t1 + t3, w1);
-            y[q + s * (4 * j + 2)] = mul(t0 - t2, w2);
-            y[q + s * (4 * j + 3)] = mul(t1 - t3, w3);
+            y[q + s * (4 * j + 1)] = twiddle(t1 + t3, w1, j);
+            y[q + s * (4 * j + 2)] = twiddle(t0 - t2, w2, j);
+            y[q + s * (4 * j + 3)] = twiddle(t1 - t3, w3, j);
           }
         }
         return;
@@ -191,10 +198,10 @@ class FFTPlan {
             const C u1 = s1 * t3 + s2 * t4, u2 = s2 * t3 - s1 * t4;
             const C i1(u1.imag(), -u1.real()), i2(u2.imag(), -u2.real());  // -i u
             y[q + s * (5 * j)] = a0 + t1 + t2;
-            y[q + s * (5 * j + 1)] = mul(r1 + i1, w[0]);
-            y[q + s * (5 * j + 2)] = mul(r2 + i2, w[1]);
-            y[q + s * (5 * j + 3)] = mul(r2 - i2, w[2]);
-            y[q + s * (5 * j + 4)] = mul(r1 - i1, w[3]);
+            y[q + s * (5 * j + 1)] = twiddle(r1 + i1, w[0], j);
+            y[q + s * (5 * j + 2)] = twiddle(r2 + i2, w[1], j);
+            y[q + s * (5 * j + 3)] = twiddle(r2 - i2, w[2], j);
+            y[q + s * (5 * j + 4)] = twiddle(r1 - i1, w[3], j);
           }
         }
         return;
@@ -206,8 +213,8 @@ class FFTPlan {
             for (int64_t r = 0; r < p; ++r) a[r] = x[q + s * (j + r * m)];
             for (int64_t k = 0; k < p; ++k) {
               C b = a[0];
-              for (int64_t r = 1; r < p; ++r) b += mul(a[r], st.dft[(r * k) % p]);
-              y[q + s * (p * j + k)] = k == 0 ? b : mul(b, tw[j * (p - 1) + k - 1]);
+              for (int64_t r = 1; r < p; ++r) b += (r * k) % p == 0 ? a[r] : mul(a[r], st.dft[(r * k) % p]);
+              y[q + s * (p * j + k)] = k == 0 ? b : twiddle(b, tw[j * (p - 1) + k - 1], j);
             }
           }
         }
@@ -223,19 +230,60 @@ class FFTPlan {
   std::shared_ptr<const FFTPlan<T>> sub_;
 };
 
-// The cached plan for length n (plans are immutable; the cache keeps the most recent few).
-template <typename T>
-std::shared_ptr<const FFTPlan<T>> get_fft_plan(int64_t n) {
+// The cached plan of type P for length n (plans are immutable; the cache keeps the most recent few).
+template <typename P>
+std::shared_ptr<const P> cached_plan(int64_t n) {
   static std::mutex mutex;
-  static std::map<int64_t, std::shared_ptr<const FFTPlan<T>>> cache;
+  static std::map<int64_t, std::shared_ptr<const P>> cache;
   constexpr size_t kMaxCached = 64;
   std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(n);
   if (it != cache.end()) return it->second;
   if (cache.size() >= kMaxCached) cache.clear();
-  auto plan = std::make_shared<const FFTPlan<T>>(n);
+  auto plan = std::make_shared<const P>(n);
   cache.emplace(n, plan);
   return plan;
 }
+
+template <typename T>
+std::shared_ptr<const FFTPlan<T>> get_fft_plan(int64_t n) {
+  return cached_plan<FFTPlan<T>>(n);
+}
+
+// The onesided transform of a real signal of even length n through one complex FFT of length
+// n/2: z[j] = x[2j] + i x[2j+1] is transformed, then X[k] = E[k] + w_n^k O[k] with
+// E[k] = (Z[k] + conj Z[h-k]) / 2 and O[k] = (Z[k] - conj Z[h-k]) / 2i the transforms of the
+// even and odd samples.
+template <typename T>
+struct RealFFTPlan {
+  using C = std::complex<T>;
+  explicit RealFFTPlan(int64_t n) : half(get_fft_plan<T>(n / 2)) {
+    for (int64_t k = 0; k < n / 2; ++k) {
+      const double a = -2.0 * M_PI * static_cast<double>(k) / static_cast<double>(n);
+      w.emplace_back(static_cast<T>(std::cos(a)), static_cast<T>(std::sin(a)));
+    }
+  }
+  int64_t work_size() const { return half->work_size() + half->size(); }
+
+  // out[0..n/2] <- the onesided transform of x[0..n), times scale; work holds work_size() elements.
+  void forward(const T* x, C* out, C* work, T scale) const {
+    const int64_t h = half->size();
+    C* z = work + half->work_size();
+    for (int64_t j = 0; j < h; ++j) z[j] = C(x[2 * j], x[2 * j + 1]);
+    half->forward(z, work);
+    const T s = scale * T(0.5);
+    for (int64_t k = 0; k <= h; ++k) {
+      const C zk = z[k % h], zm = std::conj(z[(h - k) % h]);
+      const C e = zk + zm, d = zk - zm;
+      const C o(d.imag(), -d.real());  // (zk - zm) / i
+      // w_n^0 = 1 and w_n^h = -1 are not multiplied (an infinite input stays infinite).
+      const C wo = k == 0 ? o : k == h ? -o : FFTPlan<T>::mul(o, w[k]);
+      out[k] = (e + wo) * s;
+    }
+  }
+
+  std::shared_ptr<const FFTPlan<T>> half;
+  std::vector<C> w;  // w_n^k for k < n/2
+};
 
 }  // namespace tl::native
