@@ -28,6 +28,12 @@ namespace {
 
 constexpr int64_t kGrain = 1 << 14;
 
+int64_t outer_size(const Tensor& x, int64_t d) {
+  int64_t outer = 1;
+  for (int64_t i = 0; i < d; ++i) outer *= x.sizes()[i];
+  return outer;
+}
+
 double norm_scale(int64_t normalization, int64_t n) {
   if (normalization == 1) return 1.0 / std::sqrt(static_cast<double>(n));
   if (normalization == 2) return 1.0 / static_cast<double>(n);
@@ -63,8 +69,53 @@ void for_fft_rows(int64_t rows, int64_t n, int64_t work_size, F&& f) {
   }
 }
 
+// b[0..len) <- a transformed by `run` (a forward transform in place) and scaled; the inverse
+// transform is conj(forward(conj(a))).
+template <typename C, typename T, typename F>
+void transform_copy(const C* a, C* b, int64_t len, bool forward, T scale, F&& run) {
+  if (forward) {
+    std::copy(a, a + len, b);
+  } else {
+    for (int64_t i = 0; i < len; ++i) b[i] = std::conj(a[i]);
+  }
+  run(b);
+  for (int64_t i = 0; i < len; ++i) b[i] = (forward ? b[i] : std::conj(b[i])) * scale;
+}
+
+// Along a dim with inner elements after it, the [n, inner] block of each outer index is
+// transformed as `inner` interleaved signals (FFTPlan::forward_interleaved) when it is small
+// enough to be a work buffer; else (and for Bluestein plans) row by row.
+constexpr int64_t kMaxInterleaved = 1 << 20;
+
+template <typename T>
+bool c2c_interleaved(const Tensor& x, int64_t d, T scale, bool forward, Tensor& result) {
+  using C = std::complex<T>;
+  const int64_t n = x.sizes()[d];
+  const int64_t inner = x.numel() / std::max<int64_t>(1, n) / std::max<int64_t>(1, outer_size(x, d));
+  const auto plan = get_fft_plan<T>(n);
+  if (d == x.dim() - 1 || inner < 4 || n * inner > kMaxInterleaved || !plan->interleavable() || x.numel() == 0) {
+    return false;
+  }
+  const Tensor src = x.contiguous();
+  result = empty_tensor(src.sizes(), src.options());
+  const int64_t outer = outer_size(src, d), block = n * inner;
+  const C* in = src.data_ptr<C>();
+  C* out = result.data_ptr<C>();
+  for_fft_rows<C>(outer, block, block, [&](int64_t o, C* work) {
+    transform_copy(in + o * block, out + o * block, block, forward, scale,
+                   [&](C* b) { plan->forward_interleaved(b, work, inner); });
+  });
+  return true;
+}
+
 // One c2c pass along dim d of a complex tensor; returns a new tensor (the input is only read).
 Tensor c2c_pass(const Tensor& x, int64_t d, double scale, bool forward) {
+  Tensor interleaved;
+  const bool done = dispatch_float_double(to_real_type(x.dtype()), "_fft_c2c", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return c2c_interleaved<T>(x, d, static_cast<T>(scale), forward, interleaved);
+  });
+  if (done) return interleaved;
   const Tensor src = x.movedim(d, -1).contiguous();
   Tensor dst = empty_tensor(src.sizes(), src.options());
   const int64_t n = src.sizes().back();
@@ -78,16 +129,7 @@ Tensor c2c_pass(const Tensor& x, int64_t d, double scale, bool forward) {
     C* out = dst.data_ptr<C>();
     const T sc = static_cast<T>(scale);
     for_fft_rows<C>(rows, n, plan->work_size(), [&](int64_t r, C* work) {
-      const C* a = in + r * n;
-      C* b = out + r * n;
-      // The inverse transform is conj(forward(conj(x))).
-      if (forward) {
-        std::copy(a, a + n, b);
-      } else {
-        for (int64_t i = 0; i < n; ++i) b[i] = std::conj(a[i]);
-      }
-      plan->forward(b, work);
-      for (int64_t i = 0; i < n; ++i) b[i] = (forward ? b[i] : std::conj(b[i])) * sc;
+      transform_copy(in + r * n, out + r * n, n, forward, sc, [&](C* b) { plan->forward(b, work); });
     });
   });
   return dst.movedim(-1, d);

@@ -39,17 +39,26 @@ class FFTPlan {
 
   int64_t size() const { return n_; }
   int64_t work_size() const { return bluestein_ ? 2 * m_ + sub_->work_size() : n_; }
+  // Whether forward_interleaved runs (Bluestein plans transform one signal at a time).
+  bool interleavable() const { return !bluestein_; }
 
   // x[0..n) <- sum_j x[j] exp(-2 pi i jk / n), in place; `work` holds work_size() elements.
   void forward(C* x, C* work) const {
     if (bluestein_) return bluestein(x, work);
+    forward_interleaved(x, work, 1);
+  }
+
+  // `batch` signals at once, element i of signal b at x[i * batch + b] (a [n, batch] block):
+  // the Stockham stages see the batch as a longer inner stride, so their inner loops run over
+  // batch contiguous elements. `work` holds n * batch elements. Not for Bluestein plans.
+  void forward_interleaved(C* x, C* work, int64_t batch) const {
     C* src = x;
     C* dst = work;
     for (const Stage& st : stages_) {
-      run_stage(st, src, dst);
+      run_stage(st, src, dst, batch);
       std::swap(src, dst);
     }
-    if (src != x) std::copy(src, src + n_, x);
+    if (src != x) std::copy(src, src + n_ * batch, x);
   }
 
  private:
@@ -141,8 +150,8 @@ class FFTPlan {
     for (int64_t k = 0; k < n_; ++k) x[k] = mul(std::conj(a[k]), chirp_[k]);
   }
 
-  static void run_stage(const Stage& st, const C* x, C* y) {
-    const int64_t p = st.p, m = st.m, s = st.s;
+  static void run_stage(const Stage& st, const C* x, C* y, int64_t batch) {
+    const int64_t p = st.p, m = st.m, s = st.s * batch;
     const C* tw = st.tw.data();
     switch (p) {
       case 2:
