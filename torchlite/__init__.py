@@ -108,6 +108,7 @@ from torchlite import optim  # noqa: F401, E402  (torch.optim is reachable after
 
 from torchlite._indexing import nonzero  # noqa: F401, E402  (as_tuple=)
 from torchlite.functional import *  # noqa: F401, F403, E402  (variadic einsum, meshgrid, ...)
+from torchlite import fft  # noqa: F401, E402
 from torchlite import linalg  # noqa: F401, E402
 from torchlite import special  # noqa: F401, E402
 from torchlite._dtype_info import *  # noqa: F401, F403, E402  (finfo, iinfo, can_cast, ...)
@@ -131,6 +132,7 @@ from torchlite._nn_compositions import *  # noqa: F401, F403, E402  (prelu, rrel
 from torchlite._numerical import *  # noqa: F401, F403, E402  (gradient, histogram, trapz)
 from torchlite._tensor_compat import *  # noqa: F401, F403, E402  (range, scalar_tensor, Tensor.new, ...)
 from torchlite._rnn import *  # noqa: F401, F403, E402  (lstm, gru, rnn_tanh, *_cell)
+from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.stft/istft)
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)

@@ -313,4 +313,25 @@ ERRORS = [
     S("multilabel_margin_loss target out of range", lambda lib: _F(lib).multilabel_margin_loss(
         _t(lib, 4), lib.tensor([0, 5, -1, 0])), RE, "argument #2 'target' is out of range"),
 
+    # torch.fft
+    S("fft with a bad norm", lambda lib: lib.fft.fft(_t(lib, 4), norm="bad"), RE, 'Invalid normalization mode: "bad"'),
+    S("fft with n=0", lambda lib: lib.fft.fft(_t(lib, 4), n=0), RE, "Invalid number of data points (0) specified"),
+    S("irfft of one element", lambda lib: lib.fft.irfft(_t(lib, 1)), RE, "Invalid number of data points (0) specified"),
+    S("fft over a missing dim", lambda lib: lib.fft.fft(_t(lib, 4, 5), dim=2), IE,
+      "Dimension out of range (expected to be in range of [-2, 1], but got 2)"),
+    S("fft of a 0-dim tensor", lambda lib: lib.fft.fft(lib.tensor(1.0)), IE,
+      "Dimension specified as -1 but tensor has no dimensions"),
+    S("fftn with s and dim of different lengths", lambda lib: lib.fft.fftn(_t(lib, 4, 5), s=(2, 3), dim=(0,)), RE,
+      "When given, dim and shape arguments must have the same length"),
+    S("fftn with a repeated dim", lambda lib: lib.fft.fftn(_t(lib, 4, 5), dim=(0, 0)), RE, "FFT dims must be unique"),
+    S("fftn with s longer than the tensor's dims", lambda lib: lib.fft.fftn(_t(lib, 4, 5), s=(2, 3, 4)), RE,
+      "Got shape with 3 values but input tensor only has 2 dimensions."),
+    S("rfft of a complex tensor", lambda lib: lib.fft.rfft(_t(lib, 4, dtype=lib.complex64)), RE,
+      "rfft expects a real input tensor, but got ComplexFloat"),
+    S("ihfft of a complex tensor", lambda lib: lib.fft.ihfft(_t(lib, 4, dtype=lib.complex64)), RE,
+      "ihfft expects a real input tensor, but got ComplexFloat"),
+    S("fft of a half tensor", lambda lib: lib.fft.fft(_t(lib, 4, dtype=lib.float16)), RE, "Unsupported dtype Half"),
+    S("stft without return_complex", lambda lib: lib.stft(_t(lib, 40), 8), RE,
+      "stft requires the return_complex parameter be given for real inputs"),
+    S("istft of a real tensor", lambda lib: lib.istft(_t(lib, 5, 4), 8), RE, "istft requires a complex-valued input tensor matching the output from stft"),
 ]

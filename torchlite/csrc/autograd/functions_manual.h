@@ -13,6 +13,7 @@
 #include "torchlite/csrc/autograd/functions_manual_reduction.h"
 #include "torchlite/csrc/autograd/functions_manual_shape.h"
 #include "torchlite/csrc/autograd/functions_manual_special.h"
+#include "torchlite/csrc/autograd/functions_manual_spectral.h"
 #include "torchlite/csrc/autograd/functions_manual_unary_math.h"
 
 namespace tl::autograd {
