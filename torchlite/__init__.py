@@ -132,6 +132,7 @@ from torchlite._nn_compositions import *  # noqa: F401, F403, E402  (prelu, rrel
 from torchlite._numerical import *  # noqa: F401, F403, E402  (gradient, histogram, trapz)
 from torchlite._tensor_compat import *  # noqa: F401, F403, E402  (range, scalar_tensor, Tensor.new, ...)
 from torchlite._rnn import *  # noqa: F401, F403, E402  (lstm, gru, rnn_tanh, *_cell)
+from torchlite._lowrank import *  # noqa: F401, F403, E402  (svd_lowrank, pca_lowrank)
 from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.stft/istft)
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)

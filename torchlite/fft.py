@@ -15,6 +15,8 @@ __all__ = [
     "rfftn",
 ]
 
+Tensor = _C.Tensor  # torch.fft.Tensor: PyTorch's module exposes the class too
+
 _NONE, _BY_ROOT_N, _BY_N = 0, 1, 2  # the primitives' normalization modes
 
 

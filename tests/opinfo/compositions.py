@@ -10,6 +10,25 @@ from opinfo.core import FLOATING, OpInfo, SampleInput, rand
 WITH_INT = (*FLOATING, tl.int64)
 
 
+def _low_rank_samples(dtype, rng):
+    """(A, q) with A of rank 2 (a batch too), q >= 2."""
+    for shape, q in (((6, 5), 3), ((2, 4, 7), 2)):
+        left, right = rand((*shape[:-1], 2), dtype, rng), rand((*shape[:-2], 2, shape[-1]), dtype, rng)
+        yield SampleInput((left @ right, q), noncontiguous=False)
+    yield SampleInput((rand((5, 2), dtype, rng) @ rand((2, 4), dtype, rng), 3), {"M": rand((4,), dtype, rng)},
+                      noncontiguous=False)
+
+
+def _svd_lowrank_check(lib, A, usv):
+    """The singular values and the reconstruction error |U diag(S) V^H - A| (zero)."""
+    U, S, V = usv
+    return S, (U * S.unsqueeze(-2) @ V.transpose(-2, -1) - A).abs()
+
+
+def _np_lowrank_ref(A, q):
+    return np.linalg.svd(A, compute_uv=False)[..., :q], np.zeros(A.shape, A.dtype)
+
+
 def _py(name, samples, **kw):
     return OpInfo(name, samples, yaml=False, **kw)
 
@@ -174,6 +193,13 @@ OPS = [
         ((np.abs(v) ** p).sum(1 - dim, keepdims=True) ** (1 / p))),
     _py("frobenius_norm", _arrays(([(3, 4)], ((0, 1),), {}), ([(3, 4)], (1, True), {})),
         ref=lambda x, dim, keepdim=False: np.sqrt((x * x).sum(dim, keepdims=keepdim)), supports_out=True),
+    # randomized low-rank factorizations: exact (up to rounding) for a matrix of rank <= q
+    _py("svd_lowrank", _low_rank_samples,
+        op=lambda lib, A, q, **kw: _svd_lowrank_check(lib, A - kw.get("M", 0), lib.svd_lowrank(A, q, **kw)),
+        ref=lambda A, q, **kw: _np_lowrank_ref(A - kw.get("M", 0), q), differentiable=False),
+    _py("pca_lowrank", _low_rank_samples,
+        op=lambda lib, A, q, **kw: _svd_lowrank_check(lib, A - A.mean(-2, keepdim=True), lib.pca_lowrank(A, q)),
+        ref=lambda A, q, **kw: _np_lowrank_ref(A - A.mean(-2, keepdims=True), q), differentiable=False),
     # predicates and control flow
     _py("is_conj", _arrays(([(2, 3)], (), {}),), ref=lambda x: False, differentiable=False),
     _py("is_neg", _arrays(([(2, 3)], (), {}),), ref=lambda x: False, differentiable=False),

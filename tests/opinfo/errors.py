@@ -233,6 +233,8 @@ ERRORS = [
     S("mul with an ndarray", lambda lib: lib.mul(_t(lib, 3), __import__("numpy").ones(3)), TE, "mul()"),
     S("mode over an empty dim", lambda lib: lib.mode(_t(lib, 0, 3), 0), IE,
       "mode(): Expected reduction dim 0 to have non-zero size."),
+    S("pca_lowrank with q > min(m, n)", lambda lib: lib.pca_lowrank(_t(lib, 4, 3), q=4), VE,
+      "q(=4) must be non-negative integer and not greater than min(m, n)=3"),
     # linalg.eig
     S("eig of a non-square matrix", lambda lib: lib.linalg.eig(_t(lib, 2, 3)), RE,
       "linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices"),
