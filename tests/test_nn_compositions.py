@@ -190,3 +190,18 @@ def test_gaussian_nll_var_shapes_and_float():
     var = _x(3, 1, seed=2).abs()
     assert tl.allclose(F.gaussian_nll_loss(x, t, var.squeeze(1)), F.gaussian_nll_loss(x, t, var))
     assert tl.allclose(F.gaussian_nll_loss(x, t, 0.5), F.gaussian_nll_loss(x, t, tl.full_like(x, 0.5)))
+
+
+def test_gumbel_softmax_samples_and_straight_through_gradient():
+    tl.manual_seed(0)
+    logits = tl.tensor([[2.0, 0.0, -1.0]] * 4000, requires_grad=True)
+    soft = tl.nn.functional.gumbel_softmax(logits, tau=0.5)
+    assert tuple(soft.shape) == (4000, 3)
+    np.testing.assert_allclose(soft.sum(-1).detach().numpy(), 1.0, rtol=1e-6)
+    # The argmax of logits + Gumbel noise is a draw from softmax(logits).
+    freq = np.bincount(soft.argmax(-1).numpy(), minlength=3) / 4000
+    np.testing.assert_allclose(freq, np.exp([2.0, 0.0, -1.0]) / np.exp([2.0, 0.0, -1.0]).sum(), atol=0.03)
+    hard = tl.nn.functional.gumbel_softmax(logits, tau=0.5, hard=True)
+    assert set(np.unique(hard.detach().numpy())) <= {0.0, 1.0} and (hard.sum(-1) == 1).all()
+    (hard * tl.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert logits.grad.abs().sum().item() > 0  # the soft sample's gradient flows through the one-hot

@@ -4,11 +4,14 @@ flag, an integer `reduction`) over the torchlite.nn.functional compositions."""
 
 import importlib
 
-# The modules, not the functions of the same names torchlite.nn.functional re-exports.
-_act, _dist, _drop, _loss, _norm = (importlib.import_module(f"torchlite.nn.functional.{m}")
-                                    for m in ("activation", "distance", "dropout", "loss", "normalization"))
+from torchlite import _C
 
-__all__ = ["alpha_dropout", "alpha_dropout_", "cosine_embedding_loss", "dropout_", "feature_alpha_dropout",
+# The modules, not the functions of the same names torchlite.nn.functional re-exports.
+_act, _dist, _drop, _loss, _norm, _sparse = (importlib.import_module(f"torchlite.nn.functional.{m}") for m in
+                                             ("activation", "distance", "dropout", "loss", "normalization", "sparse"))
+
+__all__ = ["alpha_dropout", "alpha_dropout_", "cosine_embedding_loss", "dropout_", "embedding_renorm_",
+           "feature_alpha_dropout",
            "feature_alpha_dropout_", "feature_dropout", "feature_dropout_", "hinge_embedding_loss", "instance_norm",
            "margin_ranking_loss", "poisson_nll_loss", "prelu", "rms_norm", "rrelu", "rrelu_", "triplet_margin_loss"]
 
@@ -19,6 +22,21 @@ def _reduction_name(reduction):
 
 def prelu(input, weight):
     return _act.prelu(input, weight)
+
+
+def _prelu_method(self, weight):
+    """x.prelu(weight): torchlite.prelu(x, weight)."""
+    return prelu(self, weight)
+
+
+_C.Tensor.prelu = _prelu_method
+
+
+def embedding_renorm_(input, indices, max_norm, norm_type):
+    """embedding_renorm_(input, indices, max_norm, norm_type): the rows of the embedding matrix
+    `input` that `indices` looks up rescaled in place to norm at most max_norm; returns input."""
+    with _sparse.no_grad():
+        return _sparse._embedding_renorm_(input, indices, max_norm, norm_type)
 
 
 def rrelu(input, lower=0.125, upper=1.0 / 3, training=False, generator=None):

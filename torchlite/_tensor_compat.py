@@ -323,7 +323,11 @@ def _is_same_size(self, other):
     return is_same_size(self, other)
 
 
-_METHODS = {"new": _new, "type_as": _type_as, "apply_": _apply_, "map_": _map_, "map2_": _map2_,
+def _lu(self, pivot=True, get_infos=False):
+    return lu(self, pivot, get_infos)
+
+
+_METHODS = {"new": _new, "lu": _lu, "type_as": _type_as, "apply_": _apply_, "map_": _map_, "map2_": _map2_,
             "is_inference": _is_inference, "is_nonzero": _is_nonzero, "is_same_size": _is_same_size,
             "narrow_copy": _narrow_copy, "nonzero_static": _nonzero_static, "dim_order": _dim_order,
             "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "take": _take, "module_load": _module_load,

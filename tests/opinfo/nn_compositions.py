@@ -220,7 +220,44 @@ def _multilabel_targets():
     return np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 0, 0, 0]], dtype=np.int64)
 
 
+# ---- pooling and embeddings ------------------------------------------------------------------
+
+def _np_lp_pool(x, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """(sum of x^p over each window)^(1/p) for x (N, C, *spatial), windows without padding."""
+    nd = x.ndim - 2
+    kernel = (kernel_size,) * nd if np.ndim(kernel_size) == 0 else tuple(kernel_size)
+    step = kernel if stride is None else ((stride,) * nd if np.ndim(stride) == 0 else tuple(stride))
+    windows = np.lib.stride_tricks.sliding_window_view(x ** norm_type, kernel, axis=tuple(range(-nd, 0)))
+    windows = windows[(..., *[slice(None, None, s) for s in step]) + (slice(None),) * nd]
+    return windows.sum(axis=tuple(range(-nd, 0))) ** (1.0 / norm_type)
+
+
+def _lp_pool_samples(nd):
+    def samples(dtype, rng):
+        shape = (2, 3, 7) if nd == 1 else (2, 3, 6, 5)
+        yield SampleInput((positive(shape, dtype, rng), 2.0, 3 if nd == 1 else (3, 2)))
+        yield SampleInput((positive(shape, dtype, rng), 3.0, 2), {"stride": 1})
+    return samples
+
+
+def _embedding_renorm_samples(dtype, rng):
+    yield SampleInput((rand((5, 3), dtype, rng), np.array([0, 2, 2, 4]), 1.0, 2.0), grad=False, noncontiguous=False)
+    yield SampleInput((rand((4, 2), dtype, rng), np.array([[1, 3]]), 1.5, 1.0), grad=False, noncontiguous=False)
+
+
+def _np_embedding_renorm(w, indices, max_norm, norm_type):
+    out = w.copy()
+    for row in np.unique(indices):
+        norm = (np.abs(w[row]) ** norm_type).sum() ** (1.0 / norm_type)
+        if norm > max_norm:
+            out[row] = w[row] * (max_norm / (norm + 1e-7))
+    return out
+
+
 OPS = [
+    _py("lp_pool1d", _lp_pool_samples(1), ref=_np_lp_pool, op=_F("lp_pool1d")),
+    _py("lp_pool2d", _lp_pool_samples(2), ref=_np_lp_pool, op=_F("lp_pool2d")),
+    _py("embedding_renorm_", _embedding_renorm_samples, ref=_np_embedding_renorm, differentiable=False),
     _py("prelu", _prelu_samples, ref=_prelu_ref),
     _py("glu", _glu_samples, ref=_glu_ref, op=_F("glu")),
     _py("softsign", _unary_samples, ref=lambda x: _like(x, x / (1 + np.abs(x))), op=_F("softsign")),

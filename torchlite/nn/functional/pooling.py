@@ -7,7 +7,7 @@ from torchlite import _C
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
-           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+           "lp_pool1d", "lp_pool2d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
 
 
 def _stride(stride):
@@ -45,6 +45,25 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                divisor_override=None):
     return _C._nn.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                              divisor_override)
+
+
+def _lp_pool(avg_pool, input, norm_type, kernel_size, nd, stride, ceil_mode):
+    """(sum over each window of x^p)^(1/p): the window mean of x^p times the window size; the sign
+    and relu keep a negative mean (odd p) from a fractional power, as PyTorch does."""
+    kernel = list(kernel_size) if isinstance(kernel_size, (list, tuple)) else [kernel_size] * nd
+    window = 1
+    for k in kernel:
+        window *= k
+    out = avg_pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(avg_pool1d, input, norm_type, kernel_size, 1, stride, ceil_mode)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(avg_pool2d, input, norm_type, kernel_size, 2, stride, ceil_mode)
 
 
 def _output_size(input, output_size, nd):

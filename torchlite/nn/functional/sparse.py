@@ -8,13 +8,14 @@ __all__ = ["embedding", "one_hot"]
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
     """Rescale in place the rows of weight that input looks up whose norm exceeds max_norm."""
-    used = _C.zeros(weight.shape[0], dtype=_C.bool)
+    used = _C.zeros(weight.shape[0], dtype=_C.bool, device=weight.device)
     used[input.reshape(-1)] = True
     rows = used.nonzero()[:, 0]
     picked = weight[rows]
     norms = picked.abs().pow(norm_type).sum(1).pow(1.0 / norm_type)
     scale = _C.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
     weight[rows] = picked * scale.unsqueeze(1)
+    return weight
 
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False, sparse=False):
