@@ -98,7 +98,8 @@ def _sample_ids(kind):
                 if d not in S.DTYPES:
                     continue
                 for i, s in enumerate(samples(name, d)):
-                    if _renderable(s) and (kind != "overlap" or _overlap_ok(info, s)):
+                    if (_renderable(s) and (kind != "overlap" or _overlap_ok(info, s))
+                            and (kind != "values" or info.nonfinite)):
                         ids.append((name, i, d))
         _SAMPLES[kind] = ids
     return _SAMPLES[kind]

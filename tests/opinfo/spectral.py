@@ -7,6 +7,8 @@ Bluestein (97, 1009), odd and even lengths for the real transforms. Large sample
 (finite differences cost two calls per element); out= forms and bad inputs are tested in
 tests/test_fft.py."""
 
+import dataclasses
+
 import numpy as np
 
 import torchlite as tl
@@ -204,3 +206,7 @@ OPS = [
     OpInfo("istft", _istft_samples, yaml=False, dtypes=COMPLEX, atol=1e-4, rtol=1e-5,
            op=lambda lib, x, w, **k: lib.istft(x, window=w, **k)),
 ]
+
+# No inf/NaN from the fuzz campaign (OpInfo.nonfinite): where a transform of non-finite input has
+# NaN rather than inf depends on the FFT's order of operations, which differs between libraries.
+OPS = [dataclasses.replace(info, nonfinite=False) for info in OPS]
