@@ -235,6 +235,11 @@ ERRORS = [
       "mode(): Expected reduction dim 0 to have non-zero size."),
     S("pca_lowrank with q > min(m, n)", lambda lib: lib.pca_lowrank(_t(lib, 4, 3), q=4), VE,
       "q(=4) must be non-negative integer and not greater than min(m, n)=3"),
+    S("fold with channels not divisible by the kernel", lambda lib: _F(lib).fold(_t(lib, 2, 7, 20), (5, 6), 2), RE,
+      "Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got input.size(1)=7"),
+    S("fold with the wrong number of blocks", lambda lib: _F(lib).fold(_t(lib, 2, 12, 21), (5, 6), 2), RE,
+      "Given output_size=(5, 6), kernel_size=(2, 2), dilation=(1, 1), padding=(0, 0), stride=(1, 1), expected size "
+      "of input's dimension 2 to match the calculated number of sliding blocks 4 * 5 = 20, but got input.size(2)=21."),
     # linalg.eig
     S("eig of a non-square matrix", lambda lib: lib.linalg.eig(_t(lib, 2, 3)), RE,
       "linalg.eig: A must be batches of square matrices, but they are 2 by 3 matrices"),

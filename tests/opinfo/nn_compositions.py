@@ -240,6 +240,46 @@ def _lp_pool_samples(nd):
     return samples
 
 
+def _np_unfold(x, kernel_size, dilation=1, padding=0, stride=1):
+    """im2col by loops over the output grid, for (N, C, H, W) input."""
+    k, d, p, s = ((v, v) if np.ndim(v) == 0 else tuple(v) for v in (kernel_size, dilation, padding, stride))
+    x = np.pad(x, ((0, 0), (0, 0), (p[0], p[0]), (p[1], p[1])))
+    oh = (x.shape[2] - d[0] * (k[0] - 1) - 1) // s[0] + 1
+    ow = (x.shape[3] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    cols = [x[:, :, i * s[0]:i * s[0] + d[0] * (k[0] - 1) + 1:d[0], j * s[1]:j * s[1] + d[1] * (k[1] - 1) + 1:d[1]]
+            .reshape(x.shape[0], -1) for i in range(oh) for j in range(ow)]
+    return np.stack(cols, -1)
+
+
+def _np_fold(cols, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """col2im: the adjoint of _np_unfold, by pushing each column back onto the padded image."""
+    k, d, p, s = ((v, v) if np.ndim(v) == 0 else tuple(v) for v in (kernel_size, dilation, padding, stride))
+    size = (output_size, output_size) if np.ndim(output_size) == 0 else tuple(output_size)
+    n, c = cols.shape[0], cols.shape[1] // (k[0] * k[1])
+    out = np.zeros((n, c, size[0] + 2 * p[0], size[1] + 2 * p[1]), cols.dtype)
+    ow = (out.shape[3] - d[1] * (k[1] - 1) - 1) // s[1] + 1
+    for b in range(cols.shape[2]):
+        i, j = divmod(b, ow)
+        out[:, :, i * s[0]:i * s[0] + d[0] * (k[0] - 1) + 1:d[0],
+            j * s[1]:j * s[1] + d[1] * (k[1] - 1) + 1:d[1]] += cols[:, :, b].reshape(n, c, k[0], k[1])
+    return out[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]
+
+
+_FOLD_CASES = (({"kernel_size": 2}, (4, 5)), ({"kernel_size": (2, 3), "dilation": (1, 2), "padding": 1,
+                                               "stride": (2, 1)}, (4, 6)))
+
+
+def _unfold_samples(dtype, rng):
+    for kw, size in _FOLD_CASES:
+        yield SampleInput((rand((2, 3, *size), dtype, rng),), dict(kw))
+
+
+def _fold_samples(dtype, rng):
+    for kw, size in _FOLD_CASES:
+        cols = _np_unfold(np.zeros((1, 3, *size)), **kw)
+        yield SampleInput((rand((2, *cols.shape[1:]), dtype, rng), size), dict(kw))
+
+
 def _embedding_renorm_samples(dtype, rng):
     yield SampleInput((rand((5, 3), dtype, rng), np.array([0, 2, 2, 4]), 1.0, 2.0), grad=False, noncontiguous=False)
     yield SampleInput((rand((4, 2), dtype, rng), np.array([[1, 3]]), 1.5, 1.0), grad=False, noncontiguous=False)
@@ -257,6 +297,8 @@ def _np_embedding_renorm(w, indices, max_norm, norm_type):
 OPS = [
     _py("lp_pool1d", _lp_pool_samples(1), ref=_np_lp_pool, op=_F("lp_pool1d")),
     _py("lp_pool2d", _lp_pool_samples(2), ref=_np_lp_pool, op=_F("lp_pool2d")),
+    _py("nn.functional.unfold", _unfold_samples, ref=_np_unfold, op=_F("unfold")),
+    _py("nn.functional.fold", _fold_samples, ref=_np_fold, op=_F("fold")),
     _py("embedding_renorm_", _embedding_renorm_samples, ref=_np_embedding_renorm, differentiable=False),
     _py("prelu", _prelu_samples, ref=_prelu_ref),
     _py("glu", _glu_samples, ref=_glu_ref, op=_F("glu")),

@@ -7,6 +7,7 @@ from torchlite.nn.modules import (  # noqa: F401  (batchnorm: PyTorch's module p
     conv,
     dropout,
     flatten,
+    fold,
     linear,
     loss,
     normalization,
@@ -22,6 +23,7 @@ from torchlite.nn.modules.container import *  # noqa: F401, F403
 from torchlite.nn.modules.conv import *  # noqa: F401, F403
 from torchlite.nn.modules.dropout import *  # noqa: F401, F403
 from torchlite.nn.modules.flatten import *  # noqa: F401, F403
+from torchlite.nn.modules.fold import *  # noqa: F401, F403
 from torchlite.nn.modules.linear import *  # noqa: F401, F403
 from torchlite.nn.modules.loss import *  # noqa: F401, F403
 from torchlite.nn.modules.module import Module
@@ -33,5 +35,6 @@ from torchlite.nn.modules.sparse import *  # noqa: F401, F403
 from torchlite.nn.modules.transformer import *  # noqa: F401, F403
 from torchlite.nn.modules.vision import *  # noqa: F401, F403
 
-__all__ = ["Module"] + [name for m in (activation, container, conv, dropout, flatten, linear, loss, normalization,
-                                       padding, pooling, rnn, sparse, transformer, vision) for name in m.__all__]
+__all__ = ["Module"] + [name for m in (activation, container, conv, dropout, flatten, fold, linear, loss,
+                                       normalization, padding, pooling, rnn, sparse, transformer, vision)
+                        for name in m.__all__]
