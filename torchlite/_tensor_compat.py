@@ -126,7 +126,7 @@ def lu(A, pivot=True, get_infos=False, out=None):
         return result
     if len(out) != len(result):
         raise RuntimeError(f"lu: expected {len(result)} out tensors, got {len(out)}")
-    return tuple(o.resize_(r.shape).copy_(r) for o, r in zip(out, result))
+    return tuple(_write_out(r, o) for r, o in zip(result, out))
 
 
 def narrow_copy(input, dim, start, length, *, out=None):

@@ -4,6 +4,7 @@ Thin wrappers over the generated operators (padding="same"/"valid" is the operat
 overload, as in PyTorch)."""
 
 from torchlite import _C
+from torchlite.nn.modules.utils import _pair
 
 __all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
 
@@ -24,13 +25,6 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     return _C.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
-def _pair(v, name):
-    pair = tuple(v) if isinstance(v, (list, tuple)) else (v, v)
-    if len(pair) != 2:
-        raise ValueError(f"{name} must be an int or a pair of ints, but got {v!r}")
-    return pair
-
-
 def _blocks(size, kernel, dilation, padding, stride):
     """Sliding blocks along each of the two spatial dims."""
     return [(size[i] + 2 * padding[i] - dilation[i] * (kernel[i] - 1) - 1) // stride[i] + 1 for i in range(2)]
@@ -39,8 +33,7 @@ def _blocks(size, kernel, dilation, padding, stride):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """im2col: the sliding kernel_size blocks of a (N, C, H, W) or (C, H, W) input as the columns
     of a (N, C * kh * kw, L) tensor, L the number of blocks (row-major over the output grid)."""
-    k, d, p, s = (_pair(v, n) for v, n in ((kernel_size, "kernel_size"), (dilation, "dilation"),
-                                           (padding, "padding"), (stride, "stride")))
+    k, d, p, s = (_pair(v) for v in (kernel_size, dilation, padding, stride))
     if input.dim() not in (3, 4):
         raise RuntimeError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
     batched = input.dim() == 4
@@ -61,8 +54,7 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     """col2im, the adjoint of unfold: the columns of a (N, C * kh * kw, L) or (C * kh * kw, L)
     input summed back into a (N, C, *output_size) image (overlapping blocks add up)."""
-    size, k, d, p, s = (_pair(v, n) for v, n in ((output_size, "output_size"), (kernel_size, "kernel_size"),
-                                                 (dilation, "dilation"), (padding, "padding"), (stride, "stride")))
+    size, k, d, p, s = (_pair(v) for v in (output_size, kernel_size, dilation, padding, stride))
     if input.dim() not in (2, 3):
         raise RuntimeError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                            f"(got {input.dim()}D)")

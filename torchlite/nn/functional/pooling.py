@@ -3,7 +3,10 @@
 Max pooling returns (values, indices) from the *_with_indices operators; the indices are flat
 positions within each input plane, as in PyTorch."""
 
+import math
+
 from torchlite import _C
+from torchlite.nn.modules.utils import _ntuple
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
            "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
@@ -50,12 +53,9 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 def _lp_pool(avg_pool, input, norm_type, kernel_size, nd, stride, ceil_mode):
     """(sum over each window of x^p)^(1/p): the window mean of x^p times the window size; the sign
     and relu keep a negative mean (odd p) from a fractional power, as PyTorch does."""
-    kernel = list(kernel_size) if isinstance(kernel_size, (list, tuple)) else [kernel_size] * nd
-    window = 1
-    for k in kernel:
-        window *= k
+    kernel = _ntuple(nd, "kernel_size")(kernel_size)
     out = avg_pool(input.pow(norm_type), kernel, stride, 0, ceil_mode)
-    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+    return (out.sign() * out.abs().relu()).mul(math.prod(kernel)).pow(1.0 / norm_type)
 
 
 def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
