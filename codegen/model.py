@@ -36,7 +36,8 @@ NAMED_DEFAULTS: dict[str, dict[str, str]] = {
         "bool": "ScalarType::Bool",
     },
     "Layout": {"strided": "Layout::Strided"},
-    "MemoryFormat": {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve"},
+    "MemoryFormat": {"contiguous_format": "MemoryFormat::Contiguous", "preserve_format": "MemoryFormat::Preserve",
+                     "channels_last": "MemoryFormat::ChannelsLast", "channels_last_3d": "MemoryFormat::ChannelsLast3d"},
     "int": {"Mean": "1", "Sum": "2"},  # `int reduction=Mean`: PyTorch's at::Reduction (None=0, Mean=1, Sum=2)
 }
 

@@ -13,7 +13,8 @@ import keyword
 from dataclasses import dataclass
 
 from codegen.cpp_api import cpp_string, cpp_type, default_expr, list_default_items, public_arguments, public_name
-from codegen.model import Argument, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind, Type, base_of
+from codegen.model import (NAMED_DEFAULTS, Argument, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind,
+                           Type, base_of)
 from codegen.native_functions import NativeFunction
 
 
@@ -77,26 +78,14 @@ TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
 
 
 def python_face_default(a: Argument, schema: FunctionSchema) -> str | None:
-    """The default a Python caller sees, in the schema's default syntax. Beyond the schema's own:
-    a keyword-only optional argument without one takes None, which is how PyTorch's Python
-    signatures read (div(..., *, rounding_mode=None), rand(..., *, generator=None)); and an
-    optional TensorOptions argument defaulting to None shows the value None stands for, as
-    PyTorch's do: pin_memory=False; layout=strided, except for a *_like op (where None is the
-    input's layout); memory_format=preserve_format where a tensor is copied or mimicked (clone,
-    zeros_like), contiguous_format where none is (empty)."""
+    """The default a Python caller sees, in the schema's default syntax: the schema's own, as
+    PyTorch's parser shows it (layout=None, memory_format=None, dim=()), with two additions. A
+    keyword-only optional argument without one takes None (div(..., *, rounding_mode=None),
+    rand(..., *, generator=None)), and an optional pin_memory shows False, as PyTorch's do."""
     if a.default is None:
         return "None" if a.kwarg_only and isinstance(a.type, OptionalType) else None
-    if none_means_empty(a):
-        return "None"
-    if a.default != "None" or not isinstance(a.type, OptionalType):
-        return a.default
-    name = base_of(a.type).name
-    if name == "MemoryFormat":
-        return "preserve_format" if any(x.name == "self" for x in schema.arguments) else "contiguous_format"
-    if a.name == "pin_memory":
+    if a.name == "pin_memory" and a.default == "None":
         return "False"
-    if name == "Layout" and not schema.name.base.endswith("_like"):
-        return "strided"
     return a.default
 
 
@@ -131,14 +120,16 @@ class Overload:
     def with_default(self, a: Argument) -> Argument:
         """`a` with the default Python callers see (python_face_default)."""
         default = python_face_default(a, self.schema)
-        if default == a.default:
-            return a
-        return dataclasses.replace(a, default=default, type=OptionalType(a.type) if none_means_empty(a) else a.type)
+        if none_means_empty(a):
+            return dataclasses.replace(a, default=default, type=OptionalType(a.type))
+        return a if default == a.default else dataclasses.replace(a, default=default)
 
     def keyword(self, a: Argument) -> str:
-        """The name Python callers pass `a` by: a function's `self` is `input`, as in PyTorch
-        (torch.add(input=x, other=y)); a method's self is implicit."""
-        return "input" if a.name == "self" and not self.is_method else a.name
+        """The name Python callers pass `a` by: a function's Tensor `self` is `input`, as in
+        PyTorch (torch.add(input=x, other=y)); a Number `self` keeps its name
+        (torch.pow(self=2, exponent=x)); a method's self is implicit."""
+        renamed = a.name == "self" and not self.is_method and a.type == BaseType("Tensor")
+        return "input" if renamed else a.name
 
     @property
     def is_factory(self) -> bool:
@@ -423,7 +414,7 @@ def python_default_text(a: Argument) -> str:
         return "torchlite." + {"long": "int64"}.get(d, d)
     if name in ("MemoryFormat", "Layout"):
         return "torchlite." + d
-    return d
+    return NAMED_DEFAULTS["int"].get(d, d) if name == "int" else d  # reduction=Mean reads 1, as in PyTorch
 
 
 def _signature_params(ov: Overload, stub: bool) -> list[str]:

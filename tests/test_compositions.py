@@ -360,8 +360,13 @@ def test_tensor_metadata_methods():
     for data, kw in [([1, 0, 2], {"size": 4}), ([[1, 0], [0, 2]], {"size": 1, "fill_value": -5}), (3, {"size": 2})]:
         _same(tl.nonzero_static(tl.tensor(data), **kw), torch.nonzero_static(torch.tensor(data), **kw))
     _same(tl.tensor([0, 3]).nonzero_static(size=2), torch.tensor([0, 3]).nonzero_static(size=2))
+    out = tl.empty(0, dtype=tl.int64)
+    assert tl.nonzero_static(tl.tensor([0, 5, 6]), size=3, out=out) is out
+    _same(out, torch.nonzero_static(torch.tensor([0, 5, 6]), size=3))
     with pytest.raises(RuntimeError, match="non-negative"):
         tl.nonzero_static(tl.ones(2), size=-1)
+    y = tl.arange(6.)
+    assert tl.as_strided_(y, (2, 2), (1, 2)) is y and y.tolist() == [[0.0, 2.0], [1.0, 3.0]]
 
 
 @pytest.mark.parametrize("name,args,mean", [("exponential_", (2.0,), 0.5), ("geometric_", (0.25,), 4.0),

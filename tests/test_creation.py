@@ -484,3 +484,9 @@ def test_random_on_empty_tensors():
     assert tl.rand(0, 3).shape == (0, 3)
     assert tl.empty(0).normal_().shape == (0,)
     assert tl.randint(5, (0,)).shape == (0,)
+
+
+def test_empty_out_resizes_and_keeps_out():
+    out = tl.zeros(2, dtype=tl.int32)
+    assert tl.empty((3, 4), out=out) is out and out.shape == (3, 4) and out.dtype == tl.int32
+    assert tl.empty(2, 5, out=out).shape == (2, 5)

@@ -188,3 +188,17 @@ def test_dtype_matches_torch():
         got = make(a) @ make(a.T.copy())
         assert TORCH_DTYPE[got.dtype] == (to_torch(a) @ to_torch(a.T.copy())).dtype
         assert_close(got, (to_torch(a) @ to_torch(a.T.copy())).numpy(), rtol=1e-5)
+
+
+def test_lu_unpack_out_writes_the_three_factors():
+    A = tl.tensor(random_array((3, 4, 4), tl.float64))
+    LU, piv = tl.linalg.lu_factor(A)
+    P, L, U = tl.lu_unpack(LU, piv)
+    outs = tuple(tl.empty(0, dtype=tl.float64) for _ in range(3))
+    result = tl.lu_unpack(LU, piv, out=outs)
+    assert all(r is o for r, o in zip(result, outs))
+    for got, expected in zip(outs, (P, L, U)):
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
+    assert_close(P @ L @ U, A.numpy(), atol=1e-12)
+    with pytest.raises(RuntimeError, match="dtype"):
+        tl.lu_unpack(LU, piv, out=(tl.empty(0), tl.empty(0), tl.empty(0)))

@@ -183,3 +183,42 @@ def test_embedding_norm_mha_default_init():
     assert -bound <= lo and hi <= bound and hi > 0.9 * bound
     assert stats(mha.in_proj_bias)[3] == 0.0 and stats(mha.out_proj.bias)[3] == 0.0
     _uniform_bound_ok(mha.out_proj.weight, 1 / 8)
+
+
+@pytest.mark.parametrize("shape,groups", [((4, 4, 3), 1), ((6, 2, 3, 3), 2), ((3, 5, 1, 3, 3), 1)])
+def test_dirac_is_the_identity_convolution(shape, groups):
+    w = init.dirac_(torch.empty(shape), groups=groups)
+    spatial = len(shape) - 2
+    x = torch.randn(1, shape[1] * groups, *([5] * spatial))
+    conv = {1: torch.nn.functional.conv1d, 2: torch.nn.functional.conv2d}.get(spatial)
+    if conv is not None:  # channels a group passes through come out unchanged
+        y = conv(x, w, padding=shape[-1] // 2, groups=groups)
+        out_per_group, passed = shape[0] // groups, min(shape[0] // groups, shape[1])
+        for g in range(groups):
+            for d in range(passed):
+                np.testing.assert_array_equal(y[0, g * out_per_group + d].numpy(), x[0, g * shape[1] + d].numpy())
+    assert w.sum().item() == groups * min(shape[0] // groups, shape[1])
+    with pytest.raises(ValueError, match="3, 4, or 5 dimensions"):
+        init.dirac_(torch.empty(2, 2))
+
+
+def test_sparse_zeroes_a_fraction_of_each_column():
+    torch.manual_seed(0)
+    w = init.sparse_(torch.empty(10, 6), sparsity=0.3, std=0.5)
+    zeros_per_column = (w == 0).sum(0)
+    assert zeros_per_column.tolist() == [3] * 6  # ceil(0.3 * 10), rows chosen at random
+    assert 0.2 < w[w != 0].std().item() < 1.0
+    with pytest.raises(ValueError, match="2 dimensions"):
+        init.sparse_(torch.empty(3), 0.1)
+
+
+@pytest.mark.parametrize("old,args", [("uniform", ()), ("normal", ()), ("constant", (0.5,)), ("eye", ()),
+                                      ("xavier_uniform", ()), ("xavier_normal", ()), ("kaiming_uniform", ()),
+                                      ("kaiming_normal", ()), ("orthogonal", ()), ("sparse", (0.5,))])
+def test_deprecated_names_warn_and_fill(old, args):
+    torch.manual_seed(3)
+    expected = getattr(init, old + "_")(torch.empty(4, 4), *args)
+    torch.manual_seed(3)
+    with pytest.warns(FutureWarning, match=f"nn.init.{old}` is now deprecated"):
+        got = getattr(init, old)(torch.empty(4, 4), *args)
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())

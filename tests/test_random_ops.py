@@ -233,3 +233,33 @@ def test_alpha_dropout_keeps_mean_and_variance():
     z = F.feature_alpha_dropout(tl.zeros(20, 30, 4, dtype=tl.float64), p, training=True).numpy().reshape(600, 4)
     kept = np.isclose(z, k * a * p).all(1)
     assert (kept | np.isclose(z, k * a * (p - 1)).all(1)).all() and 0.3 < kept.mean() < 0.7
+
+
+# ---- out= forms: the same draws as the functional form under the same seed ---------------------
+
+@pytest.mark.parametrize("name,call", [
+    ("bernoulli", lambda p, **kw: tl.bernoulli(p, **kw)),
+    ("multinomial", lambda p, **kw: tl.multinomial(p, 3, True, **kw)),
+])
+def test_random_out_forms_draw_what_the_functional_form_draws(name, call):
+    p = tl.tensor([[0.1, 0.5, 0.9, 0.3]])
+    tl.manual_seed(7)
+    expected = call(p)
+    tl.manual_seed(7)
+    out = tl.empty(0, dtype=expected.dtype)
+    assert call(p, out=out) is out
+    assert _same(out, expected)
+
+
+def test_randint_out_keeps_outs_dtype():
+    tl.manual_seed(1)
+    expected = tl.randint(2, 9, (50,))
+    tl.manual_seed(1)
+    out = tl.empty(0, dtype=tl.float32)
+    assert tl.randint(2, 9, (50,), out=out) is out
+    np.testing.assert_array_equal(out.numpy(), expected.numpy().astype(np.float32))
+    g = tl.Generator().manual_seed(4)
+    a = tl.randint(5, (10,), generator=g, out=tl.empty(10, dtype=tl.int64))
+    g.manual_seed(4)
+    assert _same(a, tl.randint(5, (10,), generator=g))
+    assert tl.randint(5, (3,)).dtype == tl.int64 and tl.randperm(3).dtype == tl.int64  # dtype=None: long

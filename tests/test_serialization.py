@@ -203,6 +203,22 @@ def test_weights_only_refuses_malicious_pickle(tmp_path):
     assert marker.exists() and out["x"].tolist() == [1.0]
 
 
+class OtherCodec:
+    def __reduce__(self):
+        import codecs
+        return (codecs.encode, ("aGk=", "base64"))
+
+
+def test_protocol_2_bytes_load_and_only_latin1_is_let_through():
+    buf = io.BytesIO()
+    tl.save({"b": b"\x00\xffraw", "s": {1, 2}}, buf)  # protocol 2: _codecs.encode, __builtin__.set
+    assert tl.load(io.BytesIO(buf.getvalue())) == {"b": b"\x00\xffraw", "s": {1, 2}}
+    buf = io.BytesIO()
+    tl.save(OtherCodec(), buf)
+    with pytest.raises(pickle.UnpicklingError, match="_codecs.encode with encoding 'base64'"):
+        tl.load(io.BytesIO(buf.getvalue()))
+
+
 class Point:
     def __init__(self, x):
         self.x = x

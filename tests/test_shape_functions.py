@@ -89,7 +89,7 @@ def test_concat_aliases():
     _same(tl.concatenate([a, b.reshape(3, 1).t()], axis=0), torch.concatenate([ta, tb], axis=0))
     _same(tl.concat((a, a), dim=1), torch.concat((ta, ta), dim=1))
     out = tl.empty(0, dtype=tl.float64)
-    tl.concatenate([a, b], 0, out)
+    tl.concatenate([a, b], dim=0, out=out)
     _same(out, torch.cat([ta, tb]))
     _grad_matches(lambda m, x, y: m.concat([x, y], dim=-1), [(2, 1), (2, 2)])
 

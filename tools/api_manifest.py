@@ -11,12 +11,18 @@ PyTorch is how the manifest is updated:
 Each entry records what kind of name it is and, for callables, its parameters in the format
 torchlite/utils/_api_signatures.py reads and compares. `sigs` is a list because many operators
 document several overloads; it is null where no signature could be read (then the report can
-only check that the name exists). `sig_from` says where the
-signature came from: "inspect" (inspect.signature, exact) or "doc" (the docstring's
-`name(...) -> ...` lines: what the docs promise, which can be looser than the real parser).
+only check that the name exists). `sig_from` says where the signature came from:
+- "inspect": inspect.signature, exact (Python-level functions);
+- "pyi": PyTorch's generated stubs of its C operators (torch/_C/_VariableFunctions.pyi,
+  _nn.pyi, and TensorBase in __init__.pyi), written from the same schemas as its argument
+  parser, so they name the parameters the parser accepts;
+- "doc": the docstring's `name(...) -> ...` lines, for the few C callables with no stub: what
+  the docs promise, which can be looser than the real parser.
 """
 
 import argparse
+import ast
+import functools
 import importlib
 import importlib.util
 import inspect
@@ -155,6 +161,85 @@ def public_names(ns_name, ns):
     return sorted(n for n in names if not n.startswith("_") and not isinstance(getattr(ns, n), types.ModuleType))
 
 
+def _stub_params(fn, drop_self):
+    """One stub `def` as the manifest's parameter list. A default of `...` (the stubs' "has a
+    default") is kept as written: the comparison accepts any default for it."""
+    args = fn.args
+    positional = args.posonlyargs + args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    out = []
+    for i, (a, d) in enumerate(zip(positional, defaults)):
+        if drop_self and i == 0 and a.arg == "self":
+            continue
+        out.append(a.arg if d is None else f"{a.arg}={ast.unparse(d)}")
+        if args.posonlyargs and a is args.posonlyargs[-1]:
+            out.append("/")
+    if args.vararg:
+        out.append("*" + args.vararg.arg)
+    elif args.kwonlyargs:
+        out.append("*")
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        out.append(a.arg if d is None else f"{a.arg}={ast.unparse(d)}")
+    if args.kwarg:
+        out.append("**" + args.kwarg.arg)
+    return out
+
+
+def _hidden(fn):
+    """Whether a torch.* stub overload is one of PyTorch's deprecated signatures (such as
+    `add(self, alpha, other)`), which its argument parser hides: the parser names a Tensor
+    `self` `input` everywhere else."""
+    return any(a.arg == "self" and a.annotation is not None and ast.unparse(a.annotation) == "Tensor"
+               for a in fn.args.args)
+
+
+# Stubs PyTorch writes by hand rather than from the schema, which disagree with its parser
+# (checked by calling PyTorch 2.13); their docstrings are read instead. The Tensor stubs of
+# add/sub/mul/floor_divide/true_divide offer out= that the methods refuse; random_/uniform_ call
+# `from` `from_`; requires_grad_ calls `requires_grad` `mode`.
+# linspace/logspace add an overload with `steps=None` that the parser does not have.
+_WRONG_STUBS = {
+    "torch": {"linspace", "logspace"},
+    "torch.Tensor": {"add", "sub", "mul", "floor_divide", "true_divide", "random_", "uniform_", "requires_grad_"},
+}
+
+
+@functools.cache
+def _stubs(stub_file, class_name=None):
+    """{name: [overload parameter lists]} of the module-level functions of a torch/_C stub file,
+    or of one class's methods there."""
+    import torch
+
+    tree = ast.parse((Path(torch.__file__).parent / "_C" / stub_file).read_text())
+    body = tree.body
+    if class_name:
+        body = next(n.body for n in tree.body if isinstance(n, ast.ClassDef) and n.name == class_name)
+    found = {}
+    for fn in body:
+        if not isinstance(fn, ast.FunctionDef) or (not class_name and _hidden(fn)):
+            continue
+        params = _stub_params(fn, drop_self=class_name is not None)
+        overloads = found.setdefault(fn.name, [])
+        if params not in overloads:
+            overloads.append(params)
+    return found
+
+
+def _stub_signatures(name, obj, ns_name):
+    """The stub overloads of a C operator, or None where it has no stub: torch.* and
+    nn.functional operators bound from torch._C, and Tensor methods TensorBase defines."""
+    import torch
+
+    if ns_name == "torch.Tensor":
+        if getattr(torch._C.TensorBase, name, None) is obj and name not in _WRONG_STUBS[ns_name]:
+            return _stubs("__init__.pyi", "TensorBase").get(name)
+        return None
+    for module, stub_file in ((torch._C._VariableFunctions, "_VariableFunctions.pyi"), (torch._C._nn, "_nn.pyi")):
+        if getattr(module, name, None) is obj and name not in _WRONG_STUBS.get(ns_name, ()):
+            return _stubs(stub_file).get(name)
+    return None
+
+
 def describe(name, obj, ns_name):
     """The manifest entry of one name."""
     import torch
@@ -169,6 +254,9 @@ def describe(name, obj, ns_name):
     # Classes of torch.distributions all take (*params, validate_args=None): names are enough.
     if kind == "class" and ns_name == "torch.distributions":
         return {"kind": kind}
+    sigs = _stub_signatures(name, obj, ns_name)
+    if sigs:
+        return {"kind": kind, "sig_from": "pyi", "sigs": sigs}
     sig_from, sigs = _signatures.signatures(obj, name, drop_self=ns_name == "torch.Tensor")
     return {"kind": kind, "sig_from": sig_from, "sigs": sigs}
 

@@ -22,6 +22,8 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     Generator,
     OutOfMemoryError,
     Tensor,
+    channels_last,
+    channels_last_3d,
     contiguous_format,
     default_generator,
     device,
@@ -31,6 +33,7 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     get_num_threads,
     initial_seed,
     layout,
+    legacy_contiguous_format,
     manual_seed,
     memory_format,
     preserve_format,
@@ -42,6 +45,9 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     tensor,
 )
 from torchlite._size import Size  # noqa: F401
+
+for _enum in (layout, memory_format):  # printed as PyTorch prints them (torch.strided), under our name
+    _enum.__repr__ = _enum.__str__ = lambda self: f"torchlite.{self.name}"
 from torchlite import autograd  # noqa: F401, E402
 from torchlite.autograd.grad_mode import (  # noqa: F401, E402
     enable_grad,

@@ -127,9 +127,9 @@ def _finish(values, dtype, device, requires_grad, out=None):
     return t.requires_grad_(True) if requires_grad else t
 
 
-def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=_C.strided, device=None,
+def logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None, device=None, pin_memory=False,
              requires_grad=False):
-    """logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=torchlite.strided,
+    """logspace(start, end, steps, base=10.0, *, out=None, dtype=None, layout=None,
     device=None, requires_grad=False) -> Tensor: `steps` values base**x, x evenly spaced from start to end.
 
     >>> torchlite.logspace(0, 2, 3)
@@ -161,8 +161,9 @@ def _window(name, window_length, periodic, dtype, device, requires_grad, fn):
     return _finish(w[:window_length], dtype, device, requires_grad)
 
 
-def hann_window(window_length, periodic=True, *, dtype=None, layout=_C.strided, device=None, requires_grad=False):
-    """hann_window(window_length, periodic=True, *, dtype=None, layout=torchlite.strided, device=None,
+def hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
+                requires_grad=False):
+    """hann_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
     requires_grad=False) -> Tensor: 0.5 - 0.5 cos(2 pi n / (N - 1)).
 
     >>> torchlite.hann_window(4)
@@ -172,10 +173,10 @@ def hann_window(window_length, periodic=True, *, dtype=None, layout=_C.strided, 
                    lambda n, N: 0.5 - 0.5 * np.cos(2 * math.pi * n / (N - 1)))
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=_C.strided,
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None, layout=None,
                    device=None, pin_memory=False, requires_grad=False):
     """hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype=None,
-    layout=torchlite.strided, device=None, pin_memory=False, requires_grad=False) -> Tensor:
+    layout=None, device=None, pin_memory=False, requires_grad=False) -> Tensor:
     alpha - beta cos(2 pi n / (N - 1)).
 
     >>> torchlite.hamming_window(3, periodic=False)
@@ -185,9 +186,9 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
                    lambda n, N: alpha - beta * np.cos(2 * math.pi * n / (N - 1)))
 
 
-def blackman_window(window_length, periodic=True, *, dtype=None, layout=_C.strided, device=None,
+def blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    """blackman_window(window_length, periodic=True, *, dtype=None, layout=torchlite.strided, device=None,
+    """blackman_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
     requires_grad=False) -> Tensor: 0.42 - 0.5 cos(2 pi n / (N - 1)) + 0.08 cos(4 pi n / (N - 1)).
 
     >>> torchlite.blackman_window(3, periodic=False)
@@ -198,9 +199,9 @@ def blackman_window(window_length, periodic=True, *, dtype=None, layout=_C.strid
                    + 0.08 * np.cos(4 * math.pi * n / (N - 1)))
 
 
-def bartlett_window(window_length, periodic=True, *, dtype=None, layout=_C.strided, device=None,
+def bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None, pin_memory=False,
                     requires_grad=False):
-    """bartlett_window(window_length, periodic=True, *, dtype=None, layout=torchlite.strided, device=None,
+    """bartlett_window(window_length, periodic=True, *, dtype=None, layout=None, device=None,
     requires_grad=False) -> Tensor: the triangular window 1 - |2n / (N - 1) - 1|.
 
     >>> torchlite.bartlett_window(5, periodic=False)
@@ -210,9 +211,9 @@ def bartlett_window(window_length, periodic=True, *, dtype=None, layout=_C.strid
                    lambda n, N: 1 - np.abs(2 * n / (N - 1) - 1))
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=_C.strided, device=None,
-                  requires_grad=False):
-    """kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=torchlite.strided,
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None, device=None,
+                  pin_memory=False, requires_grad=False):
+    """kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout=None,
     device=None, requires_grad=False) -> Tensor: I0(beta sqrt(1 - (2n / (N - 1) - 1)^2)) / I0(beta).
 
     >>> torchlite.kaiser_window(3, periodic=False, beta=0.0)
@@ -222,7 +223,8 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype=None, layout
                    lambda n, N: np.i0(beta * np.sqrt(np.clip(1 - (2 * n / (N - 1) - 1) ** 2, 0, None))) / np.i0(beta))
 
 
-def _tri_indices(name, numpy_fn, row, col, offset, dtype, device):
+def _tri_indices(name, numpy_fn, row, col, offset, dtype, device, requires_grad):
+    dtype = _C.int64 if dtype is None else dtype
     if row < 0:
         raise RuntimeError(f"row must be non-negative, got{row}")
     if col < 0:
@@ -230,33 +232,37 @@ def _tri_indices(name, numpy_fn, row, col, offset, dtype, device):
     if dtype.is_floating_point or dtype == _C.bool:
         raise NotImplementedError(f'"{name}" not implemented for {dtype}')
     rows, cols = numpy_fn(row, offset, col)
-    return _C.tensor(np.stack([rows, cols]).reshape(2, -1), dtype=dtype, device=device)
+    return _C.tensor(np.stack([rows, cols]).reshape(2, -1), dtype=dtype, device=device, requires_grad=requires_grad)
 
 
-def tril_indices(row, col, offset=0, *, dtype=_C.int64, device="cpu", layout=_C.strided):
-    """tril_indices(row, col, offset=0, *, dtype=torchlite.long, device='cpu', layout=torchlite.strided)
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+                 requires_grad=False):
+    """tril_indices(row, col, offset=0, *, dtype=None (long), layout=None, device=None, pin_memory=False,
+    requires_grad=False)
     -> Tensor: the (2, N) coordinates of the lower triangle of a row x col matrix, row by row.
 
     >>> torchlite.tril_indices(2, 2)
     tensor([[0, 1, 1],
             [0, 0, 1]])
     """
-    return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device)
+    return _tri_indices("tril_indices", np.tril_indices, row, col, offset, dtype, device, requires_grad)
 
 
-def triu_indices(row, col, offset=0, *, dtype=_C.int64, device="cpu", layout=_C.strided):
-    """triu_indices(row, col, offset=0, *, dtype=torchlite.long, device='cpu', layout=torchlite.strided)
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=False,
+                 requires_grad=False):
+    """triu_indices(row, col, offset=0, *, dtype=None (long), layout=None, device=None, pin_memory=False,
+    requires_grad=False)
     -> Tensor: the (2, N) coordinates of the upper triangle of a row x col matrix, row by row.
 
     >>> torchlite.triu_indices(2, 2)
     tensor([[0, 0, 1],
             [0, 1, 1]])
     """
-    return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device)
+    return _tri_indices("triu_indices", np.triu_indices, row, col, offset, dtype, device, requires_grad)
 
 
-def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=_C.strided, pin_memory=False):
-    """x.new_tensor(data, *, dtype=None, device=None, requires_grad=False, layout=torchlite.strided,
+def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layout=None, pin_memory=False):
+    """x.new_tensor(data, *, dtype=None, device=None, requires_grad=False, layout=None,
     pin_memory=False) -> Tensor: a copy of data, with x's dtype and device unless given.
 
     >>> torchlite.ones(2, dtype=torchlite.int32).new_tensor([3, 4])
@@ -271,10 +277,10 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, lay
     return t.requires_grad_(True) if requires_grad else t
 
 
-def _new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False, layout=_C.strided,
+def _new_empty_strided(self, size, stride, dtype=None, device=None, requires_grad=False, layout=None,
                        pin_memory=False):
     """x.new_empty_strided(size, stride, dtype=None, device=None, requires_grad=False,
-    layout=torchlite.strided, pin_memory=False) -> Tensor: uninitialised, with x's dtype and device
+    layout=None, pin_memory=False) -> Tensor: uninitialised, with x's dtype and device
     unless given.
 
     >>> torchlite.ones(1).new_empty_strided((2, 3), (1, 2)).stride()

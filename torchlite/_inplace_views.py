@@ -14,7 +14,7 @@ import warnings
 from torchlite import _C
 from torchlite.autograd.grad_mode import is_grad_enabled
 
-__all__ = ["detach_", "resize_as_"]
+__all__ = ["as_strided_", "detach_", "resize_as_"]
 
 Tensor = _C.Tensor
 
@@ -97,10 +97,10 @@ def _sizes(args):
     return [int(s) for s in args]
 
 
-def _resize_(self, *sizes, memory_format=_C.contiguous_format):
-    """x.resize_(*sizes, memory_format=torchlite.contiguous_format): x given a contiguous shape
-    `sizes` over its storage, in place. The elements already there keep their memory order; a
-    storage too small grows, and the new elements are uninitialized.
+def _resize_(self, *size, memory_format=None):
+    """x.resize_(*size, memory_format=None): x given a contiguous shape `size` over its storage,
+    in place. The elements already there keep their memory order; a storage too small grows, and
+    the new elements are uninitialized.
 
     >>> torchlite.arange(4.).resize_(2, 2)
     tensor([[0., 1.],
@@ -108,22 +108,22 @@ def _resize_(self, *sizes, memory_format=_C.contiguous_format):
     """
     if self.requires_grad and is_grad_enabled():
         raise RuntimeError("cannot resize variables that require grad")
-    if memory_format not in (_C.contiguous_format, _C.preserve_format):
+    if memory_format not in (None, _C.contiguous_format, _C.preserve_format):
         raise RuntimeError(f"resize_: unsupported memory format {memory_format}")
-    sizes = _sizes(sizes)
-    if any(s < 0 for s in sizes):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {sizes}")
-    self._resize_contiguous(sizes)
+    size = _sizes(size)
+    if any(s < 0 for s in size):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(size)}: {size}")
+    self._resize_contiguous(size)
     return self
 
 
-def _resize_as_(self, tensor, memory_format=_C.contiguous_format):
-    """x.resize_as_(tensor, memory_format=torchlite.contiguous_format): x.resize_(tensor.shape).
+def _resize_as_(self, the_template, *, memory_format=None):
+    """x.resize_as_(the_template, *, memory_format=None): x.resize_(the_template.shape).
 
     >>> torchlite.zeros(2, 3).resize_as_(torchlite.zeros(5)).shape
     torchlite.Size([5])
     """
-    return _resize_(self, tensor.shape, memory_format=memory_format)
+    return _resize_(self, the_template.shape, memory_format=memory_format)
 
 
 def resize_as_(input, the_template, *, memory_format=None):
@@ -132,7 +132,7 @@ def resize_as_(input, the_template, *, memory_format=None):
     >>> torchlite.resize_as_(torchlite.zeros(2, 3), torchlite.zeros(5)).shape
     torchlite.Size([5])
     """
-    return _resize_(input, the_template.shape, memory_format=memory_format or _C.contiguous_format)
+    return _resize_(input, the_template.shape, memory_format=memory_format)
 
 
 def _resize(self, *sizes):
@@ -198,6 +198,16 @@ def _set_(self, source=None, storage_offset=0, size=None, stride=None):
     stride = _contiguous_strides(size) if stride is None or len(stride) == 0 else list(stride)
     self._set_source(source, storage_offset, size, stride)
     return self
+
+
+def as_strided_(input, size, stride, storage_offset=None):
+    """as_strided_(input, size, stride, storage_offset=None): input.as_strided_(...): input given
+    the view geometry as_strided describes, in place.
+
+    >>> torchlite.as_strided_(torchlite.arange(4.), (2,), (2,)).tolist()
+    [0.0, 2.0]
+    """
+    return _as_strided_(input, size, stride, storage_offset)
 
 
 def detach_(input):

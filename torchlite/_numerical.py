@@ -18,15 +18,17 @@ __all__ = ["gradient", "histogram", "histogramdd", "trapz"]
 Tensor = _C.Tensor
 
 
-def trapz(y, x=None, *, dx=None, dim=-1):
+def trapz(y, x=None, *, dx=1, dim=-1):
     """trapz(y, x=None, *, dim=-1) or trapz(y, *, dx=1, dim=-1): an alias of trapezoid.
 
     >>> torchlite.trapz(torchlite.tensor([1., 3.]), dx=2.)
     tensor(4.)
     """
     if x is not None:
+        if dx != 1:
+            raise TypeError("trapz() takes either x or dx, not both")
         return _C.trapezoid(y, x, dim=dim)
-    return _C.trapezoid(y, dx=1 if dx is None else dx, dim=dim)
+    return _C.trapezoid(y, dx=dx, dim=dim)
 
 
 # ---- gradient -----------------------------------------------------------------------------------
@@ -97,17 +99,18 @@ def _gradient_along(f, d, h, edge_order):
     return _C.cat([first, inner, last], d)
 
 
-def gradient(input, *, spacing=1, dim=None, edge_order=1):
-    """gradient(input, *, spacing=1, dim=None, edge_order=1): the derivative of the sampled
+def gradient(input, *, spacing=None, dim=None, edge_order=1):
+    """gradient(input, *, spacing=None, dim=None, edge_order=1): the derivative of the sampled
     function input along each dim in `dim` (all by default), one tensor per dim: central
     differences inside, one-sided ones of edge_order (1 or 2) at the ends. spacing is the sample
-    distance (a number, one per dim) or the sample coordinates (a 1-d tensor per dim).
+    distance (a number, one per dim; None is 1) or the sample coordinates (a 1-d tensor per dim).
 
     >>> torchlite.gradient(torchlite.tensor([1., 2., 4.]))
     (tensor([1.0000, 1.5000, 2.0000]),)
     """
     if edge_order not in (1, 2):
         raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    spacing = 1 if spacing is None else spacing
     dims, spacing = _gradient_dims(input, spacing, dim)
     for d in dims:
         if input.shape[d] < edge_order + 1:
@@ -199,8 +202,8 @@ def _histogramdd(name, input, bins, range, weight, density):
     return hist, edges
 
 
-def histogram(input, bins, *, range=None, weight=None, density=False, out=None):
-    """histogram(input, bins, *, range=None, weight=None, density=False, out=None): the histogram
+def histogram(input, bins=100, *, range=None, weight=None, density=False, out=None):
+    """histogram(input, bins=100, *, range=None, weight=None, density=False, out=None): the histogram
     of input's values as (hist, bin_edges): bins equal-width bins over range (default: the values'
     min..max), or the given bin edges (a 1-d tensor); each value counts weight (default 1); with
     density=True hist is normalized to integrate to 1.

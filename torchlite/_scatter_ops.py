@@ -39,9 +39,9 @@ def select_scatter(input, src, dim, index):
     return _scatter_into(input, src, lambda t: t.select(dim, index))
 
 
-def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
-    """slice_scatter(input, src, dim=0, start=None, end=None, step=1): a copy of input with src
-    written into the slice start:end:step of dim.
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    """slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None): a copy of input
+    with src written into the slice start:end:step of dim.
 
     >>> torchlite.slice_scatter(torchlite.zeros(4), torchlite.ones(2), start=2)
     tensor([0., 0., 1., 1.])
@@ -50,7 +50,8 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1):
         d = _wrap_dim(dim, t.dim())
         return t[(builtins.slice(None),) * d + (builtins.slice(start, end, step),)]
 
-    return _scatter_into(input, src, view)
+    result = _scatter_into(input, src, view)
+    return result if out is None else _write_out(result, out)
 
 
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1):
@@ -116,8 +117,8 @@ def index_fill(input, dim, index, value):
     return _index_fill_(input.clone(), dim, index, value)
 
 
-def _index_copy_(self, dim, index, tensor):
-    """x.index_copy_(dim, index, tensor): x[..., index[i], ...] = tensor[..., i, ...] along dim, in place.
+def _index_copy_(self, dim, index, source):
+    """x.index_copy_(dim, index, source): x[..., index[i], ...] = source[..., i, ...] along dim, in place.
 
     >>> torchlite.zeros(2, 3).index_copy_(1, torchlite.tensor([2]), torchlite.ones(2, 1))
     tensor([[0., 0., 1.],
@@ -128,19 +129,19 @@ def _index_copy_(self, dim, index, tensor):
     if index.dim() > 1:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
     dim = _wrap_dim(dim, self.dim())
-    n = tensor.shape[dim] if tensor.dim() else 1
+    n = source.shape[dim] if source.dim() else 1
     if index.numel() != n:
         raise IndexError(f"index_copy_(): Number of indices ({index.numel()}) should be equal to source.size(dim) "
                          f"({n})")
-    if tensor.dtype != self.dtype:
+    if source.dtype != self.dtype:
         raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
-                           f"{_scalar_name(self.dtype)} and (source) {_scalar_name(tensor.dtype)}")
+                           f"{_scalar_name(self.dtype)} and (source) {_scalar_name(source.dtype)}")
     size = self.shape[dim] if self.dim() else 1
     if index.numel() and builtins.bool(((index < 0) | (index >= size)).any()):
         bad = index.reshape(-1)[((index < 0) | (index >= size)).reshape(-1)][0].item()
         raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
     target = self if self.dim() else self.reshape(1)
-    target.index_put_(_along(dim, self.dim(), index), tensor if self.dim() else tensor.reshape(1))
+    target.index_put_(_along(dim, self.dim(), index), source if self.dim() else source.reshape(1))
     return self
 
 
@@ -326,16 +327,16 @@ def _index_fill(self, dim, index, value):
     return index_fill(self, dim, index, value)
 
 
-def _index_copy(self, dim, index, tensor2):
-    return index_copy(self, dim, index, tensor2)
+def _index_copy(self, dim, index, source):
+    return index_copy(self, dim, index, source)
 
 
 def _index_reduce(self, dim, index, source, reduce, *, include_self=True):
     return index_reduce(self, dim, index, source, reduce, include_self=include_self)
 
 
-def _masked_scatter(self, mask, tensor):
-    return masked_scatter(self, mask, tensor)
+def _masked_scatter(self, mask, source):
+    return masked_scatter(self, mask, source)
 
 
 def _put(self, index, source, accumulate=False):

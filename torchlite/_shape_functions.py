@@ -144,13 +144,18 @@ def concat(tensors, dim=0, *, out=None):
     return _cat(tensors, dim, out)
 
 
-def concatenate(tensors, axis=0, out=None):
-    """concatenate(tensors, axis=0, out=None): an alias of cat, with NumPy's parameter name.
+def concatenate(tensors, dim=0, *, axis=None, out=None):
+    """concatenate(tensors, dim=0, *, out=None): an alias of cat; NumPy's name `axis` is accepted
+    for dim, as PyTorch's parser accepts it.
 
     >>> torchlite.concatenate([torchlite.ones(1), torchlite.zeros(1)])
     tensor([1., 0.])
     """
-    return _cat(tensors, axis, out)
+    if axis is not None:
+        if dim != 0:
+            raise TypeError("concatenate() got both 'dim' and its alias 'axis'")
+        dim = axis
+    return _cat(tensors, dim, out)
 
 
 def _is_int(x):

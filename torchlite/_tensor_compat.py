@@ -26,10 +26,10 @@ def _device(device):
     return device if device is not None else current_device()
 
 
-def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=_C.strided, device=None,
-          requires_grad=False):
-    """range(start=0, end, step=1, *, out=None, dtype=None, layout=torchlite.strided, device=None,
-    requires_grad=False): deprecated; start, start + step, ... up to and including end, in the
+def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=None, device=None,
+          requires_grad=False, pin_memory=False):
+    """range(start=0, end, step=1, *, out=None, dtype=None, layout=None, device=None,
+    requires_grad=False, pin_memory=False): deprecated; start, start + step, ... up to and including end, in the
     default float dtype unless dtype is given. Use arange (which excludes end).
 
     >>> torchlite.range(1, 3)
@@ -53,8 +53,8 @@ def range(start=0, end=None, step=1, *, out=None, dtype=None, layout=_C.strided,
     return values.requires_grad_(requires_grad) if requires_grad else values
 
 
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    """scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None,
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False, requires_grad=False):
+    """scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=False,
     requires_grad=False): a 0-d tensor holding s, in the default float dtype unless dtype is given.
 
     >>> torchlite.scalar_tensor(2)
@@ -139,9 +139,9 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return result if out is None else _write_out(result, out)
 
 
-def nonzero_static(input, *, size, fill_value=-1):
-    """nonzero_static(input, *, size, fill_value=-1): nonzero(input) with exactly `size` rows:
-    truncated, or padded with rows of fill_value.
+def nonzero_static(input, *, size, fill_value=-1, out=None):
+    """nonzero_static(input, *, size, fill_value=-1, out=None): nonzero(input) with exactly `size`
+    rows: truncated, or padded with rows of fill_value.
 
     >>> torchlite.nonzero_static(torchlite.tensor([1, 0, 2]), size=3)
     tensor([[ 0],
@@ -151,10 +151,9 @@ def nonzero_static(input, *, size, fill_value=-1):
     if not isinstance(size, builtins.int) or size < 0:
         raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
     found = input.nonzero()
-    if found.shape[0] >= size:
-        return found[:size]
-    pad = _C.full((size - found.shape[0], input.dim()), fill_value, dtype=_C.int64, device=input.device)
-    return _C.cat([found, pad], 0)
+    pad = _C.full((builtins.max(size - found.shape[0], 0), input.dim()), fill_value, dtype=_C.int64,
+                  device=input.device)
+    return _C.cat([found[:size], pad], 0, out=out)
 
 
 def is_distributed(input):
@@ -184,13 +183,13 @@ def _new(self, *args, device=None):
     return _legacy_new(self.dtype, device if device is not None else self.device, args)
 
 
-def _type_as(self, tensor):
-    """x.type_as(tensor): x cast to tensor's dtype (x itself when it already has it).
+def _type_as(self, other):
+    """x.type_as(other): x cast to other's dtype (x itself when it already has it).
 
     >>> torchlite.ones(1).type_as(torchlite.zeros(1, dtype=torchlite.int32))
     tensor([1], dtype=torchlite.int32)
     """
-    return self.type(tensor.type())
+    return self.type(other.type())
 
 
 _PY_TYPE = {_C.bool: builtins.bool}
@@ -229,15 +228,15 @@ def _apply_(self, callable):
     return _apply_elementwise(self, "apply_", [], callable)
 
 
-def _map_(self, tensor, callable):
-    """x.map_(tensor, callable): x[i] = callable(x[i], tensor[i]) with tensor broadcast to x, in
-    place (CPU only; tensor of x's dtype).
+def _map_(self, other, callable):
+    """x.map_(other, callable): x[i] = callable(x[i], other[i]) with other broadcast to x, in
+    place (CPU only; other of x's dtype).
 
     >>> torchlite.tensor([1., 2.]).map_(torchlite.tensor([3., 4.]), lambda a, b: a * b)
     tensor([3., 8.])
     """
-    _check_same_type(self, "map_", tensor, "'other'")
-    return _apply_elementwise(self, "map_", [tensor], callable)
+    _check_same_type(self, "map_", other, "'other'")
+    return _apply_elementwise(self, "map_", [other], callable)
 
 
 def _map2_(self, x, y, callable):
@@ -247,14 +246,8 @@ def _map2_(self, x, y, callable):
     return _apply_elementwise(self, "map2_", [x, y], callable)
 
 
-def _take(self, indices):
-    """x.take(indices): the elements of x, seen as 1-d, at indices (torchlite.take, with the
-    method's parameter name)."""
-    return _C.take(self, indices)
-
-
-def _narrow_copy(self, dimension, start, length):
-    return narrow_copy(self, dimension, start, length)
+def _narrow_copy(self, dim, start, length):
+    return narrow_copy(self, dim, start, length)
 
 
 def _nonzero_static(self, *, size, fill_value=-1):
@@ -330,7 +323,7 @@ def _lu(self, pivot=True, get_infos=False):
 _METHODS = {"new": _new, "lu": _lu, "type_as": _type_as, "apply_": _apply_, "map_": _map_, "map2_": _map2_,
             "is_inference": _is_inference, "is_nonzero": _is_nonzero, "is_same_size": _is_same_size,
             "narrow_copy": _narrow_copy, "nonzero_static": _nonzero_static, "dim_order": _dim_order,
-            "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "take": _take, "module_load": _module_load,
+            "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "module_load": _module_load,
             "is_pinned": _is_pinned, "is_shared": _is_shared, "is_distributed": _is_distributed}
 for _name, _fn in _METHODS.items():
     _fn.__doc__ = _fn.__doc__ or f"x.{_name}(...): torchlite.{_name}(x, ...)."

@@ -28,6 +28,7 @@ NumPy array; deepcopy keeps views of one storage sharing one new storage.
 
 from __future__ import annotations
 
+import _compat_pickle
 import collections
 import contextlib
 import io
@@ -55,7 +56,7 @@ __all__ = [
 ]
 
 FORMAT_VERSION = 1
-DEFAULT_PROTOCOL = 4
+DEFAULT_PROTOCOL = 2  # PyTorch's; protocol 2 already pickles everything a checkpoint holds
 _ARCHIVE = "archive"
 _FORMAT_RECORD = "torchlite_format"
 
@@ -268,8 +269,17 @@ def _tensor_deepcopy(self, memo):
 _USER_SAFE_GLOBALS: dict[tuple[str, str], Any] = {}
 
 
+def _latin1_bytes(text: str, encoding: str) -> bytes:
+    """What protocol 2 pickles `bytes` as: _codecs.encode(text, "latin1"). Only that encoding is
+    let through, so a weights-only file cannot reach the other codecs."""
+    if encoding != "latin1":
+        raise pickle.UnpicklingError(f"Weights only load failed: _codecs.encode with encoding {encoding!r}")
+    return text.encode("latin1")
+
+
 def _builtin_safe_globals() -> dict[tuple[str, str], Any]:
     g: dict[tuple[str, str], Any] = {
+        ("_codecs", "encode"): _latin1_bytes,
         ("collections", "OrderedDict"): collections.OrderedDict,
         ("builtins", "set"): set,
         ("builtins", "frozenset"): frozenset,
@@ -391,13 +401,14 @@ def _write_record(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
     zf.writestr(info, data)
 
 
-def _write_archive(obj, fh: IO[bytes], protocol: int) -> None:
+def _write_archive(obj, fh: IO[bytes], protocol: int, byteorder_record: bool) -> None:
     buf = io.BytesIO()
     pickler = _Pickler(buf, protocol)
     pickler.dump(obj)
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
         _write_record(zf, f"{_ARCHIVE}/{_FORMAT_RECORD}", f"{FORMAT_VERSION}\n".encode())
-        _write_record(zf, f"{_ARCHIVE}/byteorder", sys.byteorder.encode())
+        if byteorder_record:  # without it, load reads the storages as little-endian
+            _write_record(zf, f"{_ARCHIVE}/byteorder", sys.byteorder.encode())
         _write_record(zf, f"{_ARCHIVE}/data.pkl", buf.getvalue())
         for ref in pickler.storages.values():
             _write_storage(zf, f"{_ARCHIVE}/data/{ref.key}", ref)
@@ -448,7 +459,7 @@ def _atomic_write(path, write) -> None:
 
 
 def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
-         _use_new_zipfile_serialization: bool = True) -> None:
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
     """Saves `obj` (tensors, containers of them, state dicts, ...) to a path or a binary file object.
 
     Writing to a path is atomic: a crash mid-save leaves any existing file untouched.
@@ -461,9 +472,9 @@ def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
         raise ValueError(f"torchlite.save: pickle_protocol {pickle_protocol} is above the highest supported "
                          f"({pickle.HIGHEST_PROTOCOL})")
     if isinstance(f, (str, bytes, os.PathLike)):
-        _atomic_write(f, lambda fh: _write_archive(obj, fh, pickle_protocol))
+        _atomic_write(f, lambda fh: _write_archive(obj, fh, pickle_protocol, not _disable_byteorder_record))
     elif hasattr(f, "write"):
-        _write_archive(obj, f, pickle_protocol)
+        _write_archive(obj, f, pickle_protocol, not _disable_byteorder_record)
         if hasattr(f, "flush"):
             f.flush()
     else:
@@ -577,6 +588,12 @@ class _WeightsOnlyUnpickler(pickle.Unpickler):
         return self._loader.persistent_load(pid)
 
     def find_class(self, module, name):
+        # protocol 2 (PyTorch's and our default) writes Python 2 names (__builtin__.set), which no
+        # Python 3 pickle uses: map them as pickle's own find_class does
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        else:
+            module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         key = (module, name)
         obj = _BUILTIN_SAFE_GLOBALS.get(key)
         if obj is None:

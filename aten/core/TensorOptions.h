@@ -8,7 +8,9 @@ namespace tl {
 
 // Only the strided layout exists; the enum is here so schemas can name it as PyTorch's do.
 enum class Layout : int8_t { Strided };
-enum class MemoryFormat : int8_t { Contiguous, Preserve };
+// ChannelsLast/ChannelsLast3d: dense, with the channel dim (1) innermost: N, H, W, C in memory for a
+// 4-d tensor, N, D, H, W, C for a 5-d one.
+enum class MemoryFormat : int8_t { Contiguous, Preserve, ChannelsLast, ChannelsLast3d };
 
 struct TensorOptions {
   ScalarType dtype = ScalarType::Float;

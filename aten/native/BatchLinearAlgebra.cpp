@@ -165,6 +165,7 @@
 #include "generated/ops/stack.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/svd.h"
 #include "generated/ops/svd_native.h"
 #include "generated/ops/to.h"
 #include "generated/ops/transpose.h"
@@ -1663,6 +1664,16 @@ std::tuple<Tensor, Tensor> geqrf(const Tensor& self, const Tensor& a, const Tens
 std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& self, bool hermitian, const Tensor& LD,
                                              const Tensor& pivots) {
   return write_out2(tl::linalg_ldl_factor(self, hermitian), LD, pivots);
+}
+
+std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data,
+                                             bool unpack_pivots, const Tensor& P, const Tensor& L, const Tensor& U) {
+  return write_out(tl::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots), P, L, U);
+}
+
+std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv, const Tensor& U, const Tensor& S,
+                                       const Tensor& V) {
+  return write_out(tl::svd(self, some, compute_uv), U, S, V);
 }
 
 }  // namespace tl::native

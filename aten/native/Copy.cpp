@@ -2,6 +2,7 @@
 #include "aten/native/Copy.h"
 
 #include "aten/core/Tensor.h"
+#include "aten/native/ShapeUtils.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/clone_native.h"
 #include "generated/ops/contiguous.h"
@@ -27,9 +28,20 @@ TensorIterator copy_iter(const Tensor& self, const Tensor& src) {
 }
 
 namespace {
-Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy) {
-  if (!copy && self.dtype() == dtype && self.device() == device) return self;
-  Tensor out = empty_tensor(self.sizes(), TensorOptions(dtype, device));
+// Note [Memory formats]: an explicit format (contiguous_format, channels_last) lays the result out
+// that way; preserve_format (the default) gives a row-major copy. PyTorch's preserve_format keeps
+// a dense input's strides instead; kernels here read copies made by to/clone as row-major.
+Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy,
+               std::optional<MemoryFormat> memory_format) {
+  const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  // As PyTorch's to(): no copy when the format is the one the input suggests (so a transposed
+  // tensor asked for contiguous_format comes back as it is).
+  const bool same_format = format == MemoryFormat::Preserve || format == suggest_memory_format(self);
+  if (!copy && self.dtype() == dtype && self.device() == device && same_format) return self;
+  Tensor out = format == MemoryFormat::Preserve
+                   ? empty_tensor(self.sizes(), TensorOptions(dtype, device))
+                   : empty_strided_tensor(self.sizes(), strides_in_format(self.sizes(), format),
+                                          TensorOptions(dtype, device));
   out.copy_(self);
   return out;
 }
@@ -42,32 +54,33 @@ Device resolve(Device d) {
 Tensor to(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
           std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking, bool copy,
           std::optional<MemoryFormat> memory_format) {
-  return to_impl(self, dtype.value_or(self.dtype()), resolve(device.value_or(self.device())), copy);
+  return to_impl(self, dtype.value_or(self.dtype()), resolve(device.value_or(self.device())), copy, memory_format);
 }
 
 Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy,
           std::optional<MemoryFormat> memory_format) {
-  return to_impl(self, dtype.value_or(self.dtype()), resolve(device), copy);
+  return to_impl(self, dtype.value_or(self.dtype()), resolve(device), copy, memory_format);
 }
 
 Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy,
           std::optional<MemoryFormat> memory_format) {
-  return to_impl(self, dtype, self.device(), copy);
+  return to_impl(self, dtype, self.device(), copy, memory_format);
 }
 
 Tensor to(const Tensor& self, const Tensor& other, bool non_blocking, bool copy,
           std::optional<MemoryFormat> memory_format) {
-  return to_impl(self, other.dtype(), other.device(), copy);
+  return to_impl(self, other.dtype(), other.device(), copy, memory_format);
 }
 
 Tensor type_as(const Tensor& self, const Tensor& other) { return self.to(other.dtype()); }
 
 Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
-  return to_impl(self, self.dtype(), self.device(), /*copy=*/true);
+  return to_impl(self, self.dtype(), self.device(), /*copy=*/true, memory_format);
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
-  return self.is_contiguous() ? self : self.clone();
+  if (memory_format == MemoryFormat::Preserve) return self;  // as PyTorch: nothing to lay out
+  return is_contiguous_in(self, memory_format) ? self : self.clone(memory_format);
 }
 
 }  // namespace tl::native

@@ -254,6 +254,21 @@ Tensor randint(int64_t high, IntArrayRef size, std::optional<ScalarType> dtype, 
   return tl::randint(int64_t(0), high, size, std::optional<GeneratorPtr>(), dtype, layout, device, pin_memory);
 }
 
+// out= keeps out's dtype and device (a float out gets whole numbers, as PyTorch's).
+Tensor randint_out(int64_t low, int64_t high, IntArrayRef size, std::optional<GeneratorPtr> generator,
+                   const Tensor& out) {
+  return write_out(tl::randint(low, high, size, generator, out.dtype(), std::nullopt, out.device(), std::nullopt), out);
+}
+Tensor randint_out(int64_t low, int64_t high, IntArrayRef size, const Tensor& out) {
+  return randint_out(low, high, size, std::optional<GeneratorPtr>(), out);
+}
+Tensor randint_out(int64_t high, IntArrayRef size, std::optional<GeneratorPtr> generator, const Tensor& out) {
+  return randint_out(int64_t(0), high, size, generator, out);
+}
+Tensor randint_out(int64_t high, IntArrayRef size, const Tensor& out) {
+  return randint_out(int64_t(0), high, size, std::optional<GeneratorPtr>(), out);
+}
+
 Tensor rand_like(const Tensor& self, std::optional<GeneratorPtr> generator, std::optional<ScalarType> dtype,
                  std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {

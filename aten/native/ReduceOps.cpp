@@ -295,6 +295,9 @@ Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, const std::option
 Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
   return tl::var(self, dim, unbiased_correction(unbiased), keepdim);
 }
+Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim, const Tensor& out) {
+  return write_out(tl::var(self, dim, unbiased_correction(unbiased), keepdim), out);
+}
 Tensor var(const Tensor& self, bool unbiased) { return tl::var(self, no_dims(), unbiased_correction(unbiased), false); }
 Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim,
            const Tensor& out) {
@@ -306,6 +309,9 @@ Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, const std::option
 }
 Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim) {
   return tl::std(self, dim, unbiased_correction(unbiased), keepdim);
+}
+Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bool keepdim, const Tensor& out) {
+  return write_out(tl::std(self, dim, unbiased_correction(unbiased), keepdim), out);
 }
 Tensor std(const Tensor& self, bool unbiased) { return tl::std(self, no_dims(), unbiased_correction(unbiased), false); }
 Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim,

@@ -12,6 +12,7 @@
 
 #include "aten/core/Tensor.h"
 #include "aten/native/ElementwiseFunctors.h"
+#include "aten/native/ShapeUtils.h"
 #include "generated/ops/_log_softmax.h"
 #include "generated/ops/_log_softmax_backward_data_native.h"
 #include "generated/ops/_log_softmax_native.h"
@@ -223,6 +224,14 @@ Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype)
 
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype) {
   return tl::_log_softmax(converted(self, dtype), dim, false);
+}
+
+Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return write_out(tl::softmax(self, dim, dtype), out);
+}
+
+Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
+  return write_out(tl::log_softmax(self, dim, dtype), out);
 }
 
 }  // namespace tl::native

@@ -294,4 +294,8 @@ Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return std::get<1>(tl::sort(self, std::optional<bool>(stable), dim, descending));
 }
 
+Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending, const Tensor& out) {
+  return write_out(tl::argsort(self, stable, dim, descending), out);
+}
+
 }  // namespace tl::native

@@ -75,6 +75,48 @@ bool is_non_overlapping_and_dense(IntArrayRef sizes, IntArrayRef strides) {
   return true;
 }
 
+std::vector<int64_t> strides_in_format(IntArrayRef sizes, MemoryFormat format) {
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  TL_CHECK(format != MemoryFormat::Preserve, "preserve memory format is unsupported by this operator");
+  TL_CHECK(format != MemoryFormat::ChannelsLast || n == 4, "required rank 4 tensor to use channels_last format");
+  TL_CHECK(format != MemoryFormat::ChannelsLast3d || n == 5, "required rank 5 tensor to use channels_last_3d format");
+  // The order in which dims move, fastest first: row-major, or the channels (dim 1) first.
+  std::vector<int64_t> order;
+  if (format == MemoryFormat::Contiguous) {
+    for (int64_t d = n - 1; d >= 0; --d) order.push_back(d);
+  } else {
+    order.push_back(1);
+    for (int64_t d = n - 1; d >= 2; --d) order.push_back(d);
+    order.push_back(0);
+  }
+  std::vector<int64_t> strides(n);
+  int64_t next = 1;
+  for (int64_t d : order) {
+    strides[d] = next;
+    next *= std::max<int64_t>(sizes[d], 1);
+  }
+  return strides;
+}
+
+bool is_contiguous_in(const Tensor& t, MemoryFormat format) {
+  if (format == MemoryFormat::Preserve) return true;
+  if (format == MemoryFormat::Contiguous) return t.is_contiguous();
+  const int64_t rank = format == MemoryFormat::ChannelsLast ? 4 : 5;
+  if (t.dim() != rank) return false;
+  const std::vector<int64_t> expected = strides_in_format(t.sizes(), format);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (t.sizes()[d] != 1 && t.strides()[d] != expected[d]) return false;
+  }
+  return true;
+}
+
+MemoryFormat suggest_memory_format(const Tensor& t) {
+  if (t.is_contiguous()) return MemoryFormat::Contiguous;
+  if (is_contiguous_in(t, MemoryFormat::ChannelsLast)) return MemoryFormat::ChannelsLast;
+  if (is_contiguous_in(t, MemoryFormat::ChannelsLast3d)) return MemoryFormat::ChannelsLast3d;
+  return MemoryFormat::Contiguous;
+}
+
 std::vector<int64_t> infer_dense_strides(IntArrayRef sizes, IntArrayRef strides) {
   const int64_t n = static_cast<int64_t>(sizes.size());
   // perm[0] is the fastest-moving dim; start from row-major order and insertion-sort by
@@ -125,6 +167,12 @@ std::tuple<Tensor, Tensor> write_out(const std::tuple<Tensor, Tensor>& result, c
   return {write_out(std::get<0>(result), out0), write_out(std::get<1>(result), out1)};
 }
 
+std::tuple<Tensor, Tensor, Tensor> write_out(const std::tuple<Tensor, Tensor, Tensor>& result, const Tensor& out0,
+                                             const Tensor& out1, const Tensor& out2) {
+  return {write_out(std::get<0>(result), out0), write_out(std::get<1>(result), out1),
+          write_out(std::get<2>(result), out2)};
+}
+
 std::string legacy_type_name(const Tensor& t) {
   return std::string(t.is_cuda() ? "torch.cuda." : "torch.") + scalar_type_cpp_name(t.dtype()) + "Tensor";
 }
@@ -148,7 +196,14 @@ Tensor cpu_scratch(const Tensor& like) {
 
 Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
              std::optional<Device> device, std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
-  return empty_tensor(size, make_options(dtype, device, default_dtype()));
+  const TensorOptions options = make_options(dtype, device, default_dtype());
+  if (!memory_format || *memory_format == MemoryFormat::Contiguous) return empty_tensor(size, options);
+  return empty_strided_tensor(size, strides_in_format(size, *memory_format), options);
+}
+
+Tensor empty(IntArrayRef size, std::optional<MemoryFormat> memory_format, const Tensor& out) {
+  resize_out(out, size);
+  return out;
 }
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
@@ -165,9 +220,8 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
   ScalarType dt = dtype.value_or(self.dtype());
   Device dev = device.value_or(self.device());
   MemoryFormat mf = memory_format.value_or(MemoryFormat::Preserve);
-  if (mf == MemoryFormat::Contiguous || self.is_contiguous()) {
-    return tl::empty(self.sizes(), dt, std::nullopt, dev);
-  }
+  if (mf != MemoryFormat::Preserve) return tl::empty(self.sizes(), dt, std::nullopt, dev, std::nullopt, mf);
+  if (self.is_contiguous()) return tl::empty(self.sizes(), dt, std::nullopt, dev);
   std::vector<int64_t> strides = is_non_overlapping_and_dense(self.sizes(), self.strides())
                                      ? self.strides().vec()
                                      : infer_dense_strides(self.sizes(), self.strides());

@@ -150,7 +150,7 @@ OPS = [
     _py("select_scatter", _arrays(([(3, 4), (3,)], (1, 2), {}),),
         ref=lambda x, s, dim, i: _index_copy_ref(x, dim, i, s)),
     _py("slice_scatter", _arrays(([(4, 5), (4, 2)], (1, 1, None, 2), {}), ([(4, 5), (2, 5)], (), {"start": 2})),
-        ref=_slice_scatter_ref),
+        ref=_slice_scatter_ref, supports_out=True),
     _py("diagonal_scatter", _arrays(([(3, 4), (3,)], (1,), {}), ([(3, 3), (3,)], (), {})),
         ref=_diagonal_scatter_ref),
     # torch=False: PyTorch 2.13's gradient for input is grad inside the written view and 0 outside

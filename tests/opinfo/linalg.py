@@ -501,7 +501,7 @@ OPS = [
     # SVD
     OpInfo("linalg_svd", _svd_samples, ref=_np_svd, op=_svd_op, covers=("_linalg_svd",), **TOL),
     OpInfo("svd", lambda d, r: [SampleInput((rand((4, 3), d, r),)), SampleInput((rand((2, 3, 4), d, r),))],
-           ref=_np_legacy_svd, op=_legacy_svd_op, **TOL),
+           ref=_np_legacy_svd, op=_legacy_svd_op, supports_out=True, **TOL),
     OpInfo("linalg_svdvals", _rect_samples, ref=lambda A: np.linalg.svd(A, compute_uv=False),
            op=lambda lib, A: lib.linalg.svdvals(A), **TOL),
     # least squares and pseudo-inverse

@@ -1,6 +1,7 @@
 """Registry entries: matrix/vector products (addmm, baddbmm, addmv, mv, dot, vdot, outer/ger,
 linear, bilinear, einsum), reductions and scans, shape ops."""
 
+import dataclasses
 import numpy as np
 
 import torchlite as tl
@@ -117,7 +118,9 @@ def _np_einsum(eq, operands):
 # ---- reductions and scans -------------------------------------------------------------------
 
 
-def _np_var(a, dim=None, *, correction=1, keepdim=False, fn=np.var):
+def _np_var(a, dim=None, unbiased=None, keepdim_=None, *, correction=1, keepdim=False, fn=np.var):
+    if unbiased is not None:  # var(x, dim, unbiased, keepdim): the legacy positional form
+        correction, keepdim = int(unbiased), bool(keepdim_)
     axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
     n = a.size if axis is None else int(np.prod([a.shape[d] for d in np.atleast_1d(axis)]))
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -128,6 +131,7 @@ def _np_var(a, dim=None, *, correction=1, keepdim=False, fn=np.var):
 def _var_samples(dtype, rng):
     yield SampleInput((rand((3, 4), dtype, rng),))
     yield SampleInput((rand((3, 4), dtype, rng), 1))
+    yield SampleInput((rand((3, 4), dtype, rng), 0, False, True))  # dim, unbiased, keepdim (var.out)
     yield SampleInput((rand((2, 3, 4), dtype, rng), [0, 2]), {"correction": 0, "keepdim": True})
     yield SampleInput((rand((5,), dtype, rng),), {"correction": 2})
     yield SampleInput((rand((3, 1), dtype, rng), -1), {"keepdim": True}, grad=False)  # nan: 1 - correction
@@ -135,7 +139,9 @@ def _var_samples(dtype, rng):
 
 
 def _var_mean_ref(fn):
-    def ref(a, dim=None, **kw):
+    def ref(a, dim=None, unbiased=None, keepdim_=None, **kw):
+        if unbiased is not None:  # the legacy positional (dim, unbiased, keepdim) form
+            kw = {"correction": int(unbiased), "keepdim": bool(keepdim_)}
         axis = tuple(dim) if isinstance(dim, (list, tuple)) else dim
         return _np_var(a, dim, fn=fn, **kw), a.mean(axis=axis, keepdims=kw.get("keepdim", False))
     return ref
@@ -227,6 +233,12 @@ def _sort_samples(dtype, rng):
     yield SampleInput((rand((2, 3, 4), dtype, rng),), {"dim": 1, "stable": True})
     yield SampleInput((rand((), dtype, rng),))
     yield SampleInput((rand((0, 3), dtype, rng),), grad=False)
+
+
+def _argsort_samples(dtype, rng):
+    # argsort(x, dim, descending) has no out= in PyTorch either: only the keyword form has one
+    for s in _sort_samples(dtype, rng):
+        yield dataclasses.replace(s, out=len(s.args) == 1)
 
 
 def _np_topk(a, k, dim=-1, largest=True, sorted=True):
@@ -377,7 +389,8 @@ OPS = [
     OpInfo("cumsum", _scan_samples, ref=_np_cumsum, supports_out=True, inplace=True),
     OpInfo("cumprod", _cumprod_samples, ref=_np_cumprod, supports_out=True, inplace=True),
     OpInfo("sort", _sort_samples, ref=_np_sort, supports_out=True),
-    OpInfo("argsort", _sort_samples, ref=lambda *a, **kw: _np_sort(*a, **kw)[1], differentiable=False),
+    OpInfo("argsort", _argsort_samples, ref=lambda *a, **kw: _np_sort(*a, **kw)[1], differentiable=False,
+           supports_out=True),
     OpInfo("topk", _topk_samples, ref=_np_topk, supports_out=True),
     OpInfo("kthvalue", _kthvalue_samples, ref=_np_kthvalue, supports_out=True),
     OpInfo("median", _median_samples, ref=_np_median, supports_out=True),

@@ -3,6 +3,7 @@
 // (repr, operators) by torchlite/_tensor.py.
 #include <pybind11/numpy.h>
 
+#include "aten/native/ShapeUtils.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/t.h"
 #include "generated/ops/to.h"
@@ -139,10 +140,13 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
   // tp_name, which pybind11 sets to "torchlite._C.Tensor"; PyTorch's say 'Tensor'.
   reinterpret_cast<PyTypeObject*>(cls.ptr())->tp_name = "Tensor";
   cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.sizes()); })
-      .def("size", [](const Tensor& t) { return size_object(t.sizes()); })
-      .def("size", [](const Tensor& t, int64_t d) { return t.size(d); }, py::arg("dim"))
-      .def("stride", [](const Tensor& t) { return py::tuple(py::cast(t.strides().vec())); })
-      .def("stride", [](const Tensor& t, int64_t d) { return t.stride(d); }, py::arg("dim"))
+      // size(dim=None) / stride(dim=None): all of them as a Size / tuple, or one as an int
+      .def("size", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
+        return dim ? py::object(py::int_(t.size(*dim))) : size_object(t.sizes());
+      }, py::arg("dim") = py::none())
+      .def("stride", [](const Tensor& t, std::optional<int64_t> dim) -> py::object {
+        return dim ? py::object(py::int_(t.stride(*dim))) : py::object(py::tuple(py::cast(t.strides().vec())));
+      }, py::arg("dim") = py::none())
       .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype(); })
       .def_property_readonly("device", [](const Tensor& t) { return t.device(); })
       .def_property_readonly("ndim", [](const Tensor& t) { return t.dim(); })
@@ -159,7 +163,7 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
       .def("element_size", [](const Tensor& t) { return t.element_size(); })
       .def("storage_offset", [](const Tensor& t) { return t.storage_offset(); })
       .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); })
-      .def("is_contiguous", [](const Tensor& t, MemoryFormat) { return t.is_contiguous(); },
+      .def("is_contiguous", [](const Tensor& t, MemoryFormat format) { return native::is_contiguous_in(t, format); },
            py::arg("memory_format") = MemoryFormat::Contiguous)
       .def("is_floating_point", [](const Tensor& t) { return t.is_floating_point(); })
       .def("get_device", [](const Tensor& t) { return t.is_cuda() ? static_cast<int>(t.device().index) : -1; })

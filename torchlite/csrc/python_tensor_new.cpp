@@ -106,13 +106,14 @@ Tensor tensor_from_data(py::handle data, std::optional<ScalarType> dtype, std::o
 }
 
 void init_tensor_new(py::module_& m) {
+  // pin_memory is accepted and ignored, as by the generated factories: memory is never page-locked.
   m.def("tensor", [](py::handle data, std::optional<ScalarType> dtype, std::optional<Device> device,
-                     bool requires_grad) {
+                     bool requires_grad, bool /*pin_memory*/) {
     Tensor t = tensor_from_data(data, dtype, device);
     if (requires_grad) tl::autograd::set_requires_grad(t, true);
     return t;
   }, py::arg("data"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
-     py::arg("requires_grad") = false);
+     py::arg("requires_grad") = false, py::arg("pin_memory") = false);
 }
 
 }  // namespace tl_python

@@ -167,10 +167,16 @@ void init_types(py::module_& m) {
   py::enum_<Layout>(m, "layout").value("strided", Layout::Strided);
   py::enum_<MemoryFormat>(m, "memory_format")
       .value("contiguous_format", MemoryFormat::Contiguous)
-      .value("preserve_format", MemoryFormat::Preserve);
+      .value("preserve_format", MemoryFormat::Preserve)
+      .value("channels_last", MemoryFormat::ChannelsLast)
+      .value("channels_last_3d", MemoryFormat::ChannelsLast3d);
   m.attr("strided") = py::cast(Layout::Strided);
   m.attr("contiguous_format") = py::cast(MemoryFormat::Contiguous);
   m.attr("preserve_format") = py::cast(MemoryFormat::Preserve);
+  m.attr("channels_last") = py::cast(MemoryFormat::ChannelsLast);
+  m.attr("channels_last_3d") = py::cast(MemoryFormat::ChannelsLast3d);
+  // PyTorch's legacy_contiguous_format compares equal to contiguous_format; here it is the same value.
+  m.attr("legacy_contiguous_format") = py::cast(MemoryFormat::Contiguous);
 
   m.def("get_default_dtype", []() { return default_dtype(); });
   m.def("set_default_dtype", [](ScalarType t) { set_default_dtype(t); }, py::arg("d"));

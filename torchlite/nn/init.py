@@ -4,17 +4,18 @@ Every function fills its tensor in place under no_grad, drawing from the seeded 
 (torchlite.manual_seed or the `generator` argument), and returns the tensor.
 """
 
+import functools
 import math
 import warnings
-
-import numpy as np
 
 from torchlite import _C
 from torchlite.autograd.grad_mode import no_grad
 
 __all__ = [
     "calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+    "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_", "dirac_", "sparse_",
+    "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
+    "kaiming_normal", "orthogonal", "sparse",
 ]
 
 _LINEAR_FNS = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d")
@@ -141,23 +142,80 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 
 
 def orthogonal_(tensor, gain=1, generator=None):
-    """A (semi-)orthogonal matrix from the QR decomposition of a seeded normal sample.
-
-    The QR factorisation runs in NumPy (torchlite has no qr operator yet).
-    """
+    """A (semi-)orthogonal matrix: the Q of a seeded normal sample's QR decomposition, its columns
+    signed so that R has a positive diagonal (which makes Q uniformly distributed)."""
     if tensor.dim() < 2:
         raise ValueError("Only tensors with 2 or more dimensions are supported")
     if tensor.numel() == 0:
         return tensor
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    sample = _C.empty((rows, cols), dtype=_C.float64).normal_(0, 1, generator=generator).numpy()
+    sample = _C.empty((rows, cols), dtype=_C.float64).normal_(0, 1, generator=generator)
     if rows < cols:
-        sample = sample.T
-    q, r = np.linalg.qr(sample)
-    q = q * np.sign(np.diag(r))
+        sample = sample.t()
+    q, r = _C.qr(sample)
+    q = q * r.diagonal().sign()
     if rows < cols:
-        q = q.T
+        q = q.t()
     with no_grad():
-        tensor.view(rows, cols).copy_(_C.from_numpy(np.ascontiguousarray(q * gain)).to(tensor.device))
+        tensor.view(rows, cols).copy_(q * gain)
     return tensor
+
+
+def dirac_(tensor, groups=1):
+    """The identity for a convolution: a 3-, 4- or 5-d weight (out, in, *kernel) that passes each of
+    the first min(out/groups, in) input channels of every group to one output channel unchanged."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_per_group = tensor.shape[0] // groups
+    if tensor.shape[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    centre = tuple(k // 2 for k in tensor.shape[2:])
+    with no_grad():
+        tensor.zero_()
+        for g in range(groups):
+            for d in range(min(out_per_group, tensor.shape[1])):
+                tensor[(g * out_per_group + d, d) + centre] = 1
+    return tensor
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """A 2-d tensor drawn from N(0, std), then in each column a fraction `sparsity` of the rows
+    (rounded up, chosen at random) set to zero. The tensor stays dense."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    num_zeros = int(math.ceil(sparsity * rows))
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = _C.randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
+def _deprecated(new):
+    """PyTorch's old names without the trailing underscore: they warn, then call the new one."""
+    old = new.__name__[:-1]
+
+    @functools.wraps(new)
+    def old_name(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning,
+                      stacklevel=2)
+        return new(*args, **kwargs)
+
+    old_name.__name__ = old_name.__qualname__ = old
+    return old_name
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

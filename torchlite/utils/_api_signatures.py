@@ -176,6 +176,8 @@ def same_default(theirs, ours):
     torch.long and torchlite.int64."""
     if ours.startswith("<") or theirs.startswith("<"):  # a function or object with no literal form
         return True
+    if theirs == "...":  # PyTorch's stubs say only that there is a default
+        return True
     return _literal(theirs) == _literal(ours)
 
 
@@ -184,6 +186,8 @@ def _default_note(name, theirs, ours):
         return None  # torchlite may be more lenient: a default where PyTorch requires the argument
     if ours is None:
         return f"`{name}` has no default (PyTorch: {theirs})"
+    if name == "layout" and {_literal(theirs), _literal(ours)} <= {None, "strided"}:
+        return None  # PyTorch's parser reads layout=None as strided; its docs write either
     if not same_default(theirs, ours):
         return f"`{name}` defaults to {ours} (PyTorch: {theirs})"
     return None

@@ -81,8 +81,7 @@ def threshold_(input, threshold, value):
     return _C.threshold_(input, threshold, value)
 
 
-def hardshrink(input, lambd=0.5):
-    return _C.hardshrink(input, lambd)
+hardshrink = _C.hardshrink  # as in PyTorch, the operator itself (with out=)
 
 
 def softshrink(input, lambd=0.5):
@@ -164,8 +163,8 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     return _rrelu(input, lower, upper, training, inplace)
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    return _rrelu(input, lower, upper, training, True)
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
+    return _rrelu(input, lower, upper, training, True, generator)
 
 
 def _rrelu(input, lower, upper, training, inplace, generator=None):

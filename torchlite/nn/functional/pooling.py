@@ -40,8 +40,7 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _C.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
-def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
-    return _C.avg_pool1d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad)
+avg_pool1d = _C.avg_pool1d  # as in PyTorch, the operator itself (stride=() or None: kernel_size)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,

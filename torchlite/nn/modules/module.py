@@ -165,11 +165,11 @@ def _forward_unimplemented(self, *input):
 
 
 def _parse_to(*args, **kwargs):
-    """(device, dtype, non_blocking) from Module.to's accepted call forms."""
+    """(device, dtype, non_blocking, memory_format) from Module.to's accepted call forms."""
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() got an unexpected keyword argument '{next(iter(kwargs))}'")
     rest = list(args)
@@ -187,7 +187,7 @@ def _parse_to(*args, **kwargs):
         raise TypeError(f"to() received an invalid combination of arguments: {args!r}")
     if device is not None and not isinstance(device, _C.device):
         device = _C.device("cuda", device) if type(device) is int else _C.device(device)
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
 
 
 class Module:
@@ -532,16 +532,18 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        device, dtype, non_blocking = _parse_to(*args, **kwargs)
+        device, dtype, non_blocking, memory_format = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got desired "
                             f"dtype={dtype}")
 
         def convert(t):
+            # as PyTorch: a memory format (channels_last) applies to the 4-d and 5-d tensors only
+            layout = {"memory_format": memory_format} if memory_format is not None and t.dim() in (4, 5) else {}
             if t.is_floating_point():
                 return t.to(device=device if device is not None else t.device,
-                            dtype=dtype if dtype is not None else t.dtype, non_blocking=non_blocking)
-            return t.to(device=device if device is not None else t.device, non_blocking=non_blocking)
+                            dtype=dtype if dtype is not None else t.dtype, non_blocking=non_blocking, **layout)
+            return t.to(device=device if device is not None else t.device, non_blocking=non_blocking, **layout)
 
         return self._apply(convert)
 
