@@ -33,6 +33,7 @@
 #include "generated/ops/to.h"
 #include "generated/ops/unsqueeze.h"
 #include "generated/ops/view.h"
+#include "generated/ops/zero.h"
 #include "generated/ops/zeros.h"
 
 namespace tl::native {

@@ -389,7 +389,7 @@ ERRORS = [
     S("ctc_loss blank out of range", lambda lib: _ctc(lib, blank=4), RE, "blank must be in label range"),
     S("ctc_loss input_lengths size", lambda lib: _ctc(lib, input_lengths=lib.tensor([6])), RE,
       "input_lengths must be of size batch_size"),
-    S("ctc_loss target_lengths size", lambda lib: _ctc(lib, target_lengths=(3,)), RE,
+    S("ctc_loss target_lengths size", lambda lib: _ctc(lib, target_lengths=lib.tensor([3])), RE,
       "target_lengths must be of size batch_size"),
     S("ctc_loss input length above T", lambda lib: _ctc(lib, input_lengths=lib.tensor([7, 5])), RE,
       "Expected input_lengths to have value at most 6, but got value 7"),

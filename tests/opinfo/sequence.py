@@ -45,8 +45,10 @@ def _embedding_bag_samples(dtype, rng):
     yield SampleInput((rng.integers(0, 6, size=(2, 3)), w), {"mode": "sum", "per_sample_weights": rand((2, 3), dtype, rng)})
     yield SampleInput((idx, w, np.array([0, 2, 2, 5, 8])), {"mode": "mean", "include_last_offset": True})
     yield SampleInput((np.zeros(0, np.int64), w, np.array([0, 0])), {"mode": "max"})
-    # scale_grad_by_freq changes the gradient on purpose: compared with PyTorch only
-    yield SampleInput((np.array([1, 1, 4, 1, 0]), w, np.array([0, 3])), {"mode": "mean", "scale_grad_by_freq": True},
+    # scale_grad_by_freq changes the gradient on purpose: compared with PyTorch only. The repeated
+    # index sorts last: PyTorch 2.13's CPU kernel divides a once-seen index that sorts after a
+    # repeated one by the wrong count (pytorch/pytorch#190063; tests/test_sequence_ops.py)
+    yield SampleInput((np.array([4, 4, 1, 4, 0]), w, np.array([0, 3])), {"mode": "mean", "scale_grad_by_freq": True},
                       grad=False)
 
 

@@ -42,7 +42,7 @@ def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale
                   sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
     """Sums, means or maxima of bags of rows of `weight`: a 2-D `input` is one bag per row; a 1-D
     `input` is cut into bags at `offsets`. Returns a (bags, embedding_dim) tensor."""
-    if weight.dtype == _C.long and input.is_floating_point():
+    if weight.dtype == _C.int64 and input.is_floating_point():
         warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, "
                       "...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.", stacklevel=2)
         weight, input = input, weight
