@@ -141,10 +141,14 @@ BagTuple _embedding_bag_cpu(const Tensor& weight, const Tensor& indices, const T
         const T* row = wp + r * D;
         if (mode == kMax) {
           int64_t* m = mip + b * D;
-          for (int64_t d = 0; d < D; ++d) {
-            if (count == 0 || row[d] > o[d]) {
-              o[d] = row[d];
-              m[d] = r;
+          if (count == 0) {
+            std::copy(row, row + D, o);
+            std::fill(m, m + D, r);
+          } else {
+            for (int64_t d = 0; d < D; ++d) {  // selects, not branches, so the loop vectorises
+              const bool above = row[d] > o[d];
+              o[d] = above ? row[d] : o[d];
+              m[d] = above ? r : m[d];
             }
           }
         } else {
