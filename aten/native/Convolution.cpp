@@ -11,12 +11,13 @@
 #include "aten/core/CheckedArith.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/SpatialInput.h"
+#include "generated/ops/add.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/conv1d_native.h"
 #include "generated/ops/conv2d.h"
-#include "generated/ops/conv_tbc_native.h"
 #include "generated/ops/conv2d_native.h"
+#include "generated/ops/conv_tbc_native.h"
 #include "generated/ops/conv_transpose1d.h"
 #include "generated/ops/conv_transpose1d_native.h"
 #include "generated/ops/conv_transpose2d.h"
@@ -25,9 +26,11 @@
 #include "generated/ops/convolution_backward_input_native.h"
 #include "generated/ops/convolution_backward_weight_native.h"
 #include "generated/ops/convolution_native.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/pad.h"
 #include "generated/ops/pad_native.h"
 #include "generated/ops/permute.h"
+#include "generated/ops/select.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/to.h"
@@ -370,6 +373,8 @@ Tensor conv_tbc(const Tensor& self, const Tensor& weight, const Tensor& bias, in
   const int64_t out_len = T + 2 * pad - K + 1;
   TL_CHECK(out_len >= 0, "Trying to create tensor with negative dimension ", out_len, ": [", out_len, ", ", B, ", ",
            C_out, "]");
+  // conv1d refuses an empty output; this empty product still reaches every input's gradient.
+  if (out_len == 0) return self.slice(0, 0, 0, 1).matmul(weight.select(0, 0)).add(bias);
   Tensor x = pad < 0 ? self.slice(0, -pad, T + pad, 1) : self;
   Tensor out = tl::conv1d(x.permute({1, 2, 0}), weight.permute({2, 1, 0}), bias, IntArrayRef({1}),
                           IntArrayRef({std::max<int64_t>(pad, 0)}), IntArrayRef({1}), 1);

@@ -54,6 +54,7 @@ CtcGeom check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRef in
                   IntArrayRef target_lengths, int64_t blank) {
   TL_CHECK(log_probs.dim() == 3, "ctc_loss: log_probs must be 3-D (T, N, C), but got shape ",
            sizes_str(log_probs.sizes()));
+  TL_CHECK(log_probs.numel() > 0, "log_probs tensor must not be empty");
   CtcGeom g{log_probs.sizes()[0], log_probs.sizes()[1], log_probs.sizes()[2], 0, {}, Tensor()};
   TL_CHECK(blank >= 0 && blank < g.C, "blank must be in label range");
   TL_CHECK(static_cast<int64_t>(input_lengths.size()) == g.N, "input_lengths must be of size batch_size");

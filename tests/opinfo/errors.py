@@ -407,6 +407,8 @@ ERRORS = [
       "Expected 1 to 2 dimensions, but got 3-dimensional tensor for argument #2 'targets'"),
     S("ctc_loss float input_lengths", lambda lib: _ctc(lib, input_lengths=lib.tensor([6.0, 5.0])), RE,
       "input_lengths must be integral"),
+    S("ctc_loss of empty log_probs", lambda lib: _ctc(lib, log_probs=lib.zeros(0, 2, 4)), RE,
+      "log_probs tensor must not be empty"),
     S("ctc_loss unknown reduction", lambda lib: _ctc(lib, reduction="max"), VE, "max is not a valid value for reduction"),
     # conv_tbc: (T, B, C_in) input, (K, C_in, C_out) weight, (C_out,) bias.
     S("conv_tbc 2-D input", lambda lib: lib.conv_tbc(_t(lib, 5, 3), _t(lib, 2, 3, 4), _t(lib, 4)), RE,

@@ -124,7 +124,8 @@ def _ctc_call(lib, logits, *args, **kwargs):
 def _np_conv_tbc(x, weight, bias, pad=0):
     xp = np.pad(x, ((pad, pad), (0, 0), (0, 0))) if pad >= 0 else x[-pad:x.shape[0] + pad]
     steps = xp.shape[0] - weight.shape[0] + 1
-    return np.stack([sum(xp[t + k] @ weight[k] for k in range(weight.shape[0])) + bias for t in range(steps)])
+    out = [sum(xp[t + k] @ weight[k] for k in range(weight.shape[0])) + bias for t in range(steps)]
+    return np.array(out, dtype=x.dtype).reshape(steps, x.shape[1], weight.shape[2])
 
 
 def _conv_tbc_samples(dtype, rng):
@@ -133,6 +134,7 @@ def _conv_tbc_samples(dtype, rng):
     yield SampleInput((x, w, b, 1))
     yield SampleInput((x, rand((3, 3, 2), dtype, rng), rand((2,), dtype, rng), -1))  # negative pad crops
     yield SampleInput((x, rand((1, 3, 4), dtype, rng), b, 2))
+    yield SampleInput((x, rand((4, 3, 4), dtype, rng), b, -1), grad=False)  # an empty result
 
 
 OPS = [
