@@ -121,7 +121,7 @@ struct Extended {
 std::vector<int64_t> lengths_of(const Tensor& t, const char* name) {
   TL_CHECK(!t.is_floating_point() && !is_complex(t.dtype()) && t.dtype() != ScalarType::Bool, name, " must be integral");
   TL_CHECK(t.dim() <= 1, name, " must be a 0-D or 1-D tensor, but got shape ", sizes_str(t.sizes()));
-  Tensor c = t.to(ScalarType::Long).contiguous();
+  Tensor c = t.to(ScalarType::Long).to(Device(DeviceType::CPU)).contiguous();
   const int64_t* p = c.data_ptr<int64_t>();
   return std::vector<int64_t>(p, p + c.numel());
 }
