@@ -338,7 +338,7 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     is_target = _C.zeros(n, c, dtype=_C.int64, device=x.device).scatter_add_(1, idx, listed.long()) > 0
     gap = (1 - x.gather(1, idx).unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
     pairs = listed.unsqueeze(2) & ~is_target.unsqueeze(1)
-    loss = (gap * pairs).sum((1, 2)) / c
+    loss = _C.where(pairs, gap, 0.0).sum((1, 2)) / c  # where, not a product: a NaN in an unused pair stays out
     if input.dim() <= 1:
         loss = loss.reshape(())
     return loss if red == 0 else loss.mean() if red == 1 else loss.sum()
