@@ -1,8 +1,9 @@
 // Convolution: argument checks and geometry for convolution (forward and transposed) and its
 // two backward operators (Note [Convolution as three bilinear maps] in Convolution.h), plus the
-// conv1d/conv2d/conv_transpose1d/conv_transpose2d composites. Loops: cpu/ConvolutionKernel.cpp.
+// conv1d/conv2d/conv_transpose1d/conv_transpose2d and conv_tbc composites. Loops: cpu/ConvolutionKernel.cpp.
 #include "aten/native/Convolution.h"
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -10,11 +11,13 @@
 #include "aten/core/CheckedArith.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/SpatialInput.h"
+#include "generated/ops/add.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/conv1d.h"
 #include "generated/ops/conv1d_native.h"
 #include "generated/ops/conv2d.h"
 #include "generated/ops/conv2d_native.h"
+#include "generated/ops/conv_tbc_native.h"
 #include "generated/ops/conv_transpose1d.h"
 #include "generated/ops/conv_transpose1d_native.h"
 #include "generated/ops/conv_transpose2d.h"
@@ -23,8 +26,11 @@
 #include "generated/ops/convolution_backward_input_native.h"
 #include "generated/ops/convolution_backward_weight_native.h"
 #include "generated/ops/convolution_native.h"
+#include "generated/ops/matmul.h"
 #include "generated/ops/pad.h"
 #include "generated/ops/pad_native.h"
+#include "generated/ops/permute.h"
+#include "generated/ops/select.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/to.h"
@@ -354,6 +360,25 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
                         IntArrayRef dilation) {
   return conv_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, true, output_padding, groups);
+}
+
+// conv1d on the (B, C_in, T) view of the input; a negative pad crops the time dimension instead.
+Tensor conv_tbc(const Tensor& self, const Tensor& weight, const Tensor& bias, int64_t pad) {
+  TL_CHECK(self.dim() == 3, "Input must have 3 dims: time, batch, in_channel");
+  TL_CHECK(weight.dim() == 3, "Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.");
+  TL_CHECK(bias.dim() == 1, "Bias must be 1-D");
+  TL_CHECK(self.sizes()[2] == weight.sizes()[1], "Input dim 2 (input channels) is not == dim 1 in the weight tensor");
+  TL_CHECK(bias.sizes()[0] == weight.sizes()[2], "Bias size must equal dim 2 in the weight tensor (output channels).");
+  const int64_t T = self.sizes()[0], B = self.sizes()[1], K = weight.sizes()[0], C_out = weight.sizes()[2];
+  const int64_t out_len = T + 2 * pad - K + 1;
+  TL_CHECK(out_len >= 0, "Trying to create tensor with negative dimension ", out_len, ": [", out_len, ", ", B, ", ",
+           C_out, "]");
+  // conv1d refuses an empty output; this empty product still reaches every input's gradient.
+  if (out_len == 0) return self.slice(0, 0, 0, 1).matmul(weight.select(0, 0)).add(bias);
+  Tensor x = pad < 0 ? self.slice(0, -pad, T + pad, 1) : self;
+  Tensor out = tl::conv1d(x.permute({1, 2, 0}), weight.permute({2, 1, 0}), bias, IntArrayRef({1}),
+                          IntArrayRef({std::max<int64_t>(pad, 0)}), IntArrayRef({1}), 1);
+  return out.permute({2, 0, 1});
 }
 
 }  // namespace tl::native

@@ -32,6 +32,14 @@ def _t(lib, *shape, **kw):
     return lib.ones(*shape, **kw)
 
 
+def _ctc(lib, **kw):
+    """F.ctc_loss on a (6, 2, 4) input with valid padded targets, one argument replaced."""
+    args = {"log_probs": lib.zeros(6, 2, 4), "targets": lib.tensor([[1, 2, 2], [3, 1, 0]]),
+            "input_lengths": lib.tensor([6, 5]), "target_lengths": lib.tensor([3, 2])}
+    args.update(kw)
+    return _F(lib).ctc_loss(**args)
+
+
 S = ErrorSample
 RE, IE, TE, VE = RuntimeError, IndexError, TypeError, ValueError
 
@@ -341,4 +349,79 @@ ERRORS = [
     S("stft without return_complex", lambda lib: lib.stft(_t(lib, 40), 8), RE,
       "stft requires the return_complex parameter be given for real inputs"),
     S("istft of a real tensor", lambda lib: lib.istft(_t(lib, 5, 4), 8), RE, "istft requires a complex-valued input tensor matching the output from stft"),
+    # embedding_bag: inputs, offsets and modes.
+    S("embedding_bag 1-D input without offsets", lambda lib: _F(lib).embedding_bag(lib.tensor([0, 1]), _t(lib, 3, 2)),
+      VE, "offsets has to be a 1D Tensor but got None"),
+    S("embedding_bag 2-D input with offsets", lambda lib: _F(lib).embedding_bag(
+        lib.tensor([[0, 1]]), _t(lib, 3, 2), lib.tensor([0])), VE, "if input is 2D, then offsets has to be None"),
+    S("embedding_bag 3-D input", lambda lib: _F(lib).embedding_bag(lib.zeros(1, 1, 1, dtype=lib.int64), _t(lib, 3, 2)),
+      VE, "input has to be 1D or 2D Tensor, but got Tensor of dimension 3"),
+    S("embedding_bag 1-D weight", lambda lib: _F(lib).embedding_bag(lib.tensor([[0]]), _t(lib, 3)), VE,
+      "weight has to be a 2D Tensor, but got Tensor of dimension 1"),
+    S("embedding_bag unknown mode", lambda lib: _F(lib).embedding_bag(lib.tensor([[0]]), _t(lib, 3, 2), mode="min"),
+      VE, "mode has to be one of sum, mean or max"),
+    S("embedding_bag max mode with scale_grad_by_freq", lambda lib: _F(lib).embedding_bag(
+        lib.tensor([[0]]), _t(lib, 3, 2), mode="max", scale_grad_by_freq=True), VE,
+      "max mode does not support scaling the gradient by the frequency"),
+    S("embedding_bag per_sample_weights in mean mode", lambda lib: _F(lib).embedding_bag(
+        lib.tensor([[0]]), _t(lib, 3, 2), per_sample_weights=_t(lib, 1, 1)), NotImplementedError,
+      "embedding_bag: per_sample_weights was not None. per_sample_weights is only supported for mode='sum'"),
+    S("embedding_bag per_sample_weights shape", lambda lib: _F(lib).embedding_bag(
+        lib.tensor([[0, 1]]), _t(lib, 3, 2), mode="sum", per_sample_weights=_t(lib, 3)), VE,
+      "embedding_bag: If per_sample_weights"),
+    S("embedding_bag first offset not 0", lambda lib: lib.embedding_bag(_t(lib, 3, 2), lib.tensor([0, 1]),
+                                                                        lib.tensor([1])), RE,
+      "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got 1"),
+    S("embedding_bag last offset past the input", lambda lib: lib.embedding_bag(_t(lib, 3, 2), lib.tensor([0, 1]),
+                                                                                lib.tensor([0, 3])), RE,
+      "offsets[-1] can not be greater than input's length 2 but got offsets[-1] of 3"),
+    S("embedding_bag index out of range", lambda lib: lib.embedding_bag(_t(lib, 3, 2), lib.tensor([0, 3]),
+                                                                        lib.tensor([0])), RE,
+      "Index 1 of input takes value 3 which is not in the valid range [0, 3)"),
+    S("embedding_bag float indices", lambda lib: lib.embedding_bag(_t(lib, 3, 2), _t(lib, 2), lib.tensor([0])), RE,
+      "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got"),
+    S("embedding_bag padding_idx out of range", lambda lib: _F(lib).embedding_bag(
+        lib.tensor([[0]]), _t(lib, 3, 2), padding_idx=3), RE,
+      "padding_idx must be within the number of embeddings, -3 through 2, but got 3"),
+    S("embedding_bag mode 3", lambda lib: lib.embedding_bag(_t(lib, 3, 2), lib.tensor([0]), lib.tensor([0]), False, 3),
+      RE, "`mode` must be sum, mean, or max."),
+    # ctc_loss: lengths and targets that do not fit log_probs (T=6, N=2, C=4).
+    S("ctc_loss blank out of range", lambda lib: _ctc(lib, blank=4), RE, "blank must be in label range"),
+    S("ctc_loss input_lengths size", lambda lib: _ctc(lib, input_lengths=lib.tensor([6])), RE,
+      "input_lengths must be of size batch_size"),
+    S("ctc_loss target_lengths size", lambda lib: _ctc(lib, target_lengths=lib.tensor([3])), RE,
+      "target_lengths must be of size batch_size"),
+    S("ctc_loss input length above T", lambda lib: _ctc(lib, input_lengths=lib.tensor([7, 5])), RE,
+      "Expected input_lengths to have value at most 6, but got value 7"),
+    S("ctc_loss negative input length", lambda lib: _ctc(lib, input_lengths=lib.tensor([-1, 5])), RE,
+      "Expected input_lengths to have value at least 0, but got value -1"),
+    S("ctc_loss negative target length", lambda lib: _ctc(lib, target_lengths=lib.tensor([-1, 2])), RE,
+      "Expected target_lengths to have value at least 0, but got value -1"),
+    S("ctc_loss padded targets too short", lambda lib: _ctc(lib, target_lengths=lib.tensor([4, 2])), RE,
+      "Expected tensor to have size at least 4 at dimension 1, but got size 3 for argument #2 'targets'"),
+    S("ctc_loss padded targets batch", lambda lib: _ctc(lib, targets=lib.tensor([[1, 2, 2]])), RE,
+      "Expected tensor to have size 2 at dimension 0, but got size 1 for argument #2 'targets'"),
+    S("ctc_loss concatenated targets size", lambda lib: _ctc(lib, targets=lib.tensor([1, 2, 2, 3, 1, 0])), RE,
+      "Expected tensor to have size 5 at dimension 0, but got size 6 for argument #2 'targets'"),
+    S("ctc_loss 3-D targets", lambda lib: _ctc(lib, targets=lib.zeros(2, 3, 1, dtype=lib.int64)), RE,
+      "Expected 1 to 2 dimensions, but got 3-dimensional tensor for argument #2 'targets'"),
+    S("ctc_loss float input_lengths", lambda lib: _ctc(lib, input_lengths=lib.tensor([6.0, 5.0])), RE,
+      "input_lengths must be integral"),
+    S("ctc_loss of empty log_probs", lambda lib: _ctc(lib, log_probs=lib.zeros(0, 2, 4)), RE,
+      "log_probs tensor must not be empty"),
+    S("ctc_loss unknown reduction", lambda lib: _ctc(lib, reduction="max"), VE, "max is not a valid value for reduction"),
+    # conv_tbc: (T, B, C_in) input, (K, C_in, C_out) weight, (C_out,) bias.
+    S("conv_tbc 2-D input", lambda lib: lib.conv_tbc(_t(lib, 5, 3), _t(lib, 2, 3, 4), _t(lib, 4)), RE,
+      "Input must have 3 dims: time, batch, in_channel"),
+    S("conv_tbc 2-D weight", lambda lib: lib.conv_tbc(_t(lib, 5, 2, 3), _t(lib, 3, 4), _t(lib, 4)), RE,
+      "Weight tensor must have 3 dims: kernel_width, in_channels, out_channels."),
+    S("conv_tbc 2-D bias", lambda lib: lib.conv_tbc(_t(lib, 5, 2, 3), _t(lib, 2, 3, 4), _t(lib, 1, 4)), RE,
+      "Bias must be 1-D"),
+    S("conv_tbc channel mismatch", lambda lib: lib.conv_tbc(_t(lib, 5, 2, 3), _t(lib, 2, 2, 4), _t(lib, 4)), RE,
+      "Input dim 2 (input channels) is not == dim 1 in the weight tensor"),
+    S("conv_tbc bias size", lambda lib: lib.conv_tbc(_t(lib, 5, 2, 3), _t(lib, 2, 3, 4), _t(lib, 3)), RE,
+      "Bias size must equal dim 2 in the weight tensor (output channels)."),
+    S("conv_tbc kernel longer than the input", lambda lib: lib.conv_tbc(_t(lib, 5, 2, 3), _t(lib, 9, 3, 4),
+                                                                          _t(lib, 4)), RE,
+      "Trying to create tensor with negative dimension -3: [-3, 2, 4]"),
 ]

@@ -386,10 +386,12 @@ OPS = [
     OpInfo("allclose", _close_samples, ref=lambda *a, **k: bool(np.allclose(*a, **k)), dtypes=INTS,
            differentiable=False),
     OpInfo("equal", _equal_samples, ref=_np_equal, dtypes=(*INTS, tl.bool), differentiable=False),
+    # nonfinite=False: a NaN among the boundaries leaves them unsorted, where the result is
+    # unspecified (NumPy, PyTorch and torchlite each give another answer).
     OpInfo("searchsorted", _searchsorted_samples, ref=_np_searchsorted, dtypes=INTS, supports_out=True,
-           differentiable=False),
+           differentiable=False, nonfinite=False),
     OpInfo("bucketize", _bucketize_samples, ref=_np_bucketize, dtypes=INTS, supports_out=True,
-           differentiable=False),
+           differentiable=False, nonfinite=False),
     OpInfo("histc", _histc_samples, ref=_np_histc, supports_out=True, differentiable=False),
     OpInfo("bincount", _bincount_samples, ref=_np_bincount, dtypes=(tl.int64,), differentiable=False),
     OpInfo("_unique2", _unique_samples, op=lambda lib, *a, **k: lib.unique(*a, **k), ref=_np_unique,

@@ -14,10 +14,10 @@ from torchlite.nn.functional.activation import logsigmoid
 from torchlite.nn.functional.distance import _broadcast, pairwise_distance
 
 __all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
-           "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss", "margin_ranking_loss",
-           "mse_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss", "nll_loss",
-           "poisson_nll_loss", "smooth_l1_loss", "soft_margin_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss"]
+           "ctc_loss", "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss",
+           "margin_ranking_loss", "mse_loss", "multi_margin_loss", "multilabel_margin_loss",
+           "multilabel_soft_margin_loss", "nll_loss", "poisson_nll_loss", "smooth_l1_loss", "soft_margin_loss",
+           "triplet_margin_loss", "triplet_margin_with_distance_loss"]
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -338,7 +338,14 @@ def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduct
     is_target = _C.zeros(n, c, dtype=_C.int64, device=x.device).scatter_add_(1, idx, listed.long()) > 0
     gap = (1 - x.gather(1, idx).unsqueeze(2) + x.unsqueeze(1)).clamp_min(0)  # [n, j, i]
     pairs = listed.unsqueeze(2) & ~is_target.unsqueeze(1)
-    loss = (gap * pairs).sum((1, 2)) / c
+    loss = _C.where(pairs, gap, 0.0).sum((1, 2)) / c  # where, not a product: a NaN in an unused pair stays out
     if input.dim() <= 1:
         loss = loss.reshape(())
     return loss if red == 0 else loss.mean() if red == 1 else loss.sum()
+
+
+def ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, reduction="mean", zero_infinity=False):
+    """Connectionist temporal classification loss of (T, N, C) log-probabilities (log_softmax
+    outputs) against padded (N, S) or concatenated targets."""
+    return _C.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction),
+                       zero_infinity)

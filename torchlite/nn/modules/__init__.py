@@ -2,6 +2,7 @@
 
 from torchlite.nn.modules import (  # noqa: F401  (batchnorm: PyTorch's module path)
     activation,
+    adaptive,
     batchnorm,
     container,
     conv,
@@ -19,6 +20,7 @@ from torchlite.nn.modules import (  # noqa: F401  (batchnorm: PyTorch's module p
     vision,
 )
 from torchlite.nn.modules.activation import *  # noqa: F401, F403
+from torchlite.nn.modules.adaptive import *  # noqa: F401, F403
 from torchlite.nn.modules.container import *  # noqa: F401, F403
 from torchlite.nn.modules.conv import *  # noqa: F401, F403
 from torchlite.nn.modules.dropout import *  # noqa: F401, F403
@@ -35,6 +37,6 @@ from torchlite.nn.modules.sparse import *  # noqa: F401, F403
 from torchlite.nn.modules.transformer import *  # noqa: F401, F403
 from torchlite.nn.modules.vision import *  # noqa: F401, F403
 
-__all__ = ["Module"] + [name for m in (activation, container, conv, dropout, flatten, fold, linear, loss,
+__all__ = ["Module"] + [name for m in (activation, adaptive, container, conv, dropout, flatten, fold, linear, loss,
                                        normalization, padding, pooling, rnn, sparse, transformer, vision)
                         for name in m.__all__]
