@@ -1,0 +1,300 @@
+// CPU loops of grid_sampler_2d / grid_sampler_3d and their backward (layout in GridSampler.h).
+//
+// Each output point reads a few input "taps": 2^nd for (bi/tri)linear, 1 for nearest, 16 for
+// bicubic. The taps (input offset, weight and, for the backward, the weight's derivative with
+// respect to each grid component) are computed once per point and reused for every channel.
+// Taps outside the input are dropped, which is zeros padding; border and reflection padding
+// move the coordinate (or, for bicubic, each tap) inside first. The coordinate arithmetic
+// follows PyTorch's, in the tensor's own precision, so results agree to rounding.
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "aten/native/GridSampler.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kGrain = 1 << 14;
+
+// Grid value in [-1, 1] -> input coordinate; d receives the derivative.
+template <typename T>
+T unnormalize(T g, int64_t size, bool align_corners, T& d) {
+  if (align_corners) {
+    d = static_cast<T>(size - 1) / 2;
+    return (g + 1) / 2 * static_cast<T>(size - 1);
+  }
+  d = static_cast<T>(size) / 2;
+  return ((g + 1) * static_cast<T>(size) - 1) / 2;
+}
+
+// Clamps to [0, size - 1]; the derivative is 0 where clamped (at the bounds too, as PyTorch).
+template <typename T>
+T clip(T x, int64_t size, T& d) {
+  const T hi = static_cast<T>(size - 1);
+  if (x <= 0) {
+    d = 0;
+    return 0;
+  }
+  if (x >= hi) {
+    d = 0;
+    return hi;
+  }
+  d = 1;
+  return x;
+}
+
+// Reflects x into [twice_lo / 2, twice_hi / 2] as often as needed; d is +1 or -1.
+template <typename T>
+T reflect(T x, T twice_lo, T twice_hi, T& d) {
+  d = 1;
+  if (twice_lo == twice_hi) {
+    d = 0;
+    return 0;
+  }
+  const T lo = twice_lo / 2, span = (twice_hi - twice_lo) / 2;
+  x -= lo;
+  if (x < 0) {
+    x = -x;
+    d = -1;
+  }
+  const T extra = std::fmod(x, span);
+  // The parity of the number of reflections, in floating point (it can exceed int64 range).
+  if (std::fmod(std::floor(x / span), T(2)) == 0) return extra + lo;
+  d = -d;
+  return span - extra + lo;
+}
+
+template <typename T>
+T apply_padding(T x, int64_t size, GridPadding padding, bool align_corners, T& d) {
+  d = 1;
+  if (padding == GridPadding::Zeros) return x;
+  if (padding == GridPadding::Reflection)
+    x = align_corners ? reflect(x, T(0), static_cast<T>(2 * (size - 1)), d)
+                      : reflect(x, T(-1), static_cast<T>(2 * size - 1), d);
+  T dc;
+  x = clip(x, size, dc);
+  d *= dc;
+  return x;
+}
+
+// floor(x) as an index; NaN, infinities and far-away values give an index outside every input
+// (a float-to-integer conversion out of range would be undefined behaviour).
+template <typename T>
+int64_t floor_index(T x) {
+  return x > T(-16) && x < static_cast<T>(int64_t(1) << 52) ? static_cast<int64_t>(std::floor(x)) : -16;
+}
+
+// Keys' cubic convolution weights (A = -0.75, as PyTorch) of the 4 taps around t in [0, 1)
+// and their derivatives with respect to t.
+template <typename T>
+void cubic_weights(T t, T w[4], T dw[4]) {
+  constexpr T A = T(-0.75);
+  auto near = [&](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };  // |x| <= 1
+  auto far = [&](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
+  auto dnear = [&](T x) { return (3 * (A + 2) * x - 2 * (A + 3)) * x; };
+  auto dfar = [&](T x) { return (3 * A * x - 10 * A) * x + 8 * A; };
+  w[0] = far(t + 1);
+  w[1] = near(t);
+  w[2] = near(1 - t);
+  w[3] = far(2 - t);
+  dw[0] = dfar(t + 1);
+  dw[1] = dnear(t);
+  dw[2] = -dnear(1 - t);
+  dw[3] = -dfar(2 - t);
+}
+
+template <typename T>
+struct Taps {
+  int count = 0;
+  int64_t offset[16];
+  T weight[16];
+  T dweight[16][3];  // d weight / d grid component j (filled only when asked for)
+};
+
+template <typename T, bool Grad>
+struct TapMaker {
+  const GridSamplerGeom& g;
+  int64_t stride[3];
+
+  explicit TapMaker(const GridSamplerGeom& geom) : g(geom) {
+    stride[0] = 1;
+    stride[1] = g.in[0];
+    stride[2] = g.in[0] * g.in[1];
+  }
+
+  bool inside(int j, int64_t i) const { return i >= 0 && i < g.in[j]; }
+
+  void make(const T* gp, Taps<T>& t) const {
+    t.count = 0;
+    switch (g.mode) {
+      case GridInterpolation::Bilinear: linear(gp, t); break;
+      case GridInterpolation::Nearest: nearest(gp, t); break;
+      case GridInterpolation::Bicubic: bicubic(gp, t); break;
+    }
+  }
+
+  T source(T gv, int j, T& d) const {
+    T du, dp;
+    const T x = apply_padding(unnormalize(gv, g.in[j], g.align_corners, du), g.in[j], g.padding, g.align_corners, dp);
+    d = du * dp;
+    return x;
+  }
+
+  void linear(const T* gp, Taps<T>& t) const {
+    T dx[3], w0[3], w1[3];
+    int64_t i0[3];
+    for (int j = 0; j < g.nd; ++j) {
+      const T x = source(gp[j], j, dx[j]);
+      const T f = std::floor(x);
+      i0[j] = floor_index(x);
+      w1[j] = x - f;
+      w0[j] = (f + 1) - x;
+    }
+    for (int k = 0; k < (1 << g.nd); ++k) {
+      int64_t off = 0;
+      bool in = true;
+      T w = 1;
+      for (int j = 0; j < g.nd; ++j) {
+        const int hi = (k >> j) & 1;
+        const int64_t i = i0[j] + hi;
+        in = in && inside(j, i);
+        off += i * stride[j];
+        w *= hi ? w1[j] : w0[j];
+      }
+      if (!in) continue;
+      const int n = t.count++;
+      t.offset[n] = off;
+      t.weight[n] = w;
+      if constexpr (Grad) {
+        for (int j = 0; j < g.nd; ++j) {
+          T dw = ((k >> j) & 1) ? dx[j] : -dx[j];
+          for (int i = 0; i < g.nd; ++i)
+            if (i != j) dw *= ((k >> i) & 1) ? w1[i] : w0[i];
+          t.dweight[n][j] = dw;
+        }
+      }
+    }
+  }
+
+  // Ties round to even (std::nearbyint), as PyTorch. The gradient with respect to the grid is 0.
+  void nearest(const T* gp, Taps<T>& t) const {
+    int64_t off = 0;
+    for (int j = 0; j < g.nd; ++j) {
+      T d;
+      const int64_t i = floor_index(std::nearbyint(source(gp[j], j, d)));
+      if (!inside(j, i)) return;
+      off += i * stride[j];
+    }
+    t.count = 1;
+    t.offset[0] = off;
+    t.weight[0] = 1;
+    if constexpr (Grad) std::fill(t.dweight[0], t.dweight[0] + 3, T(0));
+  }
+
+  // 2-d only. The coordinate is not padded; each of the 4 x 4 taps is (PyTorch's
+  // get_value_bounded), so the weights' derivatives are those of the unnormalised coordinate.
+  void bicubic(const T* gp, Taps<T>& t) const {
+    T w[2][4], dw[2][4], du[2];
+    int64_t idx[2][4];
+    for (int j = 0; j < 2; ++j) {
+      const T x = unnormalize(gp[j], g.in[j], g.align_corners, du[j]);
+      const T f = std::floor(x);
+      cubic_weights(x - f, w[j], dw[j]);
+      for (int i = 0; i < 4; ++i) {
+        T d;
+        idx[j][i] = floor_index(apply_padding(f - 1 + i, g.in[j], g.padding, g.align_corners, d));
+      }
+    }
+    for (int r = 0; r < 4; ++r) {
+      if (!inside(1, idx[1][r])) continue;
+      for (int c = 0; c < 4; ++c) {
+        if (!inside(0, idx[0][c])) continue;
+        const int n = t.count++;
+        t.offset[n] = idx[1][r] * stride[1] + idx[0][c];
+        t.weight[n] = w[0][c] * w[1][r];
+        if constexpr (Grad) {
+          t.dweight[n][0] = dw[0][c] * w[1][r] * du[0];
+          t.dweight[n][1] = w[0][c] * dw[1][r] * du[1];
+        }
+      }
+    }
+  }
+};
+
+int64_t plane_size(const GridSamplerGeom& g) { return g.in[0] * g.in[1] * (g.nd == 3 ? g.in[2] : 1); }
+
+}  // namespace
+
+void grid_sampler_kernel(const GridSamplerGeom& g, const Tensor& input, const Tensor& grid, const Tensor& out) {
+  dispatch_float_double(input.dtype(), "grid_sampler", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const TapMaker<T, false> maker(g);
+    const T* xp = input.data_ptr<T>();
+    const T* gp = grid.data_ptr<T>();
+    T* op = out.data_ptr<T>();
+    const int64_t plane = plane_size(g), P = g.points, C = g.C, total = g.N * P;
+    const bool parallel = total * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t np = 0; np < total; ++np) {
+      const int64_t n = np / P, p = np % P;
+      Taps<T> t;
+      maker.make(gp + np * g.nd, t);
+      const T* xs = xp + n * C * plane;
+      T* os = op + n * C * P + p;
+      for (int64_t c = 0; c < C; ++c) {
+        const T* xc = xs + c * plane;
+        T acc = 0;
+        for (int k = 0; k < t.count; ++k) acc += t.weight[k] * xc[t.offset[k]];
+        os[c * P] = acc;
+      }
+    }
+  });
+}
+
+void grid_sampler_backward_kernel(const GridSamplerGeom& g, const Tensor& grad_output, const Tensor& input,
+                                  const Tensor& grid, const Tensor& grad_input, const Tensor& grad_grid) {
+  dispatch_float_double(input.dtype(), "grid_sampler_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const TapMaker<T, true> maker(g);
+    const T* xp = input.data_ptr<T>();
+    const T* gp = grid.data_ptr<T>();
+    const T* gop = grad_output.data_ptr<T>();
+    T* gip = grad_input.defined() ? grad_input.data_ptr<T>() : nullptr;
+    T* ggp = grad_grid.defined() ? grad_grid.data_ptr<T>() : nullptr;
+    const int64_t plane = plane_size(g), P = g.points, C = g.C;
+    // Points of one batch element scatter into the same input gradient: batches run in parallel.
+    const bool parallel = g.N > 1 && g.N * P * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t n = 0; n < g.N; ++n) {
+      const T* xs = xp + n * C * plane;
+      T* gis = gip ? gip + n * C * plane : nullptr;
+      Taps<T> t;
+      for (int64_t p = 0; p < P; ++p) {
+        maker.make(gp + (n * P + p) * g.nd, t);
+        const T* gos = gop + n * C * P + p;
+        T gsum[3] = {0, 0, 0};
+        for (int64_t c = 0; c < C; ++c) {
+          const T go = gos[c * P];
+          if (gis) {
+            T* gic = gis + c * plane;
+            for (int k = 0; k < t.count; ++k) gic[t.offset[k]] += t.weight[k] * go;
+          }
+          if (ggp) {
+            const T* xc = xs + c * plane;
+            for (int k = 0; k < t.count; ++k) {
+              const T v = xc[t.offset[k]] * go;
+              for (int j = 0; j < g.nd; ++j) gsum[j] += v * t.dweight[k][j];
+            }
+          }
+        }
+        if (ggp)
+          for (int j = 0; j < g.nd; ++j) ggp[(n * P + p) * g.nd + j] = gsum[j];
+      }
+    }
+  });
+}
+
+}  // namespace tl::native
