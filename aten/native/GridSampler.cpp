@@ -1,4 +1,4 @@
-// Spatial transformer operators: affine_grid_generator (a composite of matmul, so its gradient
+// Spatial transformer operators: affine_grid_generator (a composite of mm, so its gradient
 // with respect to theta comes from autograd) and grid_sampler{,_2d,_3d} with their backward
 // operators: PyTorch's argument checks and output shapes here, loops in cpu/GridSamplerKernel.cpp.
 #include <vector>
@@ -14,11 +14,11 @@
 #include "generated/ops/grid_sampler_3d_backward_native.h"
 #include "generated/ops/grid_sampler_3d_native.h"
 #include "generated/ops/grid_sampler_native.h"
-#include "generated/ops/matmul.h"
+#include "generated/ops/mm.h"
+#include "generated/ops/permute.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/t.h"
 #include "generated/ops/to.h"
-#include "generated/ops/transpose.h"
-#include "generated/ops/unsqueeze.h"
 #include "generated/ops/zero.h"
 
 namespace tl::native {
@@ -61,7 +61,11 @@ Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_c
   std::vector<int64_t> shape(size.begin(), size.end());
   shape.erase(shape.begin() + 1);  // (N, [D,] H, W, nd)
   shape.push_back(nd);
-  return base.to(theta.device(), theta.dtype()).unsqueeze(0).matmul(theta.transpose(1, 2)).reshape(shape);
+  // One (points, nd + 1) x (nd + 1, N * nd) product: a broadcast batched matmul of such thin
+  // matrices is many times slower.
+  const std::vector<int64_t> theta_rows{size[0] * nd, nd + 1}, per_point{points, size[0], nd}, order{1, 0, 2};
+  const Tensor flat = base.to(theta.device(), theta.dtype()).mm(theta.reshape(theta_rows).t());
+  return flat.reshape(per_point).permute(order).reshape(shape);
 }
 
 // ---- grid_sampler ----------------------------------------------------------------------------

@@ -1,15 +1,18 @@
 // CPU loops of grid_sampler_2d / grid_sampler_3d and their backward (layout in GridSampler.h).
 //
-// Each output point reads a few input "taps": 2^nd for (bi/tri)linear, 1 for nearest, 16 for
-// bicubic. The taps (input offset, weight and, for the backward, the weight's derivative with
-// respect to each grid component) are computed once per point and reused for every channel.
-// Taps outside the input are dropped, which is zeros padding; border and reflection padding
-// move the coordinate (or, for bicubic, each tap) inside first. The coordinate arithmetic
-// follows PyTorch's, in the tensor's own precision, so results agree to rounding.
+// Each output point reads a fixed number of input "taps" per mode: 2^nd for (bi/tri)linear, 1
+// for nearest, 16 for bicubic. The taps (input offset, weight and, for the backward, the
+// weight's derivative with respect to each grid component) are computed once per point and
+// reused for every channel. A tap outside the input has offset -1 and weight 0 and reads
+// nothing, which is zeros padding; border and reflection padding move the coordinate (or, for
+// bicubic, each tap) inside first. The coordinate arithmetic follows PyTorch's, in the tensor's
+// own precision, so results agree to rounding.
 #include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <vector>
 
 #include "aten/native/GridSampler.h"
 
@@ -106,34 +109,44 @@ void cubic_weights(T t, T w[4], T dw[4]) {
   dw[3] = -dfar(2 - t);
 }
 
-template <typename T>
+int tap_count(GridInterpolation mode, int nd) {
+  return mode == GridInterpolation::Nearest ? 1 : mode == GridInterpolation::Bicubic ? 16 : 1 << nd;
+}
+
+// The taps of one output point; dweight[k][j] = d weight[k] / d grid component j (only for the
+// backward).
+template <typename T, int ND, bool Grad>
 struct Taps {
-  int count = 0;
   int64_t offset[16];
   T weight[16];
-  T dweight[16][3];  // d weight / d grid component j (filled only when asked for)
+  std::conditional_t<Grad, T[16][ND], char> dweight;
 };
 
-template <typename T, bool Grad>
+template <typename T, int ND, bool Grad>
 struct TapMaker {
-  const GridSamplerGeom& g;
-  int64_t stride[3];
+  const GridSamplerGeom g;  // a copy: the taps written cannot alias it, so its fields stay in registers
+  int64_t stride[3] = {1, 1, 1};
 
   explicit TapMaker(const GridSamplerGeom& geom) : g(geom) {
-    stride[0] = 1;
     stride[1] = g.in[0];
     stride[2] = g.in[0] * g.in[1];
   }
 
   bool inside(int j, int64_t i) const { return i >= 0 && i < g.in[j]; }
 
-  void make(const T* gp, Taps<T>& t) const {
-    t.count = 0;
+  void make(const T* gp, Taps<T, ND, Grad>& t) const {
     switch (g.mode) {
       case GridInterpolation::Bilinear: linear(gp, t); break;
       case GridInterpolation::Nearest: nearest(gp, t); break;
-      case GridInterpolation::Bicubic: bicubic(gp, t); break;
+      case GridInterpolation::Bicubic:
+        if constexpr (ND == 2) bicubic(gp, t);
+        break;
     }
+  }
+
+  void set(Taps<T, ND, Grad>& t, int k, bool in, int64_t offset, T weight) const {
+    t.offset[k] = in ? offset : -1;
+    t.weight[k] = in ? weight : T(0);
   }
 
   T source(T gv, int j, T& d) const {
@@ -143,60 +156,56 @@ struct TapMaker {
     return x;
   }
 
-  void linear(const T* gp, Taps<T>& t) const {
-    T dx[3], w0[3], w1[3];
-    int64_t i0[3];
-    for (int j = 0; j < g.nd; ++j) {
+  void linear(const T* gp, Taps<T, ND, Grad>& t) const {
+    T dx[ND], w0[ND], w1[ND];
+    int64_t i0[ND];
+    for (int j = 0; j < ND; ++j) {
       const T x = source(gp[j], j, dx[j]);
       const T f = std::floor(x);
       i0[j] = floor_index(x);
       w1[j] = x - f;
       w0[j] = (f + 1) - x;
     }
-    for (int k = 0; k < (1 << g.nd); ++k) {
+    for (int k = 0; k < (1 << ND); ++k) {
       int64_t off = 0;
       bool in = true;
       T w = 1;
-      for (int j = 0; j < g.nd; ++j) {
+      for (int j = 0; j < ND; ++j) {
         const int hi = (k >> j) & 1;
         const int64_t i = i0[j] + hi;
         in = in && inside(j, i);
         off += i * stride[j];
         w *= hi ? w1[j] : w0[j];
       }
-      if (!in) continue;
-      const int n = t.count++;
-      t.offset[n] = off;
-      t.weight[n] = w;
+      set(t, k, in, off, w);
       if constexpr (Grad) {
-        for (int j = 0; j < g.nd; ++j) {
+        for (int j = 0; j < ND; ++j) {
           T dw = ((k >> j) & 1) ? dx[j] : -dx[j];
-          for (int i = 0; i < g.nd; ++i)
+          for (int i = 0; i < ND; ++i)
             if (i != j) dw *= ((k >> i) & 1) ? w1[i] : w0[i];
-          t.dweight[n][j] = dw;
+          t.dweight[k][j] = in ? dw : T(0);
         }
       }
     }
   }
 
   // Ties round to even (std::nearbyint), as PyTorch. The gradient with respect to the grid is 0.
-  void nearest(const T* gp, Taps<T>& t) const {
+  void nearest(const T* gp, Taps<T, ND, Grad>& t) const {
     int64_t off = 0;
-    for (int j = 0; j < g.nd; ++j) {
+    bool in = true;
+    for (int j = 0; j < ND; ++j) {
       T d;
       const int64_t i = floor_index(std::nearbyint(source(gp[j], j, d)));
-      if (!inside(j, i)) return;
+      in = in && inside(j, i);
       off += i * stride[j];
     }
-    t.count = 1;
-    t.offset[0] = off;
-    t.weight[0] = 1;
-    if constexpr (Grad) std::fill(t.dweight[0], t.dweight[0] + 3, T(0));
+    set(t, 0, in, off, T(1));
+    if constexpr (Grad) std::fill(t.dweight[0], t.dweight[0] + ND, T(0));
   }
 
-  // 2-d only. The coordinate is not padded; each of the 4 x 4 taps is (PyTorch's
-  // get_value_bounded), so the weights' derivatives are those of the unnormalised coordinate.
-  void bicubic(const T* gp, Taps<T>& t) const {
+  // The coordinate is not padded; each of the 4 x 4 taps is (PyTorch's get_value_bounded), so
+  // the weights' derivatives are those of the unnormalised coordinate.
+  void bicubic(const T* gp, Taps<T, ND, Grad>& t) const {
     T w[2][4], dw[2][4], du[2];
     int64_t idx[2][4];
     for (int j = 0; j < 2; ++j) {
@@ -208,49 +217,109 @@ struct TapMaker {
         idx[j][i] = floor_index(apply_padding(f - 1 + i, g.in[j], g.padding, g.align_corners, d));
       }
     }
-    for (int r = 0; r < 4; ++r) {
-      if (!inside(1, idx[1][r])) continue;
+    for (int r = 0; r < 4; ++r)
       for (int c = 0; c < 4; ++c) {
-        if (!inside(0, idx[0][c])) continue;
-        const int n = t.count++;
-        t.offset[n] = idx[1][r] * stride[1] + idx[0][c];
-        t.weight[n] = w[0][c] * w[1][r];
+        const int k = r * 4 + c;
+        const bool in = inside(1, idx[1][r]) && inside(0, idx[0][c]);
+        set(t, k, in, idx[1][r] * stride[1] + idx[0][c], w[0][c] * w[1][r]);
         if constexpr (Grad) {
-          t.dweight[n][0] = dw[0][c] * w[1][r] * du[0];
-          t.dweight[n][1] = w[0][c] * dw[1][r] * du[1];
+          t.dweight[k][0] = in ? dw[0][c] * w[1][r] * du[0] : T(0);
+          t.dweight[k][1] = in ? w[0][c] * dw[1][r] * du[1] : T(0);
         }
       }
-    }
   }
 };
 
+// Output points are handled in blocks: the taps of a block are made once, then each channel
+// runs over the block, so reads stay within one input plane and writes are contiguous.
+constexpr int64_t kBlock = 64;
+
 int64_t plane_size(const GridSamplerGeom& g) { return g.in[0] * g.in[1] * (g.nd == 3 ? g.in[2] : 1); }
+
+template <typename T, int ND>
+void sample_forward(const GridSamplerGeom& g, const T* xp, const T* gp, T* op) {
+  const TapMaker<T, ND, false> maker(g);
+  const int K = tap_count(g.mode, ND);
+  const int64_t plane = plane_size(g), P = g.points, C = g.C;
+  const int64_t blocks_per_n = (P + kBlock - 1) / kBlock, blocks = g.N * blocks_per_n;
+  const bool parallel = blocks > 1 && g.N * P * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t n = b / blocks_per_n, p0 = (b % blocks_per_n) * kBlock, len = std::min(kBlock, P - p0);
+    // Tap k of point i at [k][i], so that the channel loop below runs along the points.
+    int64_t off[16][kBlock];
+    T wt[16][kBlock], acc[kBlock];
+    Taps<T, ND, false> t;
+    for (int64_t i = 0; i < len; ++i) {
+      maker.make(gp + (n * P + p0 + i) * ND, t);
+      for (int k = 0; k < K; ++k) {
+        off[k][i] = t.offset[k];
+        wt[k][i] = t.weight[k];
+      }
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      const T* xc = xp + (n * C + c) * plane;
+      std::fill(acc, acc + len, T(0));
+      for (int k = 0; k < K; ++k) {
+        const int64_t* o = off[k];
+        const T* w = wt[k];
+        for (int64_t i = 0; i < len; ++i) acc[i] += w[i] * (o[i] >= 0 ? xc[o[i]] : T(0));
+      }
+      std::copy(acc, acc + len, op + (n * C + c) * P + p0);
+    }
+  }
+}
+
+template <typename T, int ND>
+void sample_backward(const GridSamplerGeom& g, const T* gop, const T* xp, const T* gp, T* gip, T* ggp) {
+  const TapMaker<T, ND, true> maker(g);
+  const int K = tap_count(g.mode, ND);
+  const int64_t plane = plane_size(g), P = g.points, C = g.C;
+  // Points of one batch element scatter into the same input gradient: batches run in parallel.
+  const bool parallel = g.N > 1 && g.N * P * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (int64_t n = 0; n < g.N; ++n) {
+    std::vector<Taps<T, ND, true>> taps(static_cast<size_t>(std::min(kBlock, P)));
+    T gsum[kBlock][ND];
+    for (int64_t p0 = 0; p0 < P; p0 += kBlock) {
+      const int64_t len = std::min(kBlock, P - p0);
+      for (int64_t i = 0; i < len; ++i) {
+        maker.make(gp + (n * P + p0 + i) * ND, taps[i]);
+        std::fill(gsum[i], gsum[i] + ND, T(0));
+      }
+      for (int64_t c = 0; c < C; ++c) {
+        const T* goc = gop + (n * C + c) * P + p0;
+        const T* xc = xp + (n * C + c) * plane;
+        T* gic = gip ? gip + (n * C + c) * plane : nullptr;
+        for (int64_t i = 0; i < len; ++i) {
+          const auto& t = taps[i];
+          const T go = goc[i];
+          for (int k = 0; k < K; ++k) {
+            const int64_t o = t.offset[k];
+            if (o < 0) continue;
+            if (gic) gic[o] += t.weight[k] * go;
+            if (ggp) {
+              const T v = xc[o] * go;
+              for (int j = 0; j < ND; ++j) gsum[i][j] += v * t.dweight[k][j];
+            }
+          }
+        }
+      }
+      if (ggp)
+        for (int64_t i = 0; i < len; ++i) std::copy(gsum[i], gsum[i] + ND, ggp + (n * P + p0 + i) * ND);
+    }
+  }
+}
 
 }  // namespace
 
 void grid_sampler_kernel(const GridSamplerGeom& g, const Tensor& input, const Tensor& grid, const Tensor& out) {
   dispatch_float_double(input.dtype(), "grid_sampler", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const TapMaker<T, false> maker(g);
-    const T* xp = input.data_ptr<T>();
-    const T* gp = grid.data_ptr<T>();
-    T* op = out.data_ptr<T>();
-    const int64_t plane = plane_size(g), P = g.points, C = g.C, total = g.N * P;
-    const bool parallel = total * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t np = 0; np < total; ++np) {
-      const int64_t n = np / P, p = np % P;
-      Taps<T> t;
-      maker.make(gp + np * g.nd, t);
-      const T* xs = xp + n * C * plane;
-      T* os = op + n * C * P + p;
-      for (int64_t c = 0; c < C; ++c) {
-        const T* xc = xs + c * plane;
-        T acc = 0;
-        for (int k = 0; k < t.count; ++k) acc += t.weight[k] * xc[t.offset[k]];
-        os[c * P] = acc;
-      }
-    }
+    if (g.nd == 2)
+      sample_forward<T, 2>(g, input.data_ptr<T>(), grid.data_ptr<T>(), out.data_ptr<T>());
+    else
+      sample_forward<T, 3>(g, input.data_ptr<T>(), grid.data_ptr<T>(), out.data_ptr<T>());
   });
 }
 
@@ -258,42 +327,13 @@ void grid_sampler_backward_kernel(const GridSamplerGeom& g, const Tensor& grad_o
                                   const Tensor& grid, const Tensor& grad_input, const Tensor& grad_grid) {
   dispatch_float_double(input.dtype(), "grid_sampler_backward", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const TapMaker<T, true> maker(g);
-    const T* xp = input.data_ptr<T>();
-    const T* gp = grid.data_ptr<T>();
-    const T* gop = grad_output.data_ptr<T>();
     T* gip = grad_input.defined() ? grad_input.data_ptr<T>() : nullptr;
     T* ggp = grad_grid.defined() ? grad_grid.data_ptr<T>() : nullptr;
-    const int64_t plane = plane_size(g), P = g.points, C = g.C;
-    // Points of one batch element scatter into the same input gradient: batches run in parallel.
-    const bool parallel = g.N > 1 && g.N * P * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
-#pragma omp parallel for schedule(static) if (parallel)
-    for (int64_t n = 0; n < g.N; ++n) {
-      const T* xs = xp + n * C * plane;
-      T* gis = gip ? gip + n * C * plane : nullptr;
-      Taps<T> t;
-      for (int64_t p = 0; p < P; ++p) {
-        maker.make(gp + (n * P + p) * g.nd, t);
-        const T* gos = gop + n * C * P + p;
-        T gsum[3] = {0, 0, 0};
-        for (int64_t c = 0; c < C; ++c) {
-          const T go = gos[c * P];
-          if (gis) {
-            T* gic = gis + c * plane;
-            for (int k = 0; k < t.count; ++k) gic[t.offset[k]] += t.weight[k] * go;
-          }
-          if (ggp) {
-            const T* xc = xs + c * plane;
-            for (int k = 0; k < t.count; ++k) {
-              const T v = xc[t.offset[k]] * go;
-              for (int j = 0; j < g.nd; ++j) gsum[j] += v * t.dweight[k][j];
-            }
-          }
-        }
-        if (ggp)
-          for (int j = 0; j < g.nd; ++j) ggp[(n * P + p) * g.nd + j] = gsum[j];
-      }
-    }
+    const T *gop = grad_output.data_ptr<T>(), *xp = input.data_ptr<T>(), *gp = grid.data_ptr<T>();
+    if (g.nd == 2)
+      sample_backward<T, 2>(g, gop, xp, gp, gip, ggp);
+    else
+      sample_backward<T, 3>(g, gop, xp, gp, gip, ggp);
   });
 }
 
