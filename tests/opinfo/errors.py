@@ -400,4 +400,31 @@ ERRORS = [
       "Expected theta to have floating point type, but got torch"),
     S("affine_grid_generator batch mismatch", lambda lib: lib.affine_grid_generator(_t(lib, 2, 2, 3), [3, 3, 4, 5],
                                                                                      False), RE, ""),
+    # Fractional max pooling.
+    S("fractional_max_pool2d pool too tall", lambda lib: lib._C._nn.fractional_max_pool2d(
+        _t(lib, 2, 3, 7, 8), [2, 2], [7, 4], _t(lib, 2, 3, 2) / 2), RE,
+      "fractional_max_pool2d(): pool height 2 too large relative to input height 7"),
+    S("fractional_max_pool2d pool too wide", lambda lib: lib._C._nn.fractional_max_pool2d(
+        _t(lib, 2, 3, 7, 8), [2, 9], [4, 4], _t(lib, 2, 3, 2) / 2), RE,
+      "fractional_max_pool2d(): pool width 9 too large relative to input width 8"),
+    S("fractional_max_pool2d of a 2-d input", lambda lib: lib._C._nn.fractional_max_pool2d(
+        _t(lib, 7, 8), [2, 2], [4, 4], _t(lib, 1, 1, 2) / 2), RE,
+      "fractional_max_pool2d(): Expected 3D or 4D tensor, but got: [7, 8]"),
+    S("fractional_max_pool2d samples of too few channels", lambda lib: lib._C._nn.fractional_max_pool2d(
+        _t(lib, 2, 3, 7, 8), [2, 2], [4, 4], _t(lib, 2, 2, 2) / 2), RE,
+      "Expect _random_samples.size(1) equals to input channel size."),
+    S("fractional_max_pool2d samples of too small a batch", lambda lib: lib._C._nn.fractional_max_pool2d(
+        _t(lib, 2, 3, 7, 8), [2, 2], [4, 4], _t(lib, 1, 3, 2) / 2), RE,
+      "Expect _random_samples.size(0) no less then input batch size."),
+    S("fractional_max_pool2d samples of another dtype", lambda lib: lib._C._nn.fractional_max_pool2d(
+        _t(lib, 2, 3, 7, 8), [2, 2], [4, 4], _t(lib, 2, 3, 2, dtype=lib.float64) / 2), RE,
+      "Expect _random_samples to have the same dtype as input"),
+    S("F.fractional_max_pool2d without a size", lambda lib: _F(lib).fractional_max_pool2d(_t(lib, 1, 1, 4, 4), 2), VE,
+      "fractional_max_pool2d requires specifying either an output_size or an output_ratio"),
+    S("nn.FractionalMaxPool2d with a ratio above 1", lambda lib: lib.nn.FractionalMaxPool2d(2, output_ratio=1.5), VE,
+      "output_ratio must be between 0 and 1 (got 1.5)"),
+    S("nn.FractionalMaxPool2d with size and ratio", lambda lib: lib.nn.FractionalMaxPool2d(2, 3, 0.5), VE,
+      "only one of output_size and output_ratio may be specified"),
+    S("channel_shuffle of indivisible channels", lambda lib: lib.nn.ChannelShuffle(2)(_t(lib, 2, 5, 3)), RE,
+      "Number of channels must be divisible by groups. Got 5 channels and 2 groups."),
 ]
