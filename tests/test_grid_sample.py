@@ -97,11 +97,17 @@ def test_align_corners_default_warns():
         tl.nn.functional.grid_sample(x, grid, align_corners=True)
 
 
-def test_far_and_nonfinite_grid_points_do_not_crash():
-    x = tl.ones(1, 1, 3, 3)
-    grid = tl.tensor([[[[1e30, -1e30], [float("inf"), 0.0], [float("nan"), 0.5]]]])
-    for mode, padding in itertools.product(MODES_2D, PADDINGS):
-        out = tl.nn.functional.grid_sample(x, grid, mode=mode, padding_mode=padding, align_corners=False)
-        assert tuple(out.shape) == (1, 1, 1, 3)
-    out = tl.nn.functional.grid_sample(x, grid[:, :, :1], padding_mode="border", align_corners=False)
-    assert out.item() == 1.0
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_far_and_nonfinite_grid_points_match_torch(dtype):
+    """PyTorch's 2-d and 3-d kernels treat NaN, inf and far-away points differently; both are
+    followed (Note [Non-finite grid values], aten/native/cpu/GridSamplerKernel.cpp)."""
+    far = [float("nan"), float("inf"), -float("inf"), 1e30, -1e30, 1e8, -3e7, 7.3, -5.2]
+    x2 = np.arange(1.0, 13.0).reshape(1, 1, 3, 4).astype(dtype)
+    x3 = np.arange(1.0, 25.0).reshape(1, 1, 2, 3, 4).astype(dtype)
+    g2 = np.array([[[[v, 0.3] for v in far] + [[0.2, v] for v in far]]], dtype)
+    g3 = np.array([[[[[v, 0.1, 0.2] for v in far] + [[0.3, 0.1, v] for v in far]]]], dtype)
+    for mode, padding, align in itertools.product(range(3), range(3), (False, True)):
+        for x, g in ((x2, g2), (x3, g3)) if mode < 2 else ((x2, g2),):
+            ours = tl.grid_sampler(tl.tensor(x), tl.tensor(g), mode, padding, align).numpy()
+            theirs = torch.grid_sampler(torch.from_numpy(x), torch.from_numpy(g), mode, padding, align).numpy()
+            np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5, err_msg=f"{x.ndim}-d {mode} {padding}")

@@ -3,10 +3,16 @@
 // Each output point reads a fixed number of input "taps" per mode: 2^nd for (bi/tri)linear, 1
 // for nearest, 16 for bicubic. The taps (input offset, weight and, for the backward, the
 // weight's derivative with respect to each grid component) are computed once per point and
-// reused for every channel. A tap outside the input has offset -1 and weight 0 and reads
-// nothing, which is zeros padding; border and reflection padding move the coordinate (or, for
+// reused for every channel. A tap outside the input has offset -1 and reads zero, which is
+// zeros padding; border and reflection padding move the coordinate (or, for
 // bicubic, each tap) inside first. The coordinate arithmetic follows PyTorch's, in the tensor's
 // own precision, so results agree to rounding.
+//
+// Note [Non-finite grid values]: PyTorch's 2-d and 3-d CPU kernels differ here and we follow
+// each. Border and reflection padding clamp a NaN coordinate (infinities reflect to NaN) to 0 in
+// 2-d and to size - 1 in 3-d. A 2-d tap outside the input still multiplies its weight by zero,
+// so a NaN weight (a NaN or infinite coordinate, or any bicubic tap of one) gives NaN; a 3-d tap
+// outside the input is skipped. So 2-d zeros padding gives NaN where 3-d gives 0.
 #include <omp.h>
 
 #include <algorithm>
@@ -34,9 +40,14 @@ T unnormalize(T g, int64_t size, bool align_corners, T& d) {
 }
 
 // Clamps to [0, size - 1]; the derivative is 0 where clamped (at the bounds too, as PyTorch).
+// NaN goes to `nan_to` (see Note [Non-finite grid values]).
 template <typename T>
-T clip(T x, int64_t size, T& d) {
+T clip(T x, int64_t size, T nan_to, T& d) {
   const T hi = static_cast<T>(size - 1);
+  if (std::isnan(x)) {
+    d = 0;
+    return nan_to;
+  }
   if (x <= 0) {
     d = 0;
     return 0;
@@ -49,36 +60,48 @@ T clip(T x, int64_t size, T& d) {
   return x;
 }
 
-// Reflects x into [twice_lo / 2, twice_hi / 2] as often as needed; d is +1 or -1.
-template <typename T>
+// Reflects x into [twice_lo / 2, twice_hi / 2] as often as needed; d is +1 or -1. Two ways
+// that agree but for rounding far out (Note [Non-finite grid values]): 2-d takes the distance
+// to the nearest even multiple of the period (PyTorch's vectorised kernel: huge coordinates
+// land on the low edge), 3-d counts reflections with fmod (its scalar kernel).
+template <int ND, typename T>
 T reflect(T x, T twice_lo, T twice_hi, T& d) {
   d = 1;
   if (twice_lo == twice_hi) {
     d = 0;
     return 0;
   }
-  const T lo = twice_lo / 2, span = (twice_hi - twice_lo) / 2;
+  const T lo = twice_lo / 2;
   x -= lo;
   if (x < 0) {
     x = -x;
     d = -1;
   }
-  const T extra = std::fmod(x, span);
-  // The parity of the number of reflections, in floating point (it can exceed int64 range).
-  if (std::fmod(std::floor(x / span), T(2)) == 0) return extra + lo;
-  d = -d;
-  return span - extra + lo;
+  if constexpr (ND == 2) {
+    const T period = twice_hi - twice_lo;
+    const T extra = x - std::trunc(x / period) * period, other = period - extra;
+    if (extra <= other || std::isnan(extra)) return extra + lo;
+    d = -d;
+    return other + lo;
+  } else {
+    const T span = (twice_hi - twice_lo) / 2;
+    const T extra = std::fmod(x, span);
+    // The parity of the number of reflections, in floating point (it can exceed int64 range).
+    if (std::fmod(std::floor(x / span), T(2)) == 0) return extra + lo;
+    d = -d;
+    return span - extra + lo;
+  }
 }
 
-template <typename T>
-T apply_padding(T x, int64_t size, GridPadding padding, bool align_corners, T& d) {
+template <int ND, typename T>
+T apply_padding(T x, int64_t size, GridPadding padding, bool align_corners, T nan_to, T& d) {
   d = 1;
   if (padding == GridPadding::Zeros) return x;
   if (padding == GridPadding::Reflection)
-    x = align_corners ? reflect(x, T(0), static_cast<T>(2 * (size - 1)), d)
-                      : reflect(x, T(-1), static_cast<T>(2 * size - 1), d);
+    x = align_corners ? reflect<ND>(x, T(0), static_cast<T>(2 * (size - 1)), d)
+                      : reflect<ND>(x, T(-1), static_cast<T>(2 * size - 1), d);
   T dc;
-  x = clip(x, size, dc);
+  x = clip(x, size, nan_to, dc);
   d *= dc;
   return x;
 }
@@ -144,14 +167,18 @@ struct TapMaker {
     }
   }
 
+  // A tap outside keeps its weight in 2-d only (Note [Non-finite grid values]).
   void set(Taps<T, ND, Grad>& t, int k, bool in, int64_t offset, T weight) const {
     t.offset[k] = in ? offset : -1;
-    t.weight[k] = in ? weight : T(0);
+    t.weight[k] = in || ND == 2 ? weight : T(0);
   }
+
+  T nan_to(int j) const { return ND == 2 ? T(0) : static_cast<T>(g.in[j] - 1); }
 
   T source(T gv, int j, T& d) const {
     T du, dp;
-    const T x = apply_padding(unnormalize(gv, g.in[j], g.align_corners, du), g.in[j], g.padding, g.align_corners, dp);
+    const T u = unnormalize(gv, g.in[j], g.align_corners, du);
+    const T x = apply_padding<ND>(u, g.in[j], g.padding, g.align_corners, nan_to(j), dp);
     d = du * dp;
     return x;
   }
@@ -214,7 +241,7 @@ struct TapMaker {
       cubic_weights(x - f, w[j], dw[j]);
       for (int i = 0; i < 4; ++i) {
         T d;
-        idx[j][i] = floor_index(apply_padding(f - 1 + i, g.in[j], g.padding, g.align_corners, d));
+        idx[j][i] = floor_index(apply_padding<ND>(f - 1 + i, g.in[j], g.padding, g.align_corners, nan_to(j), d));
       }
     }
     for (int r = 0; r < 4; ++r)
