@@ -1,6 +1,6 @@
 """Side-by-side speed of torchlite and PyTorch on the nn ops: softmax, log_softmax,
-layer_norm, cross_entropy (forward and forward + backward) and batch_norm training (forward +
-backward), float32.
+layer_norm, cross_entropy (forward and forward + backward), batch_norm training (forward +
+backward) and grid_sample (bilinear, an affine_grid warp; forward and forward + backward), float32.
 
     python benchmarks/bench_nn_ops.py [--threads N] [--repeats 5]
 
@@ -41,6 +41,10 @@ def lib_cases(lib, tl):
     lt, lg = t(logits), t(logits, True)
     ig, c = t(img, True), np.ones(64, np.float32)
     wc, bc, rm, rv = t(c, True), t(c * 0, True), t(c * 0), t(c)
+    warp_in = rng.standard_normal((8, 16, 64, 64)).astype(np.float32)
+    theta = np.tile(np.array([[0.9, -0.2, 0.05], [0.25, 1.1, -0.1]], np.float32), (8, 1, 1))
+    gi, gig = t(warp_in), t(warp_in, True)
+    grid = F.affine_grid(t(theta), [8, 16, 64, 64], align_corners=False)
     return {
         "softmax fwd [256x1024]": lambda: F.softmax(xt, -1),
         "softmax fwd dim=0": lambda: F.softmax(xt, 0),
@@ -53,6 +57,9 @@ def lib_cases(lib, tl):
         "cross_entropy fwd+bwd": backward(lambda a: F.cross_entropy(a, tt), lg),
         "batch_norm train fwd+bwd [32x64x28x28]": backward(
             lambda a: F.batch_norm(a, rm, rv, wc, bc, training=True), ig),
+        "grid_sample bilinear fwd [8x16x64x64]": lambda: F.grid_sample(gi, grid, align_corners=False),
+        "grid_sample bilinear fwd+bwd": backward(lambda a: F.grid_sample(a, grid, align_corners=False), gig),
+        "affine_grid [8x2x3 -> 64x64]": lambda: F.affine_grid(t(theta), [8, 16, 64, 64], align_corners=False),
     }
 
 

@@ -14,7 +14,8 @@ from torchlite._shape_functions import _write_out
 from torchlite._size import Size
 from torchlite.autograd.grad_mode import is_grad_enabled
 
-__all__ = ["addbmm", "addr", "broadcast_shapes", "channel_shuffle", "diagflat", "inner", "isin", "msort", "tensordot",
+__all__ = ["addbmm", "addr", "broadcast_shapes", "channel_shuffle", "diagflat", "inner", "isin", "msort",
+           "native_channel_shuffle", "tensordot",
            "unravel_index", "unsafe_chunk", "unsafe_split", "unsafe_split_with_sizes"]
 
 Tensor = _C.Tensor
@@ -257,6 +258,9 @@ def channel_shuffle(input, groups):
                            f"groups.")
     grouped = input.unflatten(1, (groups, channels // groups))
     return grouped.transpose(1, 2).reshape(input.shape)
+
+
+native_channel_shuffle = channel_shuffle  # PyTorch's kernel name for the same operation
 
 
 def unsafe_chunk(input, chunks, dim=0):

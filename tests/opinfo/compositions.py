@@ -136,6 +136,10 @@ OPS = [
         ref=lambda x, a, b, beta=1: beta * x + (a @ b).sum(0), supports_out=True, inplace=True),
     _py("channel_shuffle", _arrays(([(2, 4, 3)], (2,), {}), ([(1, 6, 2, 2)], (3,), {})),
         ref=lambda x, g: x.reshape(x.shape[0], g, -1, *x.shape[2:]).swapaxes(1, 2).reshape(x.shape), dtypes=WITH_INT),
+    # No PyTorch comparison: its native_channel_shuffle has no derivative (here it is channel_shuffle's).
+    _py("native_channel_shuffle", _arrays(([(2, 6, 2)], (3,), {}),),
+        ref=lambda x, g: x.reshape(x.shape[0], g, -1, *x.shape[2:]).swapaxes(1, 2).reshape(x.shape), dtypes=WITH_INT,
+        torch=False),
     _py("diagflat", _arrays(([(2, 2)], (), {}), ([(3,)], (-1,), {})), ref=np.diagflat, dtypes=WITH_INT),
     _py("msort", _arrays(([(4, 3)], (), {}),), ref=lambda x: np.sort(x, 0), supports_out=True),
     _py("unsafe_chunk", _arrays(([(5, 2)], (2,), {}),), ref=lambda x, c: tuple(np.array_split(x, c))),

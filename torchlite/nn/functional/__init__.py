@@ -16,6 +16,4 @@ from torchlite.nn.functional.softmax import *  # noqa: F401,F403
 from torchlite.nn.functional.sparse import *  # noqa: F401,F403
 from torchlite.nn.functional.vision import *  # noqa: F401,F403
 from torchlite._distance import pdist  # noqa: F401,E402  (torch.pdist, also here as in PyTorch)
-from torchlite._shape_compositions import channel_shuffle  # noqa: F401,E402
-
-native_channel_shuffle = channel_shuffle
+from torchlite._shape_compositions import channel_shuffle, native_channel_shuffle  # noqa: F401,E402

@@ -6,11 +6,12 @@ positions within each input plane, as in PyTorch."""
 import math
 
 from torchlite import _C
-from torchlite.nn.modules.utils import _ntuple
+from torchlite.nn.modules.utils import _ntuple, _pair
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
-           "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d", "max_pool1d",
-           "lp_pool1d", "lp_pool2d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+           "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
+           "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "lp_pool1d", "lp_pool2d", "max_pool1d",
+           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
 
 
 def _stride(stride):
@@ -96,4 +97,27 @@ def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
 
 def adaptive_max_pool2d(input, output_size, return_indices=False):
     out = adaptive_max_pool2d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """(values, indices); `_random_samples` (N, C, 2) in [0, 1) fixes the windows (drawn when None)."""
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if isinstance(output_ratio, (list, tuple)) and len(output_ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = _pair(output_ratio)
+        output_size = [int(input.size(-2) * ratio[0]), int(input.size(-1) * ratio[1])]
+    if _random_samples is None:
+        batch = 1 if input.dim() == 3 else input.size(0)
+        _random_samples = _C.rand(batch, input.size(-3), 2, dtype=input.dtype, device=input.device)
+    return _C._nn.fractional_max_pool2d(input, _pair(kernel_size), _pair(output_size), _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
+                                             _random_samples)
     return out if return_indices else out[0]

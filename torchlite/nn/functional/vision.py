@@ -1,12 +1,13 @@
-"""torchlite.nn.functional: pad, interpolate (nearest 1-d/2-d, bilinear 2-d) and pixel shuffle."""
+"""torchlite.nn.functional: pad, interpolate (nearest 1-d/2-d, bilinear 2-d), pixel shuffle, and the
+spatial transformer pair affine_grid / grid_sample."""
 
 import math
 import warnings
 
 from torchlite import _C
 
-__all__ = ["interpolate", "pad", "pixel_shuffle", "pixel_unshuffle", "upsample", "upsample_bilinear",
-           "upsample_nearest"]
+__all__ = ["affine_grid", "grid_sample", "interpolate", "pad", "pixel_shuffle", "pixel_unshuffle", "upsample",
+           "upsample_bilinear", "upsample_nearest"]
 
 _ALL_MODES = "nearest | linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact"
 
@@ -91,3 +92,48 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# The integer codes torch.grid_sampler takes.
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_CORNERS_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    return _C.grid_sampler(input, grid, _GRID_MODES[mode], _GRID_PADDINGS[padding_mode], align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    if align_corners is None:
+        warnings.warn(_ALIGN_CORNERS_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) not in (4, 5):
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    nd = len(size) - 2
+    if theta.dim() != 3 or tuple(theta.shape[-2:]) != (nd, nd + 1):
+        raise ValueError(f"Expected a batch of {nd}D affine matrices of shape Nx{nd}x{nd + 1} for size {size}. "
+                         f"Got {theta.shape}.")
+    spatial = size[2:]
+    if align_corners and min(spatial) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the documentation "
+                      "of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return _C.affine_grid_generator(theta, size, align_corners)

@@ -1,10 +1,10 @@
-"""Upsample, PixelShuffle/PixelUnshuffle, and the distance layers."""
+"""Upsample, PixelShuffle/PixelUnshuffle, ChannelShuffle, and the distance layers."""
 
 from torchlite.nn import functional as F
 from torchlite.nn.modules.module import Module
 
 __all__ = ["Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle",
-           "CosineSimilarity", "PairwiseDistance"]
+           "ChannelShuffle", "CosineSimilarity", "PairwiseDistance"]
 
 
 class Upsample(Module):
@@ -69,6 +69,20 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self):
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    __constants__ = ["groups"]
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self):
+        return f"groups={self.groups}"
 
 
 class CosineSimilarity(Module):
