@@ -262,6 +262,37 @@ class OpView:
     method_params_nodefault: tuple[str, ...]
     method_call_args: tuple[str, ...]
     autograd: WrapperInfo | None  # when the op records history
+    autocast: AutocastView | None = None  # Note [Autocast]
+
+
+_POLICY_ENUM = {"lower_precision_fp": "LowerPrecisionFp", "fp32": "Fp32", "promote": "Promote"}
+
+
+@dataclass(frozen=True)
+class AutocastView:
+    """An operator's autocast policy per device (autocast::Policy names) and its call with every
+    tensor argument cast (Note [Autocast])."""
+
+    cpu: str
+    cuda: str
+    tensor_args: tuple[str, ...]
+    cast_args: tuple[str, ...]
+    promote: bool  # the target dtype depends on the arguments
+
+
+def _autocast_view(f: NativeFunction) -> AutocastView | None:
+    if not f.autocast:
+        return None
+    policies = dict(f.autocast)
+    tensors = {a.name for a in f.func.arguments if base_of(a.type).name == "Tensor"}
+    args = kernel_args(f.func)
+    return AutocastView(
+        cpu=_POLICY_ENUM.get(policies.get("CPU", ""), "None"),
+        cuda=_POLICY_ENUM.get(policies.get("CUDA", ""), "None"),
+        tensor_args=tuple(a for a in args if a in tensors),
+        cast_args=tuple(f"autocast::cast({a}, *device, to)" if a in tensors else a for a in args),
+        promote="promote" in policies.values(),
+    )
 
 
 def _device_expr(s: FunctionSchema) -> str:
@@ -347,6 +378,7 @@ def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targ
         method_params_nodefault=tuple(public_params(list(method_args), False)),
         method_call_args=tuple("*this" if a == "self" else a for a in args),
         autograd=wrapper,
+        autocast=_autocast_view(f),
     )
 
 

@@ -78,6 +78,9 @@ def _yaml(fn: NativeFunction, fns: list[NativeFunction]) -> str:
     ]
     if fn.python_module:
         lines.append(f"python_module: {fn.python_module}")
+    if fn.autocast:
+        policies = ", ".join(f"{device} {policy}" for device, policy in fn.autocast)
+        lines.append(f"autocast: {policies}  (Note [Autocast]: how torchlite.autocast casts its arguments)")
     related = [str(f.name) for f in fns if f.name.base == fn.name.base and f is not fn]
     if related:
         lines.append(f"related:  {', '.join(related)}")

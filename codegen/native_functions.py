@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from codegen.model import FunctionSchema, OperatorName, SchemaKind
+from codegen.model import FunctionSchema, OperatorName, SchemaKind, base_of
 from codegen.schema_parser import SchemaError, parse_schema
 from codegen.stubs import Stub, parse_stubs
 from codegen.yaml_loader import CodegenError, Location, key_location, load_entries, user_items
@@ -42,7 +42,11 @@ ALLOWED_KEYS = (
     "python_module",
     "device_check",
     "tags",
+    "autocast",
 )
+# Note [Autocast] (torchlite/csrc/autocast/autocast_mode.h): how autocast casts an operator's
+# floating arguments, per device.
+AUTOCAST_POLICIES = ("lower_precision_fp", "fp32", "promote")
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ class NativeFunction:
     # A short description and a doctest example, shown by help() and IDEs after the generated
     # signature lines (python_api.docstring); tests/test_docs.py runs the examples.
     doc: str | None = None
+    # Note [Autocast]: (device, policy) pairs, e.g. (("CPU", "fp32"), ("CUDA", "fp32")).
+    autocast: tuple[tuple[str, str], ...] = ()
     # Line of each YAML key of the entry ("dispatch.CPU" for a kernel), for error messages.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
@@ -226,6 +232,7 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         raise CodegenError(at("doc"), "'doc' must be a non-empty text block (doc: |)")
     if doc is not None and ("\\" in doc or '"""' in doc):
         raise CodegenError(at("doc"), "'doc' cannot hold a backslash or '\"\"\"' (it becomes a .pyi docstring)")
+    autocast = _parse_autocast(entry["autocast"], func, at("autocast")) if "autocast" in entry else {}
     device_check = entry.get("device_check", "ExactSame")
     if device_check not in ("ExactSame", "NoCheck"):
         raise CodegenError(at("device_check"), f"device_check must be ExactSame or NoCheck, got {device_check!r}")
@@ -242,8 +249,28 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         stubs=stubs,
         alias_of=alias_of,
         doc=doc.strip() if doc else None,
+        autocast=tuple(sorted(autocast.items())),
         key_lines=tuple(sorted(key_lines.items())),
     )
+
+
+def _parse_autocast(raw: object, func: FunctionSchema, loc: Location) -> dict[str, str]:
+    """`autocast: fp32` (every device) or `autocast: {CPU: fp32, CUDA: lower_precision_fp}`."""
+    policies = {key: raw for key in DEVICE_KEYS} if isinstance(raw, str) else raw
+    if not isinstance(policies, dict):
+        raise CodegenError(loc, "'autocast' is a policy or a mapping of devices to policies")
+    out = {}
+    for device, policy in user_items(policies):
+        if device not in DEVICE_KEYS:
+            raise CodegenError(loc, f"autocast: unknown device '{device}' (known: {', '.join(DEVICE_KEYS)})")
+        if policy not in AUTOCAST_POLICIES:
+            raise CodegenError(loc, f"autocast: unknown policy {policy!r} (known: {', '.join(AUTOCAST_POLICIES)})")
+        out[device] = policy
+    if func.kind() != SchemaKind.functional:
+        raise CodegenError(loc, f"autocast applies to functional ops, not a {func.kind().value} op")
+    if not any(base_of(a.type).name == "Tensor" for a in func.arguments):
+        raise CodegenError(loc, "autocast needs a tensor argument to cast")
+    return out
 
 
 def load_native_functions(path: str, display_name: str = "native_functions.yaml") -> list[NativeFunction]:

@@ -1235,3 +1235,27 @@ def test_factory_out_variant_is_merged(tmp_path):
     assert ov.out_fn is not None and ov.out_fn.func.name.overload == "out"
     body = ov.body()
     assert "check_out_options(out_tensor(out, 0, 1), dtype, device);" in body and "tl::zeros_out(" in body
+
+
+def test_autocast_policies_reach_the_generated_call(tmp_path):
+    """Note [Autocast]: a policy per device in the YAML becomes a cast-and-recall at the top of the
+    operator's call, with every tensor argument cast and the others passed as they are."""
+    nf = tmp_path / "nf.yaml"
+    nf.write_text(
+        "- func: mm(Tensor self, Tensor mat2, int n=0) -> Tensor\n  autocast: lower_precision_fp\n"
+        "  dispatch: {CPU: mm}\n"
+        "- func: nll(Tensor self, Tensor? weight) -> Tensor\n  autocast: {CPU: fp32}\n  dispatch: {CPU: nll}\n"
+    )
+    fns = load_native_functions(str(nf), "nf.yaml")
+    assert fns[0].autocast == (("CPU", "lower_precision_fp"), ("CUDA", "lower_precision_fp"))
+    generate(fns, str(tmp_path))
+    ops = (tmp_path / "generated" / "Operators.cpp").read_text()
+    assert "return call(autocast::cast(self, *device, to), autocast::cast(mat2, *device, to), n);" in ops
+    assert "autocast::Policy::Fp32\n" in ops and "autocast::Policy::None;" in ops  # nll: CPU only
+    for bad, message in [("autocast: fp16", "unknown policy 'fp16'"), ("autocast: {MPS: fp32}", "unknown device 'MPS'")]:
+        nf.write_text(f"- func: f(Tensor self) -> Tensor\n  {bad}\n  dispatch: {{CPU: f}}\n")
+        with pytest.raises(CodegenError, match=message):
+            load_native_functions(str(nf), "nf.yaml")
+    nf.write_text("- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  autocast: fp32\n  dispatch: {CPU: f}\n")
+    with pytest.raises(CodegenError, match="autocast applies to functional ops, not a out op"):
+        load_native_functions(str(nf), "nf.yaml")

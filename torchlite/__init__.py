@@ -138,6 +138,12 @@ from torchlite._nn_compositions import *  # noqa: F401, F403, E402  (prelu, rrel
 from torchlite._numerical import *  # noqa: F401, F403, E402  (gradient, histogram, trapz)
 from torchlite._tensor_compat import *  # noqa: F401, F403, E402  (range, scalar_tensor, Tensor.new, ...)
 from torchlite._rnn import *  # noqa: F401, F403, E402  (lstm, gru, rnn_tanh, *_cell)
+from torchlite import amp  # noqa: F401, E402
+from torchlite.amp import GradScaler, autocast  # noqa: F401, E402
+from torchlite.amp.autocast_mode import (  # noqa: F401, E402  (is_autocast_enabled, set_autocast_dtype, ...)
+    is_autocast_cpu_enabled, set_autocast_cpu_enabled, get_autocast_cpu_dtype, set_autocast_cpu_dtype,
+    get_autocast_gpu_dtype, set_autocast_gpu_dtype, is_autocast_enabled, set_autocast_enabled, get_autocast_dtype,
+    set_autocast_dtype)
 from torchlite._lowrank import *  # noqa: F401, F403, E402  (svd_lowrank, pca_lowrank)
 from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.stft/istft)
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "aten/cuda/CUDAHooks.h"
+#include "torchlite/csrc/autocast/autocast_mode.h"
 
 namespace tl_python {
 
@@ -62,6 +63,19 @@ void init_runtime(py::module_& m) {
     return d;
   });
   m.def("_cpu_allocator_empty_cache", &cpu_allocator_empty_cache);
+
+  // Note [Autocast]: the per-thread switches behind torchlite.autocast (torchlite/amp).
+  m.def("_autocast_is_enabled", [](const Device& d) { return tl::autocast::is_enabled(d.type); }, py::arg("device"));
+  m.def("_autocast_set_enabled", [](const Device& d, bool on) { tl::autocast::set_enabled(d.type, on); },
+        py::arg("device"), py::arg("enabled"));
+  m.def("_autocast_get_dtype", [](const Device& d) { return tl::autocast::get_dtype(d.type); }, py::arg("device"));
+  m.def("_autocast_set_dtype", [](const Device& d, ScalarType t) { tl::autocast::set_dtype(d.type, t); },
+        py::arg("device"), py::arg("dtype"));
+  m.def("is_autocast_cache_enabled", &tl::autocast::is_cache_enabled);
+  m.def("set_autocast_cache_enabled", &tl::autocast::set_cache_enabled, py::arg("enabled"));
+  m.def("clear_autocast_cache", &tl::autocast::clear_cache);
+  m.def("autocast_increment_nesting", &tl::autocast::increment_nesting);
+  m.def("autocast_decrement_nesting", &tl::autocast::decrement_nesting);
 
   py::module_ c = m.def_submodule("_cuda", "CUDA runtime queries");
   c.def("is_built", &cuda::is_built);
