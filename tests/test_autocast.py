@@ -205,3 +205,11 @@ def test_custom_fwd_casts_the_inputs_of_a_function():
     assert y.dtype == tl.float32
     y.sum().backward()
     assert x.grad.dtype == tl.bfloat16 and x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_ffts_run_in_float32():
+    x = tl.ones(8, dtype=tl.bfloat16)
+    with tl.autocast("cpu"):
+        assert tl.fft.rfft(x).dtype == tl.complex64 and tl.fft.fft(x).dtype == tl.complex64
+    with pytest.raises(RuntimeError, match="Unsupported dtype BFloat16"):
+        tl.fft.rfft(x)  # outside autocast, as in PyTorch

@@ -34,6 +34,8 @@ def _promote(x, require_complex):
     """PyTorch's promote_tensor_fft: integers and bool become the default float dtype, then
     complex when the transform needs it; Half (and other dtypes) have no FFT."""
     dtype = x.dtype
+    if dtype in (_tl.float16, _tl.bfloat16) and _C._autocast_is_enabled(x.device):
+        x, dtype = x.float(), _tl.float32  # autocast's fp32 policy, which PyTorch gives every FFT (CPU)
     if not (dtype.is_floating_point or dtype.is_complex):
         x = x.to(_tl.get_default_dtype())
     elif dtype not in (_tl.float32, _tl.float64, _tl.complex64, _tl.complex128):
