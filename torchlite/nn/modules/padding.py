@@ -1,11 +1,13 @@
-"""Padding layers: constant (and zero), reflection, replication and circular, in 1 and 2 dimensions."""
+"""Padding layers: constant (and zero) in 1, 2 and 3 dimensions; reflection, replication and
+circular in 1 and 2 (F.pad has no 3-d form of those modes yet)."""
 
 from torchlite.nn import functional as F
 from torchlite.nn.modules.module import Module
 from torchlite.nn.modules.utils import _ntuple
 
-__all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
-           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d"]
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
+           "CircularPad2d"]
 
 
 class _PadNd(Module):
@@ -48,6 +50,10 @@ class ConstantPad2d(_ConstantPadNd):
     _dims = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    _dims = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
@@ -57,6 +63,14 @@ class ZeroPad1d(ConstantPad1d):
 
 
 class ZeroPad2d(ConstantPad2d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
+class ZeroPad3d(ConstantPad3d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
 
