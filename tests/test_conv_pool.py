@@ -242,6 +242,11 @@ def test_max_unpool_errors():
      "Padding size 2 is not supported for 1D input tensor."),
     (lambda: F.pad(tl.zeros(1, 2, 3, 4), (1, 1), mode="replicate"), NotImplementedError,
      "Padding size 2 is not supported for 4D input tensor."),
+    # torchlite has no 3-d reflection / replication padding yet (PyTorch has)
+    (lambda: F.pad(tl.zeros(1, 2, 3, 3, 3), (1,) * 6, mode="reflect"), NotImplementedError,
+     "Padding size 6 is not supported for 5D input tensor."),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 3, 3), (1,) * 8, mode="circular"), NotImplementedError,
+     "Padding size 8 is not supported for 5D input tensor."),
     (lambda: F.pad(tl.zeros(1, 2, 4), (5, 1), mode="circular"), RuntimeError,
      "Padding value causes wrapping around more than once."),
     (lambda: F.pad(tl.zeros(1, 2, 3, 4), (0, 0, -2, -2), mode="circular"), RuntimeError,

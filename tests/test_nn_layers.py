@@ -97,6 +97,8 @@ LAYERS = [
     ("nn.LPPool3d(2, 2)", (1, 2, 4, 4, 4), ["lp_pool3d"]),
     ("nn.ConstantPad3d((1, 0, 2, 1, 0, 1), 2.5)", (1, 2, 3, 3, 3), ["pad"]),
     ("nn.ZeroPad3d(1)", (2, 2, 3, 3), ["pad"]),
+    ("nn.CircularPad3d((1, 0, 2, 1, 0, 1))", (1, 2, 3, 3, 3), ["pad"]),
+    ("nn.Conv3d(2, 3, 3, padding=1, padding_mode='circular')", (1, 2, 4, 3, 4), ["conv3d", "pad"]),
     ("nn.MaxPool2d(2)", (2, 3, 8, 8), ["max_pool2d"]),
     ("nn.MaxPool2d(3, stride=2, padding=1, ceil_mode=True)", (1, 2, 7, 7), ["max_pool2d"]),
     ("nn.AvgPool2d(2)", (2, 3, 8, 8), ["avg_pool2d"]),

@@ -220,8 +220,10 @@ Tensor pad(const Tensor& self, IntArrayRef pad, const std::string& mode, std::op
            "padding length ", pad.size(), " and input of dimension ", dim);
   if (mode == "constant") return tl::constant_pad_nd(self, pad, value.value_or(0.0));
   TL_CHECK(!value || *value == 0, "Padding mode \"", mode, "\" doesn't take in value argument");
-  // Reflect / replicate / circular pad the last 1 or 2 dimensions of an (un)batched input.
-  TL_CHECK_KIND(ErrorKind::NotImplemented, (npad == 1 || npad == 2) && (dim == npad + 1 || dim == npad + 2),
+  // Circular pads the last 1, 2 or 3 dimensions of an (un)batched input, reflect / replicate the
+  // last 1 or 2 (there are no 3-d kernels for those yet).
+  const int64_t max_npad = mode == "circular" ? 3 : 2;
+  TL_CHECK_KIND(ErrorKind::NotImplemented, npad >= 1 && npad <= max_npad && (dim == npad + 1 || dim == npad + 2),
                 "Padding size ", pad.size(), " is not supported for ", dim, "D input tensor.");
   if (mode == "circular") return tl::_pad_circular(self, pad);
   if (mode == "reflect") return npad == 1 ? tl::reflection_pad1d(self, pad) : tl::reflection_pad2d(self, pad);

@@ -647,6 +647,8 @@ def _pad_circular_samples(dtype, rng):
     yield SampleInput((r(2, 3, 4), [1, 2, 3, 0]))
     yield SampleInput((r(1, 2, 3, 4), [4, 4, -1, 1]))
     yield SampleInput((r(3, 4), [-2, 1]))
+    yield SampleInput((r(1, 2, 3, 2, 4), [1, 2, 0, 1, 2, 1]))  # 3-d
+    yield SampleInput((r(2, 3, 3, 4), [-1, 2, 1, 1, 1, 0]))  # 3-d unbatched
 
 
 def _pad_samples(dtype, rng):
@@ -660,6 +662,8 @@ def _pad_samples(dtype, rng):
     yield SampleInput((r(2, 3, 4), (3, 1, 1, 2)), {"mode": "replicate"})
     yield SampleInput((r(2, 3, 5), (2, 3)), {"mode": "circular"})
     yield SampleInput((r(1, 2, 3, 4), (1, 2, 2, 1)), {"mode": "circular"})
+    yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"mode": "circular"})
+    yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"value": -1.0})
 
 
 def _nn(name):

@@ -1,5 +1,5 @@
-"""Padding layers: constant (and zero) in 1, 2 and 3 dimensions; reflection, replication and
-circular in 1 and 2 (F.pad has no 3-d form of those modes yet)."""
+"""Padding layers: constant (and zero) and circular in 1, 2 and 3 dimensions; reflection and
+replication in 1 and 2 (F.pad has no 3-d form of those two modes yet)."""
 
 from torchlite.nn import functional as F
 from torchlite.nn.modules.module import Module
@@ -7,7 +7,7 @@ from torchlite.nn.modules.utils import _ntuple
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
            "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
-           "CircularPad2d"]
+           "CircularPad2d", "CircularPad3d"]
 
 
 class _PadNd(Module):
@@ -100,3 +100,7 @@ class CircularPad1d(_PadNd):
 
 class CircularPad2d(_PadNd):
     _dims, _mode = 2, "circular"
+
+
+class CircularPad3d(_PadNd):
+    _dims, _mode = 3, "circular"
