@@ -1,5 +1,6 @@
 // Pooling: argument checks, output sizes, the 2-d and 3-d operators (one body each, over the
-// 3-d loops) and the 1-d composites (which run the 2-d operators on a height-1 view). Loops: cpu/PoolingKernel.cpp.
+// 3-d loops), max unpooling and the 1-d composites (which run the 2-d operators on a height-1
+// view). Loops: cpu/PoolingKernel.cpp.
 #include "aten/native/Pooling.h"
 
 #include <sstream>

@@ -641,6 +641,15 @@ def _pad2d_samples(dtype, rng):
     yield SampleInput((r(0, 2, 3, 3), [1, 1, 1, 1]), grad=False)
 
 
+def _pad3d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(1, 2, 3, 3, 4), [1, 2, 2, 1, 0, 2]))
+    yield SampleInput((r(2, 3, 3, 4), [2, 0, 1, 2, 1, 1]))  # unbatched
+    yield SampleInput((r(1, 1, 4, 3, 5), [-1, 2, 1, -1, 2, -1]))
+    yield SampleInput((r(1, 2, 1, 2, 3), [1, 1, 0, 0, 0, 0]))
+    yield SampleInput((r(0, 2, 3, 3, 3), [1, 1, 1, 1, 1, 1]), grad=False)
+
+
 def _pad_circular_samples(dtype, rng):
     r = lambda *s: rand(s, dtype, rng)  # noqa: E731
     yield SampleInput((r(2, 3, 5), [2, 1]))
@@ -663,6 +672,8 @@ def _pad_samples(dtype, rng):
     yield SampleInput((r(2, 3, 5), (2, 3)), {"mode": "circular"})
     yield SampleInput((r(1, 2, 3, 4), (1, 2, 2, 1)), {"mode": "circular"})
     yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"mode": "circular"})
+    yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"mode": "reflect"})
+    yield SampleInput((r(2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"mode": "replicate"})
     yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"value": -1.0})
 
 
@@ -684,6 +695,10 @@ OPS += [
            covers=("replication_pad1d_backward",)),
     OpInfo("replication_pad2d", _pad2d_samples, op=_nn("replication_pad2d"), ref=_pad_ref("replicate"),
            covers=("replication_pad2d_backward",)),
+    OpInfo("reflection_pad3d", _pad3d_samples, op=_nn("reflection_pad3d"), ref=_pad_ref("reflect"),
+           covers=("reflection_pad3d_backward",)),
+    OpInfo("replication_pad3d", _pad3d_samples, op=_nn("replication_pad3d"), ref=_pad_ref("replicate"),
+           covers=("replication_pad3d_backward",)),
     OpInfo("_pad_circular", _pad_circular_samples, op=_nn("_pad_circular"), ref=_pad_ref("circular")),
     OpInfo("pad", _pad_samples, op=_F("pad"), ref=np_pad),
 ]

@@ -1,17 +1,17 @@
-"""Padding layers: constant (and zero) and circular in 1, 2 and 3 dimensions; reflection and
-replication in 1 and 2 (F.pad has no 3-d form of those two modes yet)."""
+"""Padding layers: constant (and zero), reflection, replication and circular, in 1, 2 and 3
+dimensions."""
 
 from torchlite.nn import functional as F
 from torchlite.nn.modules.module import Module
 from torchlite.nn.modules.utils import _ntuple
 
 __all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
-           "ReflectionPad1d", "ReflectionPad2d", "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d",
-           "CircularPad2d", "CircularPad3d"]
+           "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+           "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
 
 
 class _PadNd(Module):
-    """`padding` is an int (every side) or F.pad's tuple (left, right[, top, bottom])."""
+    """`padding` is an int (every side) or F.pad's tuple (left, right[, top, bottom[, front, back]])."""
 
     __constants__ = ["padding"]
     _dims = 1
@@ -86,12 +86,20 @@ class ReflectionPad2d(_PadNd):
     _dims, _mode = 2, "reflect"
 
 
+class ReflectionPad3d(_PadNd):
+    _dims, _mode = 3, "reflect"
+
+
 class ReplicationPad1d(_PadNd):
     _dims, _mode = 1, "replicate"
 
 
 class ReplicationPad2d(_PadNd):
     _dims, _mode = 2, "replicate"
+
+
+class ReplicationPad3d(_PadNd):
+    _dims, _mode = 3, "replicate"
 
 
 class CircularPad1d(_PadNd):
