@@ -54,7 +54,11 @@ def cases(quick: bool):
     pool = (r(n, 32, 32, 32),)
     cnn = (r(batch, 1, 28, 28), r(16, 1, 3, 3), r(16), r(32, 16, 3, 3), r(32))
     cifar = (r(batch, 3, 32, 32), r(32, 3, 3, 3), r(32), r(64, 32, 3, 3), r(64))
+    conv3d_in = (r(n // 4, 8, 16, 16, 16), r(16, 8, 3, 3, 3), r(16))
+    pool3d = (r(n // 4, 16, 16, 16, 16),)
     conv2d = lambda lib, x, w, b: lib.nn.functional.conv2d(x, w, b, padding=1)  # noqa: E731
+    conv3d = lambda lib, x, w, b: lib.nn.functional.conv3d(x, w, b, padding=1)  # noqa: E731
+    n3 = n // 4
     return [
         (f"conv2d {n}x16x32x32 k3 -> 32", conv, conv2d, False),
         (f"conv2d {n}x16x32x32 k3 -> 32", conv, conv2d, True),
@@ -63,6 +67,10 @@ def cases(quick: bool):
         (f"max_pool2d {n}x32x32x32 k2", pool, lambda lib, x: lib.nn.functional.max_pool2d(x, 2), True),
         (f"max_pool2d {n}x32x32x32 k3s2p1", pool,
          lambda lib, x: lib.nn.functional.max_pool2d(x, 3, 2, 1), False),
+        (f"conv3d {n3}x8x16x16x16 k3 -> 16", conv3d_in, conv3d, False),
+        (f"conv3d {n3}x8x16x16x16 k3 -> 16", conv3d_in, conv3d, True),
+        (f"max_pool3d {n3}x16x16x16x16 k2", pool3d, lambda lib, x: lib.nn.functional.max_pool3d(x, 2), False),
+        (f"max_pool3d {n3}x16x16x16x16 k2", pool3d, lambda lib, x: lib.nn.functional.max_pool3d(x, 2), True),
         (f"avg_pool2d {n}x32x32x32 k2", pool, lambda lib, x: lib.nn.functional.avg_pool2d(x, 2), False),
         (f"avg_pool2d {n}x32x32x32 k2", pool, lambda lib, x: lib.nn.functional.avg_pool2d(x, 2), True),
         (f"pad reflect {n}x32x32x32 (2,2,2,2)", pool,

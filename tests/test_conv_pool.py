@@ -52,6 +52,20 @@ def _both(*arrays, grad=False):
      "padding='same' is not supported for strided convolutions"),
     (lambda: tl.convolution(tl.zeros(1, 4, 7, 7), tl.zeros(8, 4, 3), None, [1], [0], [1], False, [0], 1),
      "Expected 3-dimensional input for 3-dimensional weight"),
+    (lambda: F.conv3d(tl.zeros(4, 7), tl.zeros(2, 4, 1, 1, 1)),
+     r"Expected 4D \(unbatched\) or 5D \(batched\) input to conv3d, but got input of size: \[4, 7\]"),
+    (lambda: F.conv3d(tl.zeros(1, 2, 4, 4, 4), tl.zeros(2, 2, 5, 5, 5)),
+     r"Calculated padded input size per channel: \(4 x 4 x 4\). Kernel size: \(5 x 5 x 5\)"),
+    (lambda: F.conv3d(tl.zeros(1, 2, 4, 4, 4), tl.zeros(2, 2, 3, 3, 3), stride=(1, 1)),
+     "expected stride to be a single integer value or a list of 3 values"),
+    (lambda: F.conv3d(tl.zeros(1, 2, 4, 4, 4), tl.zeros(2, 2, 3, 3, 3), padding="same", stride=2),
+     "padding='same' is not supported for strided convolutions"),
+    (lambda: F.conv_transpose3d(tl.zeros(1, 2, 4, 4, 4), tl.zeros(2, 2, 3, 3, 3), output_padding=2),
+     "output padding must be smaller than either stride or dilation, but got output_padding_depth: 2 "
+     "output_padding_height: 2 output_padding_width: 2 stride_depth: 1 stride_height: 1 stride_width: 1 "
+     "dilation_depth: 1 dilation_height: 1 dilation_width: 1"),
+    (lambda: tl.convolution(tl.zeros(1, 1, 2, 2, 2, 2), tl.zeros(1, 1, 1, 1, 1, 1), None, [1], [0], [1], False, [0],
+                            1), "only 1-d, 2-d and 3-d convolutions are supported, got 4 spatial dimensions"),
 ])
 def test_conv_errors(call, message):
     with pytest.raises(RuntimeError, match=message):
@@ -92,6 +106,26 @@ def test_conv_transpose2d_larger_matches_torch():
     assert_close(tw.grad, pw.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
+@needs_torch
+@pytest.mark.parametrize("transposed, kw", [
+    (False, {"padding": 1}),
+    (False, {"stride": (2, 1, 2), "groups": 2, "dilation": (1, 2, 1)}),
+    (True, {"stride": 2, "padding": 1, "output_padding": 1, "groups": 2}),
+])
+def test_conv3d_larger_matches_torch(transposed, kw):
+    x = _r(3, 4, 7, 8, 6)
+    w = _r(4, 3, 3, 2, 3, seed=1) if transposed else _r(6, 4 // kw.get("groups", 1), 3, 2, 3, seed=1)
+    (tx, tw), (px, pw) = _both(x, w, grad=True)
+    name = "conv_transpose3d" if transposed else "conv3d"
+    ours, theirs = getattr(F, name)(tx, tw, **kw), getattr(TORCH.nn.functional, name)(px, pw, **kw)
+    assert_close(ours, theirs.detach().numpy(), rtol=1e-10, atol=1e-10)
+    g = _r(*theirs.shape, seed=3)
+    ours.backward(tl.tensor(g))
+    theirs.backward(TORCH.from_numpy(g))
+    assert_close(tx.grad, px.grad.numpy(), rtol=1e-10, atol=1e-10)
+    assert_close(tw.grad, pw.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
 def test_conv_grads_only_where_needed():
     x = tl.tensor(_r(2, 3, 5, 5))
     w = tl.tensor(_r(4, 3, 3, 3), requires_grad=True)
@@ -121,6 +155,70 @@ def test_conv_bfloat16_runs_in_float():
     assert_close(y.float(), ref.numpy(), rtol=2e-2, atol=5e-2)
 
 
+# ---- pooling ------------------------------------------------------------------------------------
+
+@needs_torch
+@pytest.mark.parametrize("name, args, kw", [
+    ("max_pool3d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True}),
+    ("avg_pool3d", ((3, 2, 3),), {"stride": (2, 1, 2), "padding": (1, 0, 1), "count_include_pad": False}),
+    ("adaptive_avg_pool3d", ((3, 4, 2),), {}),
+    ("adaptive_max_pool3d", ((3, 4, 2),), {}),
+    ("lp_pool3d", (2.0, 2), {}),
+])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_pool3d_larger_matches_torch(name, args, kw, dtype):
+    x = np.abs(_r(3, 5, 9, 10, 7)).astype(dtype) + 0.1
+    (tx,), (px,) = _both(x, grad=True)
+    ours, theirs = getattr(F, name)(tx, *args, **kw), getattr(TORCH.nn.functional, name)(px, *args, **kw)
+    tol = 1e-5 if dtype == "float32" else 1e-10
+    assert_close(ours, theirs.detach().numpy(), rtol=tol, atol=tol)
+    g = _r(*theirs.shape, seed=3).astype(dtype)
+    ours.backward(tl.tensor(g))
+    theirs.backward(TORCH.from_numpy(g))
+    assert_close(tx.grad, px.grad.numpy(), rtol=tol, atol=tol)
+
+
+@needs_torch
+@pytest.mark.parametrize("nd, shape, kw", [
+    (1, (2, 3, 9), {"kernel_size": 2}),
+    (1, (3, 9), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    (2, (2, 3, 7, 6), {"kernel_size": 2, "stride": 1}),
+    (2, (3, 7, 9), {"kernel_size": 3, "stride": 2, "padding": 1}),
+    (3, (2, 2, 5, 6, 4), {"kernel_size": 2}),
+    (3, (2, 5, 4, 5), {"kernel_size": (3, 2, 3), "stride": 2, "padding": (1, 0, 1)}),
+])
+def test_max_unpool_round_trip_matches_torch(nd, shape, kw):
+    """max_poolNd then max_unpoolNd (overlapping windows included: a repeated index keeps the
+    value, not a sum), with the default and an explicit output_size, and the modules."""
+    x = _r(*shape)
+    results = []
+    for lib, t in ((tl, tl.tensor(x, requires_grad=True)), (TORCH, TORCH.from_numpy(x.copy()).requires_grad_())):
+        pool, unpool = getattr(lib.nn.functional, f"max_pool{nd}d"), getattr(lib.nn.functional, f"max_unpool{nd}d")
+        y, idx = pool(t, return_indices=True, **kw)
+        out = unpool(y, idx, **kw)
+        sized = unpool(y, idx, output_size=t.shape[-nd:], **kw)
+        module = getattr(lib.nn, f"MaxUnpool{nd}d")(**kw)
+        (g,) = lib.autograd.grad(out.sum() + (sized * sized).sum(), [t])
+        results.append([out, sized, module(y, idx, t.shape[-nd:]), g, repr(module)])
+    for a, b in zip(*results):
+        if isinstance(a, str):
+            assert a == b
+        else:
+            assert_close(a, b.detach().numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_max_unpool_errors():
+    x, idx = F.max_pool2d(tl.ones(1, 1, 4, 4), 2, return_indices=True)
+    with pytest.raises(ValueError, match=r"invalid output_size"):
+        F.max_unpool2d(x, idx, 2, output_size=(9, 9))
+    with pytest.raises(RuntimeError, match="elements in indices should be type int64"):
+        F.max_unpool2d(x, idx.float(), 2)
+    with pytest.raises(RuntimeError, match="Expected shape of indices to be same as that of the input tensor"):
+        F.max_unpool2d(x, idx[..., :1], 2)
+    with pytest.raises(RuntimeError, match=r"Found an invalid max index: 1\d\d \(output volumes are of size 4x4\)"):
+        F.max_unpool2d(x, idx + 100, 2)
+
+
 # ---- padding ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("call, error, message", [
@@ -144,6 +242,19 @@ def test_conv_bfloat16_runs_in_float():
      "Padding size 2 is not supported for 1D input tensor."),
     (lambda: F.pad(tl.zeros(1, 2, 3, 4), (1, 1), mode="replicate"), NotImplementedError,
      "Padding size 2 is not supported for 4D input tensor."),
+    (lambda: F.pad(tl.zeros(3, 3, 3), (1,) * 6, mode="reflect"), NotImplementedError,
+     "Padding size 6 is not supported for 3D input tensor."),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 3, 3), (0, 0, 0, 0, 3, 1), mode="reflect"), RuntimeError,
+     r"Argument #8: Padding size should be less than the corresponding input dimension, but got: padding \(3, 1\) "
+     r"at dimension 2 of input \[1, 2, 3, 3, 3\]"),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 3, 3), (0, 0, 0, 0, -3, -1), mode="replicate"), RuntimeError,
+     r"input \(D: 3 H: 3 W: 3\) is too small. Calculated output D: -1 H: 3 W: 3"),
+    (lambda: tl._C._nn.reflection_pad3d(tl.zeros(1, 0, 3, 3, 3), [1] * 6), RuntimeError,
+     r"Expected 4D or 5D \(batch mode\) tensor with possibly 0 batch size and other non-zero dimensions"),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 3, 3, dtype=tl.bool), (1,) * 6, mode="reflect"), NotImplementedError,
+     "\"reflection_pad3d\" not implemented for 'Bool'"),
+    (lambda: F.pad(tl.zeros(1, 2, 3, 3, 3), (1,) * 8, mode="circular"), NotImplementedError,
+     "Padding size 8 is not supported for 5D input tensor."),
     (lambda: F.pad(tl.zeros(1, 2, 4), (5, 1), mode="circular"), RuntimeError,
      "Padding value causes wrapping around more than once."),
     (lambda: F.pad(tl.zeros(1, 2, 3, 4), (0, 0, -2, -2), mode="circular"), RuntimeError,

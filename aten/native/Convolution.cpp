@@ -1,6 +1,6 @@
 // Convolution: argument checks and geometry for convolution (forward and transposed) and its
 // two backward operators (Note [Convolution as three bilinear maps] in Convolution.h), plus the
-// conv1d/conv2d/conv_transpose1d/conv_transpose2d and conv_tbc composites. Loops: cpu/ConvolutionKernel.cpp.
+// conv1d/2d/3d, conv_transpose1d/2d/3d and conv_tbc composites. Loops: cpu/ConvolutionKernel.cpp.
 #include "aten/native/Convolution.h"
 
 #include <algorithm>
@@ -17,11 +17,15 @@
 #include "generated/ops/conv1d_native.h"
 #include "generated/ops/conv2d.h"
 #include "generated/ops/conv2d_native.h"
+#include "generated/ops/conv3d.h"
+#include "generated/ops/conv3d_native.h"
 #include "generated/ops/conv_tbc_native.h"
 #include "generated/ops/conv_transpose1d.h"
 #include "generated/ops/conv_transpose1d_native.h"
 #include "generated/ops/conv_transpose2d.h"
 #include "generated/ops/conv_transpose2d_native.h"
+#include "generated/ops/conv_transpose3d.h"
+#include "generated/ops/conv_transpose3d_native.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/convolution_backward_input_native.h"
 #include "generated/ops/convolution_backward_weight_native.h"
@@ -58,7 +62,7 @@ struct ConvParams {
 
 ConvParams check_params(int64_t nd, IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                         IntArrayRef output_padding, int64_t groups) {
-  TL_CHECK(nd == 1 || nd == 2, "convolution: only 1-d and 2-d convolutions are supported, got ", nd,
+  TL_CHECK(nd >= 1 && nd <= 3, "convolution: only 1-d, 2-d and 3-d convolutions are supported, got ", nd,
            " spatial dimensions");
   ConvParams p{expand_param(stride, nd, "stride"), expand_param(padding, nd, "padding"),
                expand_param(dilation, nd, "dilation"), expand_param(output_padding, nd, "output_padding")};
@@ -84,7 +88,9 @@ void check_dtype(const Tensor& t) {
   TL_CHECK(t.dtype() != ScalarType::Bool, "\"convolution\" not implemented for 'Bool'");
 }
 
-// Fills the 2-d geometry; `xs`/`ys` are the spatial sizes of the x and y sides, `ks` the kernel.
+// Fills the geometry, right-aligning the nd spatial dimensions into the loops' three (the
+// leading ones keep a size of 1); `xs`/`ys` are the spatial sizes of the x and y sides, `ks` the
+// kernel.
 ConvGeom make_geom(int64_t N, int64_t C, IntArrayRef xs, int64_t O, IntArrayRef ys, IntArrayRef ks,
                    const ConvParams& p, int64_t groups) {
   ConvGeom g;
@@ -92,22 +98,14 @@ ConvGeom make_geom(int64_t N, int64_t C, IntArrayRef xs, int64_t O, IntArrayRef 
   g.C = C;
   g.O = O;
   g.groups = groups;
-  const size_t nd = xs.size(), w = nd - 1;
-  g.W = xs[w];
-  g.OW = ys[w];
-  g.KW = ks[w];
-  g.sw = p.stride[w];
-  g.pw = p.padding[w];
-  g.dw = p.dilation[w];
-  if (nd == 2) {
-    g.H = xs[0];
-    g.OH = ys[0];
-    g.KH = ks[0];
-    g.sh = p.stride[0];
-    g.ph = p.padding[0];
-    g.dh = p.dilation[0];
-  } else {
-    g.H = g.OH = 1;
+  const size_t nd = xs.size(), lead = 3 - nd;
+  for (size_t d = 0; d < nd; ++d) {
+    g.in[lead + d] = xs[d];
+    g.out[lead + d] = ys[d];
+    g.k[lead + d] = ks[d];
+    g.stride[lead + d] = p.stride[d];
+    g.pad[lead + d] = p.padding[d];
+    g.dil[lead + d] = p.dilation[d];
   }
   return g;
 }
@@ -187,8 +185,9 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   } else {
     for (int64_t d = 0; d < nd; ++d) {
       if (p.output_padding[d] >= p.stride[d] && p.output_padding[d] >= p.dilation[d]) {
-        const char* names[2][3] = {{"output_padding_width", "stride_width", "dilation_width"},
-                                   {"output_padding_height", "stride_height", "dilation_height"}};
+        const char* names[3][3] = {{"output_padding_width", "stride_width", "dilation_width"},
+                                   {"output_padding_height", "stride_height", "dilation_height"},
+                                   {"output_padding_depth", "stride_depth", "dilation_depth"}};
         std::ostringstream os;
         for (int64_t e = 0; e < nd; ++e) os << names[nd - 1 - e][0] << ": " << p.output_padding[e] << " ";
         for (int64_t e = 0; e < nd; ++e) os << names[nd - 1 - e][1] << ": " << p.stride[e] << " ";
@@ -217,9 +216,9 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   Tensor out = empty_tensor(out_shape, input.options());
   const Tensor x = input.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : bias;
   if (!transposed) {
-    conv2d_forward_kernel(make_geom(N, Cin, in_sp, Cout, out_sp, k_sp, p, groups), x, w, b, out);
+    conv_forward_kernel(make_geom(N, Cin, in_sp, Cout, out_sp, k_sp, p, groups), x, w, b, out);
   } else {  // the x side of the geometry is this op's output
-    conv2d_backward_input_kernel(make_geom(N, Cout, out_sp, Cin, in_sp, k_sp, p, groups), x, w, b, out);
+    conv_backward_input_kernel(make_geom(N, Cout, out_sp, Cin, in_sp, k_sp, p, groups), x, w, b, out);
   }
   return out;
 }
@@ -258,7 +257,7 @@ Tensor convolution_backward_input_cpu(const Tensor& grad_output, const Tensor& w
         .to(weight.dtype());
   check_geometry_fits(spatial(input_size), spatial(ws), spatial(gs), p);
   Tensor gx = empty_tensor(input_size, weight.options());
-  conv2d_backward_input_kernel(
+  conv_backward_input_kernel(
       make_geom(input_size[0], input_size[1], spatial(input_size), ws[0], spatial(gs), spatial(ws), p, groups),
       grad_output.contiguous(), weight.contiguous(), Tensor(), gx);
   return gx;
@@ -275,7 +274,7 @@ Tensor convolution_backward_weight_cpu(const Tensor& grad_output, const Tensor& 
         .to(input.dtype());
   check_geometry_fits(spatial(is), spatial(weight_size), spatial(gs), p);
   Tensor gw = empty_tensor(weight_size, input.options());
-  conv2d_backward_weight_kernel(
+  conv_backward_weight_kernel(
       make_geom(is[0], is[1], spatial(is), weight_size[0], spatial(gs), spatial(weight_size), p, groups),
       input.contiguous(), grad_output.contiguous(), gw);
   return gw;
@@ -340,6 +339,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Ten
   return conv_nd("conv2d", 2, input, weight, bias, stride, padding, dilation, false, IntArrayRef({0, 0}), groups);
 }
 
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, IntArrayRef stride,
+              IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+  return conv_nd("conv3d", 3, input, weight, bias, stride, padding, dilation, false, IntArrayRef({0, 0, 0}), groups);
+}
+
 Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                       IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
   return conv_padding_str("conv1d", 1, input, weight, bias, stride, padding, dilation, groups);
@@ -348,6 +352,11 @@ Tensor conv1d(const Tensor& input, const Tensor& weight, const std::optional<Ten
 Tensor conv2d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                       IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
   return conv_padding_str("conv2d", 2, input, weight, bias, stride, padding, dilation, groups);
+}
+
+Tensor conv3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+              IntArrayRef stride, const std::string& padding, IntArrayRef dilation, int64_t groups) {
+  return conv_padding_str("conv3d", 3, input, weight, bias, stride, padding, dilation, groups);
 }
 
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
@@ -360,6 +369,12 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const std::op
                         IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
                         IntArrayRef dilation) {
   return conv_nd("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, true, output_padding, groups);
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
+                        IntArrayRef stride, IntArrayRef padding, IntArrayRef output_padding, int64_t groups,
+                        IntArrayRef dilation) {
+  return conv_nd("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, true, output_padding, groups);
 }
 
 // conv1d on the (B, C_in, T) view of the input; a negative pad crops the time dimension instead.

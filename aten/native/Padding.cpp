@@ -1,5 +1,5 @@
-// Padding: constant_pad_nd (N-d, negative pads crop), reflection / replication padding (1-d and
-// 2-d, with their backward operators; loops in cpu/PaddingKernel.cpp), circular padding (a
+// Padding: constant_pad_nd (N-d, negative pads crop), reflection / replication padding (1-d, 2-d
+// and 3-d, with their backward operators; loops in cpu/PaddingKernel.cpp), circular padding (a
 // composite of narrow + cat) and `pad`, the dispatcher behind F.pad.
 #include "aten/native/Padding.h"
 
@@ -27,12 +27,18 @@
 #include "generated/ops/reflection_pad2d.h"
 #include "generated/ops/reflection_pad2d_backward_native.h"
 #include "generated/ops/reflection_pad2d_native.h"
+#include "generated/ops/reflection_pad3d.h"
+#include "generated/ops/reflection_pad3d_backward_native.h"
+#include "generated/ops/reflection_pad3d_native.h"
 #include "generated/ops/replication_pad1d.h"
 #include "generated/ops/replication_pad1d_backward_native.h"
 #include "generated/ops/replication_pad1d_native.h"
 #include "generated/ops/replication_pad2d.h"
 #include "generated/ops/replication_pad2d_backward_native.h"
 #include "generated/ops/replication_pad2d_native.h"
+#include "generated/ops/replication_pad3d.h"
+#include "generated/ops/replication_pad3d_backward_native.h"
+#include "generated/ops/replication_pad3d_native.h"
 #include "generated/ops/slice.h"
 #include "generated/ops/to.h"
 
@@ -54,8 +60,8 @@ namespace {
 
 const char* mode_name(PadMode mode) { return mode == PadMode::Reflect ? "reflection" : "replication"; }
 
-// Checks of reflection_pad{nd}d / replication_pad{nd}d (nd = 1 or 2) and their geometry;
-// padding is (left, right[, top, bottom]).
+// Checks of reflection_pad{nd}d / replication_pad{nd}d (nd = 1, 2 or 3) and their geometry;
+// padding is (left, right[, top, bottom[, front, back]]).
 PlaneGather pad_geom(PadMode mode, int64_t nd, const Tensor& self, IntArrayRef padding) {
   TL_CHECK(static_cast<int64_t>(padding.size()) == 2 * nd, "padding size is expected to be ", 2 * nd, ", but got: ",
            padding.size());
@@ -63,38 +69,44 @@ PlaneGather pad_geom(PadMode mode, int64_t nd, const Tensor& self, IntArrayRef p
            "D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: ",
            self.sizes());
   const int64_t dim = self.dim();
+  // Per padded dimension i (0 = the last): input size, and its pads before and after.
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  for (int64_t i = 0; i < nd; ++i) {
+    in[i] = self.sizes()[dim - 1 - i];
+    out[i] = in[i] + padding[2 * i] + padding[2 * i + 1];
+    // PyTorch numbers the arguments of its kernels: #4 = the width pads, #6 the height, #8 the depth.
+    if (mode == PadMode::Reflect)
+      TL_CHECK(padding[2 * i] < in[i] && padding[2 * i + 1] < in[i], "Argument #", 4 + 2 * i,
+               ": Padding size should be less than the corresponding input dimension, but got: padding (",
+               padding[2 * i], ", ", padding[2 * i + 1], ") at dimension ", dim - 1 - i, " of input ", self.sizes());
+  }
+  if (nd == 1) {
+    TL_CHECK(out[0] >= 1, "input (W: ", in[0], ") is too small. Calculated output W: ", out[0]);
+  } else if (nd == 2) {
+    TL_CHECK(out[0] >= 1 && out[1] >= 1, "input (H: ", in[1], ", W: ", in[0], ") is too small. Calculated output H: ",
+             out[1], " W: ", out[0]);
+  } else {
+    TL_CHECK(out[0] >= 1 && out[1] >= 1 && out[2] >= 1, "input (D: ", in[2], " H: ", in[1], " W: ", in[0],
+             ") is too small. Calculated output D: ", out[2], " H: ", out[1], " W: ", out[0]);
+  }
   PlaneGather g;
-  g.W = self.sizes()[dim - 1];
-  g.OW = g.W + padding[0] + padding[1];
-  if (nd == 2) {
-    g.H = self.sizes()[dim - 2];
-    g.OH = g.H + padding[2] + padding[3];
-  }
-  if (mode == PadMode::Reflect) {
-    // PyTorch numbers the arguments of its 2-d kernel: #4 = the width pads, #6 = the height pads.
-    TL_CHECK(padding[0] < g.W && padding[1] < g.W, "Argument #4: Padding size should be less than the corresponding ",
-             "input dimension, but got: padding (", padding[0], ", ", padding[1], ") at dimension ", dim - 1,
-             " of input ", self.sizes());
-    if (nd == 2)
-      TL_CHECK(padding[2] < g.H && padding[3] < g.H, "Argument #6: Padding size should be less than the ",
-               "corresponding input dimension, but got: padding (", padding[2], ", ", padding[3], ") at dimension ",
-               dim - 2, " of input ", self.sizes());
-  }
-  if (nd == 1)
-    TL_CHECK(g.OW >= 1, "input (W: ", g.W, ") is too small. Calculated output W: ", g.OW);
-  else
-    TL_CHECK(g.OW >= 1 && g.OH >= 1, "input (H: ", g.H, ", W: ", g.W, ") is too small. Calculated output H: ", g.OH,
-             " W: ", g.OW);
-  g.planes = self.numel() / (g.H * g.W);
-  g.ih = pad_source_indices(mode, g.H, nd == 2 ? padding[2] : 0, g.OH);
+  g.W = in[0];
+  g.H = in[1];
+  g.D = in[2];
+  g.OW = out[0];
+  g.OH = out[1];
+  g.OD = out[2];
+  g.planes = self.numel() / (g.D * g.H * g.W);
+  g.id = pad_source_indices(mode, g.D, nd == 3 ? padding[4] : 0, g.OD);
+  g.ih = pad_source_indices(mode, g.H, nd >= 2 ? padding[2] : 0, g.OH);
   g.iw = pad_source_indices(mode, g.W, padding[0], g.OW);
   return g;
 }
 
 std::vector<int64_t> padded_shape(const Tensor& self, const PlaneGather& g, int64_t nd) {
   std::vector<int64_t> s = self.sizes().vec();
-  s.back() = g.OW;
-  if (nd == 2) s[s.size() - 2] = g.OH;
+  const int64_t out[3] = {g.OW, g.OH, g.OD};
+  for (int64_t i = 0; i < nd; ++i) s[s.size() - 1 - static_cast<size_t>(i)] = out[i];
   return s;
 }
 
@@ -129,12 +141,20 @@ Tensor reflection_pad2d_cpu(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Reflect, 2, self, padding);
 }
 
+Tensor reflection_pad3d_cpu(const Tensor& self, IntArrayRef padding) {
+  return pad_forward(PadMode::Reflect, 3, self, padding);
+}
+
 Tensor replication_pad1d_cpu(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Replicate, 1, self, padding);
 }
 
 Tensor replication_pad2d_cpu(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Replicate, 2, self, padding);
+}
+
+Tensor replication_pad3d_cpu(const Tensor& self, IntArrayRef padding) {
+  return pad_forward(PadMode::Replicate, 3, self, padding);
 }
 
 Tensor reflection_pad1d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
@@ -145,12 +165,20 @@ Tensor reflection_pad2d_backward_cpu(const Tensor& grad_output, const Tensor& se
   return pad_backward(PadMode::Reflect, 2, grad_output, self, padding);
 }
 
+Tensor reflection_pad3d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  return pad_backward(PadMode::Reflect, 3, grad_output, self, padding);
+}
+
 Tensor replication_pad1d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Replicate, 1, grad_output, self, padding);
 }
 
 Tensor replication_pad2d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Replicate, 2, grad_output, self, padding);
+}
+
+Tensor replication_pad3d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+  return pad_backward(PadMode::Replicate, 3, grad_output, self, padding);
 }
 
 // ---- constant and circular padding -----------------------------------------------------------
@@ -220,12 +248,17 @@ Tensor pad(const Tensor& self, IntArrayRef pad, const std::string& mode, std::op
            "padding length ", pad.size(), " and input of dimension ", dim);
   if (mode == "constant") return tl::constant_pad_nd(self, pad, value.value_or(0.0));
   TL_CHECK(!value || *value == 0, "Padding mode \"", mode, "\" doesn't take in value argument");
-  // Reflect / replicate / circular pad the last 1 or 2 dimensions of an (un)batched input.
-  TL_CHECK_KIND(ErrorKind::NotImplemented, (npad == 1 || npad == 2) && (dim == npad + 1 || dim == npad + 2),
+  // Reflect / replicate / circular pad the last 1, 2 or 3 dimensions of an (un)batched input.
+  TL_CHECK_KIND(ErrorKind::NotImplemented, npad >= 1 && npad <= 3 && (dim == npad + 1 || dim == npad + 2),
                 "Padding size ", pad.size(), " is not supported for ", dim, "D input tensor.");
   if (mode == "circular") return tl::_pad_circular(self, pad);
-  if (mode == "reflect") return npad == 1 ? tl::reflection_pad1d(self, pad) : tl::reflection_pad2d(self, pad);
-  return npad == 1 ? tl::replication_pad1d(self, pad) : tl::replication_pad2d(self, pad);
+  if (mode == "reflect")
+    return npad == 1 ? tl::reflection_pad1d(self, pad)
+           : npad == 2 ? tl::reflection_pad2d(self, pad)
+                       : tl::reflection_pad3d(self, pad);
+  return npad == 1 ? tl::replication_pad1d(self, pad)
+         : npad == 2 ? tl::replication_pad2d(self, pad)
+                     : tl::replication_pad3d(self, pad);
 }
 
 }  // namespace tl::native

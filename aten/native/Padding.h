@@ -1,9 +1,10 @@
 #pragma once
 // Reflection and replication padding (argument checks in Padding.cpp, loops in
 // cpu/PaddingKernel.cpp) and nearest upsampling (Upsample.cpp) are plane gathers: the input is
-// `planes` contiguous H x W planes (batch and channels flattened; 1-d ops run with H = 1), the
-// output OH x OW planes, and output row oh reads input row ih[oh] (likewise for columns). A
-// padding mode or a nearest scale is just a map from output to input indices, made once per axis.
+// `planes` contiguous D x H x W volumes (batch and channels flattened; 1-d and 2-d ops run with
+// D = H = 1 or D = 1), the output OD x OH x OW volumes, and output slice od reads input slice
+// id[od], output row oh input row ih[oh] (likewise for columns). A padding mode or a nearest
+// scale is just a map from output to input indices, made once per axis.
 #include <cstdint>
 #include <vector>
 
@@ -18,13 +19,13 @@ enum class PadMode { Reflect, Replicate };
 std::vector<int64_t> pad_source_indices(PadMode mode, int64_t in, int64_t before, int64_t out);
 
 struct PlaneGather {
-  int64_t planes = 0, H = 1, W = 1, OH = 1, OW = 1;
-  std::vector<int64_t> ih, iw;  // source row / column of each output row / column
+  int64_t planes = 0, D = 1, H = 1, W = 1, OD = 1, OH = 1, OW = 1;
+  std::vector<int64_t> id{0}, ih, iw;  // source slice / row / column of each output one
 };
 
-// out[p, oh, ow] = x[p, ih[oh], iw[ow]]; any dtype (values are moved, not combined).
+// out[p, od, oh, ow] = x[p, id[od], ih[oh], iw[ow]]; any dtype (values are moved, not combined).
 void plane_gather_kernel(const PlaneGather& g, const Tensor& x, const Tensor& out);
-// The adjoint: gx (zeroed here) [p, ih[oh], iw[ow]] += gy[p, oh, ow]; float and double.
+// The adjoint: gx (zeroed here) [p, id[od], ih[oh], iw[ow]] += gy[p, od, oh, ow]; float and double.
 void plane_scatter_kernel(const PlaneGather& g, const Tensor& gy, const Tensor& gx);
 
 }  // namespace tl::native

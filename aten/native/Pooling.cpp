@@ -1,7 +1,10 @@
-// Pooling: argument checks, output sizes and the 1-d composites (which run the 2-d kernels on a
-// height-1 view). Loops: cpu/PoolingKernel.cpp.
+// Pooling: argument checks, output sizes, the 2-d and 3-d operators (one body each, over the
+// 3-d loops), max unpooling and the 1-d composites (which run the 2-d operators on a height-1
+// view). Loops: cpu/PoolingKernel.cpp.
 #include "aten/native/Pooling.h"
 
+#include <sstream>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -11,25 +14,33 @@
 #include "generated/ops/_adaptive_avg_pool2d.h"
 #include "generated/ops/_adaptive_avg_pool2d_backward_native.h"
 #include "generated/ops/_adaptive_avg_pool2d_native.h"
+#include "generated/ops/_adaptive_avg_pool3d.h"
+#include "generated/ops/_adaptive_avg_pool3d_backward_native.h"
+#include "generated/ops/_adaptive_avg_pool3d_native.h"
 #include "generated/ops/_max_pool_gather_native.h"
 #include "generated/ops/_max_pool_scatter_native.h"
 #include "generated/ops/adaptive_avg_pool1d.h"
 #include "generated/ops/adaptive_avg_pool1d_native.h"
 #include "generated/ops/adaptive_avg_pool2d.h"
 #include "generated/ops/adaptive_avg_pool2d_native.h"
+#include "generated/ops/adaptive_avg_pool3d_native.h"
 #include "generated/ops/adaptive_max_pool1d.h"
 #include "generated/ops/adaptive_max_pool1d_native.h"
 #include "generated/ops/adaptive_max_pool2d.h"
 #include "generated/ops/adaptive_max_pool2d_native.h"
+#include "generated/ops/adaptive_max_pool3d_native.h"
 #include "generated/ops/avg_pool1d.h"
 #include "generated/ops/avg_pool1d_native.h"
 #include "generated/ops/avg_pool2d.h"
 #include "generated/ops/avg_pool2d_backward_native.h"
 #include "generated/ops/avg_pool2d_native.h"
+#include "generated/ops/avg_pool3d_backward_native.h"
+#include "generated/ops/avg_pool3d_native.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/flatten.h"
 #include "generated/ops/gather.h"
+#include "generated/ops/max.h"
 #include "generated/ops/max_pool1d.h"
 #include "generated/ops/max_pool1d_native.h"
 #include "generated/ops/max_pool1d_with_indices.h"
@@ -38,21 +49,30 @@
 #include "generated/ops/max_pool2d_native.h"
 #include "generated/ops/max_pool2d_with_indices.h"
 #include "generated/ops/max_pool2d_with_indices_native.h"
+#include "generated/ops/max_pool3d_native.h"
+#include "generated/ops/max_pool3d_with_indices.h"
+#include "generated/ops/max_pool3d_with_indices_native.h"
+#include "generated/ops/max_unpool2d_native.h"
+#include "generated/ops/max_unpool3d_native.h"
+#include "generated/ops/min.h"
+#include "generated/ops/scatter.h"
 #include "generated/ops/squeeze.h"
 #include "generated/ops/to.h"
 #include "generated/ops/unsqueeze.h"
 #include "generated/ops/view.h"
 #include "generated/ops/zero.h"
+#include "generated/ops/zeros.h"
 
 namespace tl::native {
 
 namespace {
 
-// One value or two (H, W); an empty list (the `stride=[]` default) means `fallback`.
-std::pair<int64_t, int64_t> pair_param(IntArrayRef v, IntArrayRef fallback, const char* op, const char* name) {
+// One value or nd; an empty list (the `stride=[]` default) means `fallback`.
+std::vector<int64_t> tuple_param(IntArrayRef v, IntArrayRef fallback, int64_t nd, const char* op, const char* name) {
   if (v.empty()) v = fallback;
-  TL_CHECK(v.size() == 1 || v.size() == 2, op, ": ", name, " must either be a single int, or a tuple of two ints");
-  return {v[0], v.size() == 1 ? v[0] : v[1]};
+  TL_CHECK(v.size() == 1 || static_cast<int64_t>(v.size()) == nd, op, ": ", name,
+           " must either be a single int, or a tuple of ", nd == 2 ? "two" : "three", " ints");
+  return v.size() == 1 ? std::vector<int64_t>(static_cast<size_t>(nd), v[0]) : v.vec();
 }
 
 int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
@@ -67,70 +87,122 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
   return out;
 }
 
-// The input as (planes, H, W) and the leading sizes of the result.
-void check_pool_input(const Tensor& self, const char* op) {
-  TL_CHECK(is_spatial_input(self, 2, true), op,
-           ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:", self.sizes());
+void check_pool_input(const Tensor& self, int64_t nd, const char* op) {
+  if (nd == 2) {
+    TL_CHECK(is_spatial_input(self, 2, true), op,
+             ": Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
+             self.sizes());
+  } else {
+    TL_CHECK(is_spatial_input(self, 3, true), "non-empty 4D or 5D (batch mode) tensor expected for input");
+  }
 }
 
-std::vector<int64_t> out_shape(const Tensor& self, int64_t oh, int64_t ow) {
-  std::vector<int64_t> s(self.sizes().begin(), self.sizes().end() - 2);
-  s.push_back(oh);
-  s.push_back(ow);
+// The input's leading (batch, channel) sizes followed by the geometry's nd output sizes.
+std::vector<int64_t> out_shape(const Tensor& self, const PoolGeom& g, int64_t nd) {
+  std::vector<int64_t> s(self.sizes().begin(), self.sizes().end() - nd);
+  s.insert(s.end(), g.out + 3 - nd, g.out + 3);
   return s;
 }
 
-// Kernel, stride, padding, dilation and output size of a (max or avg) window pooling.
-PoolGeom window_geom(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                     IntArrayRef dilation, bool ceil_mode, const char* op, bool is_max) {
-  check_pool_input(self, op);
-  PoolGeom g;
-  std::tie(g.KH, g.KW) = pair_param(kernel_size, kernel_size, op, "kernel_size");
-  std::tie(g.sh, g.sw) = pair_param(stride, kernel_size, op, "stride");
-  std::tie(g.ph, g.pw) = pair_param(padding, padding, op, "padding");
-  std::tie(g.dh, g.dw) = pair_param(dilation, dilation, op, "dilation");
-  TL_CHECK(g.sh != 0 && g.sw != 0, "stride should not be zero");
-  TL_CHECK(g.KH > 0 && g.KW > 0, op, ": kernel_size must be greater than zero, but got kH: ", g.KH, " kW: ", g.KW);
-  TL_CHECK(g.sh > 0 && g.sw > 0, op, ": stride must be greater than zero, but got dH: ", g.sh, " dW: ", g.sw);
-  TL_CHECK(g.dh > 0 && g.dw > 0, "dilation should be greater than zero, but got dilationH: ", g.dh,
-           " dilationW: ", g.dw);
-  TL_CHECK(g.ph >= 0 && g.pw >= 0, op, ": pad must be non-negative, but got padH: ", g.ph, " padW: ", g.pw);
-  if (is_max) {
-    const auto half_span = [op](int64_t d, int64_t k) { return checked_add(checked_mul(d, k - 1, op), 1, op) / 2; };
-    const bool ok_h = g.ph <= half_span(g.dh, g.KH), ok_w = g.pw <= half_span(g.dw, g.KW);
-    TL_CHECK(ok_h && ok_w, "pad should be at most half of effective kernel size, but got pad=", ok_h ? g.pw : g.ph,
-             ", kernel_size=", ok_h ? g.KW : g.KH, " and dilation=", ok_h ? g.dw : g.dh);
+// PyTorch's "kT: a kH: b kW: c"-style lists of per-dimension values in its messages, in the
+// dimension `order` given (T, H, W: depth, height, width; only the last nd exist).
+std::string dims_text(const char* prefix, const int64_t (&v)[3], int64_t nd, const std::string& order = "THW",
+                      const char* sep = ": ", const char* join = " ") {
+  std::ostringstream os;
+  const std::string letters = "THW";
+  for (char c : order) {
+    const int64_t i = static_cast<int64_t>(letters.find(c));
+    if (i < 3 - nd) continue;
+    os << (os.tellp() > 0 ? join : "") << prefix << c << sep << v[i];
   }
-  TL_CHECK(g.ph <= g.KH / 2 && g.pw <= g.KW / 2,
-           "pad should be smaller than or equal to half of kernel size, but got padW = ", g.pw, ", padH = ", g.ph,
-           ", kW = ", g.KW, ", kH = ", g.KH);
+  return os.str();
+}
+
+// The input's spatial sizes, kernel, stride, padding, dilation and output size of a (max or
+// avg) window pooling over the last nd dimensions.
+PoolGeom window_geom(const Tensor& self, int64_t nd, IntArrayRef kernel_size, IntArrayRef stride,
+                     IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const char* op) {
+  check_pool_input(self, nd, op);
+  const std::vector<int64_t> k = tuple_param(kernel_size, kernel_size, nd, op, "kernel_size"),
+                             st = tuple_param(stride, kernel_size, nd, op, "stride"),
+                             pd = tuple_param(padding, padding, nd, op, "padding"),
+                             dl = tuple_param(dilation, dilation, nd, op, "dilation");
+  PoolGeom g;
+  const int64_t lead = 3 - nd;
+  for (int64_t i = 0; i < nd; ++i) {
+    g.k[lead + i] = k[i];
+    g.stride[lead + i] = st[i];
+    g.pad[lead + i] = pd[i];
+    g.dil[lead + i] = dl[i];
+  }
+  bool k_ok = true, s_ok = true, d_ok = true, p_ok = true, half_ok = true;
+  for (int64_t i = lead; i < 3; ++i) {
+    TL_CHECK(g.stride[i] != 0, "stride should not be zero");
+    k_ok = k_ok && g.k[i] > 0;
+    s_ok = s_ok && g.stride[i] > 0;
+    d_ok = d_ok && g.dil[i] > 0;
+    p_ok = p_ok && g.pad[i] >= 0;
+  }
+  if (nd == 2) {
+    TL_CHECK(k_ok, op, ": kernel_size must be greater than zero, but got ", dims_text("k", g.k, nd));
+    TL_CHECK(s_ok, op, ": stride must be greater than zero, but got ", dims_text("d", g.stride, nd));
+    TL_CHECK(d_ok, "dilation should be greater than zero, but got ", dims_text("dilation", g.dil, nd));
+    TL_CHECK(p_ok, op, ": pad must be non-negative, but got ", dims_text("pad", g.pad, nd));
+  } else {
+    TL_CHECK(k_ok, "kernel sizes should be greater than zero, but got ", dims_text("k", g.k, nd));
+    TL_CHECK(s_ok, "stride should be greater than zero, but got ", dims_text("d", g.stride, nd));
+    TL_CHECK(d_ok, "dilation should be greater than zero, but got ", dims_text("dilation", g.dil, nd));
+    TL_CHECK(p_ok, "pad must be non-negative, but got ", dims_text("pad", g.pad, nd));
+  }
+  // PyTorch checks the padding against the dilated kernel first (for avg pooling, whose dilation
+  // is 1, that is the whole check), then against the kernel itself.
+  for (int64_t i = lead; i < 3; ++i) {
+    const int64_t half_span = checked_add(checked_mul(g.dil[i], g.k[i] - 1, op), 1, op) / 2;
+    TL_CHECK(g.pad[i] <= half_span, "pad should be at most half of effective kernel size, but got pad=", g.pad[i],
+             ", kernel_size=", g.k[i], " and dilation=", g.dil[i]);
+  }
+  for (int64_t i = lead; i < 3; ++i) half_ok = half_ok && g.pad[i] <= g.k[i] / 2;
+  TL_CHECK(half_ok, "pad should be smaller than or equal to half of kernel size, but got ",
+           nd == 2 ? dims_text("pad", g.pad, nd, "WH", " = ", ", ") + ", " + dims_text("k", g.k, nd, "WH", " = ", ", ")
+                   : dims_text("k", g.k, nd, "TWH") + " " + dims_text("pad", g.pad, nd, "TWH"));
   const int64_t d = self.dim();
-  g.H = self.sizes()[d - 2];
-  g.W = self.sizes()[d - 1];
-  g.OH = pooled_size(g.H, g.KH, g.ph, g.sh, g.dh, ceil_mode);
-  g.OW = pooled_size(g.W, g.KW, g.pw, g.sw, g.dw, ceil_mode);
-  const int64_t channels = self.sizes()[d - 3];
-  TL_CHECK(g.OH > 0 && g.OW > 0, "Given input size: (", channels, "x", g.H, "x", g.W, "). Calculated output size: (",
-           channels, "x", g.OH, "x", g.OW, "). Output size is too small");
-  g.planes = self.numel() / (g.H * g.W);
+  bool fits = true;
+  for (int64_t i = lead; i < 3; ++i) {
+    g.in[i] = self.sizes()[d - 3 + i];
+    g.out[i] = pooled_size(g.in[i], g.k[i], g.pad[i], g.stride[i], g.dil[i], ceil_mode);
+    fits = fits && g.out[i] > 0;
+  }
+  if (!fits) {
+    std::ostringstream in, out;
+    in << self.sizes()[d - nd - 1];
+    out << self.sizes()[d - nd - 1];
+    for (int64_t i = lead; i < 3; ++i) {
+      in << "x" << g.in[i];
+      out << "x" << g.out[i];
+    }
+    TL_ERROR("Given input size: (", in.str(), "). Calculated output size: (", out.str(),
+             "). Output size is too small");
+  }
+  g.planes = self.numel() / g.in_numel();
   return g;
 }
 
-PoolGeom adaptive_geom(const Tensor& self, IntArrayRef output_size, const char* op) {
-  TL_CHECK(is_spatial_input(self, 2, false), op, "(): Expected 3D or 4D tensor, but got ", self.sizes());
+PoolGeom adaptive_geom(const Tensor& self, IntArrayRef output_size, int64_t nd, const char* op) {
+  TL_CHECK(is_spatial_input(self, nd, false), op, "(): Expected ", nd + 1, "D or ", nd + 2, "D tensor, but got ",
+           self.sizes());
   for (int64_t i = 1; i < self.dim(); ++i)
     TL_CHECK(self.sizes()[i] > 0, op,
              "(): Expected input to have non-zero size for non-batch dimensions, but input has sizes ",
              self.sizes(), " with dimension ", i, " being empty");
-  TL_CHECK(output_size.size() == 2, op, "(): internal error: output_size must be 2");
-  TL_CHECK(output_size[0] >= 0 && output_size[1] >= 0, op, "(): output_size must be non-negative, but got ",
-           output_size);
+  TL_CHECK(static_cast<int64_t>(output_size.size()) == nd, op, ": output_size must be ", nd);
+  for (int64_t v : output_size)
+    TL_CHECK(v >= 0, op, "(): output_size must be non-negative, but got ", output_size);
   PoolGeom g;
-  g.H = self.sizes()[self.dim() - 2];
-  g.W = self.sizes()[self.dim() - 1];
-  g.OH = output_size[0];
-  g.OW = output_size[1];
-  g.planes = self.numel() / (g.H * g.W);
+  for (int64_t i = 0; i < nd; ++i) {
+    g.in[3 - nd + i] = self.sizes()[self.dim() - nd + i];
+    g.out[3 - nd + i] = output_size[i];
+  }
+  g.planes = self.numel() / g.in_numel();
   return g;
 }
 
@@ -147,6 +219,88 @@ std::vector<int64_t> with_one(IntArrayRef v, int64_t one) {
   return {one, v[0]};
 }
 
+// The shared bodies of the 2-d and 3-d operators; `op` names the operator in messages.
+std::tuple<Tensor, Tensor> max_pool_with_indices(const Tensor& self, int64_t nd, IntArrayRef kernel_size,
+                                                 IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                 bool ceil_mode, const char* op) {
+  const PoolGeom g = window_geom(self, nd, kernel_size, stride, padding, dilation, ceil_mode, op);
+  if (low_precision(self.dtype())) {
+    auto [o, i] = max_pool_with_indices(to_float(self), nd, kernel_size, stride, padding, dilation, ceil_mode, op);
+    return {o.to(self.dtype()), i};
+  }
+  const std::vector<int64_t> shape = out_shape(self, g, nd);
+  Tensor out = empty_tensor(shape, self.options());
+  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
+  if (out.numel() > 0) max_pool_kernel(g, self.contiguous(), out, indices);
+  return {out, indices};
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool(const Tensor& self, IntArrayRef output_size, int64_t nd,
+                                             const char* op) {
+  const PoolGeom g = adaptive_geom(self, output_size, nd, op);
+  if (low_precision(self.dtype())) {
+    auto [o, i] = adaptive_max_pool(to_float(self), output_size, nd, op);
+    return {o.to(self.dtype()), i};
+  }
+  const std::vector<int64_t> shape = out_shape(self, g, nd);
+  Tensor out = empty_tensor(shape, self.options());
+  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
+  if (out.numel() > 0) adaptive_max_pool_kernel(g, self.contiguous(), out, indices);
+  return {out, indices};
+}
+
+Tensor avg_pool(const Tensor& self, int64_t nd, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override, const char* op) {
+  const PoolGeom g = window_geom(self, nd, kernel_size, stride, padding, IntArrayRef({1}), ceil_mode, op);
+  TL_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  if (low_precision(self.dtype()))
+    return avg_pool(to_float(self), nd, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,
+                    op)
+        .to(self.dtype());
+  Tensor out = empty_tensor(out_shape(self, g, nd), self.options());
+  if (out.numel() > 0) avg_pool_kernel(g, self.contiguous(), out, count_include_pad, divisor_override);
+  return out;
+}
+
+Tensor avg_pool_backward(const Tensor& grad_output, const Tensor& self, int64_t nd, IntArrayRef kernel_size,
+                         IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                         std::optional<int64_t> divisor_override, const char* op) {
+  const PoolGeom g = window_geom(self, nd, kernel_size, stride, padding, IntArrayRef({1}), ceil_mode, op);
+  TL_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
+  const std::vector<int64_t> shape = out_shape(self, g, nd);
+  TL_CHECK(grad_output.sizes().equals(shape), op, "_backward: grad_output of size ", grad_output.sizes(),
+           " does not match the output size ", IntArrayRef(shape));
+  if (low_precision(grad_output.dtype()))
+    return avg_pool_backward(to_float(grad_output), self, nd, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, divisor_override, op)
+        .to(grad_output.dtype());
+  Tensor gx = empty_tensor(self.sizes(), grad_output.options());
+  if (gx.numel() > 0) avg_pool_backward_kernel(g, grad_output.contiguous(), gx, count_include_pad, divisor_override);
+  return gx;
+}
+
+Tensor adaptive_avg_pool(const Tensor& self, IntArrayRef output_size, int64_t nd, const char* op) {
+  const PoolGeom g = adaptive_geom(self, output_size, nd, op);
+  if (low_precision(self.dtype())) return adaptive_avg_pool(to_float(self), output_size, nd, op).to(self.dtype());
+  Tensor out = empty_tensor(out_shape(self, g, nd), self.options());
+  if (out.numel() > 0) adaptive_avg_pool_kernel(g, self.contiguous(), out);
+  return out;
+}
+
+Tensor adaptive_avg_pool_backward(const Tensor& grad_output, const Tensor& self, int64_t nd, const char* op) {
+  TL_CHECK(grad_output.dim() == self.dim() && self.dim() > nd, "_", op, "_backward: grad_output ",
+           grad_output.sizes(), " and self ", self.sizes(), " do not match");
+  const IntArrayRef out_size(grad_output.sizes().data() + self.dim() - nd, static_cast<size_t>(nd));
+  const PoolGeom g = adaptive_geom(self, out_size, nd, op);
+  TL_CHECK(grad_output.sizes().equals(out_shape(self, g, nd)), "_", op, "_backward: grad_output ",
+           grad_output.sizes(), " and self ", self.sizes(), " do not match");
+  if (low_precision(grad_output.dtype()))
+    return adaptive_avg_pool_backward(to_float(grad_output), self, nd, op).to(grad_output.dtype());
+  Tensor gx = empty_tensor(self.sizes(), grad_output.options());
+  if (gx.numel() > 0) adaptive_avg_pool_backward_kernel(g, grad_output.contiguous(), gx);
+  return gx;
+}
+
 }  // namespace
 
 // ---- max pooling ---------------------------------------------------------------------------------
@@ -154,16 +308,18 @@ std::vector<int64_t> with_one(IntArrayRef v, int64_t one) {
 std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size,
                                                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
                                                        bool ceil_mode) {
-  const PoolGeom g = window_geom(self, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d", true);
-  if (low_precision(self.dtype())) {
-    auto [o, i] = max_pool2d_with_indices_cpu(to_float(self), kernel_size, stride, padding, dilation, ceil_mode);
-    return {o.to(self.dtype()), i};
-  }
-  const std::vector<int64_t> shape = out_shape(self, g.OH, g.OW);
-  Tensor out = empty_tensor(shape, self.options());
-  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
-  if (out.numel() > 0) max_pool2d_kernel(g, self.contiguous(), out, indices);
-  return {out, indices};
+  return max_pool_with_indices(self, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d");
+}
+
+std::tuple<Tensor, Tensor> max_pool3d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size,
+                                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                       bool ceil_mode) {
+  return max_pool_with_indices(self, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d");
+}
+
+Tensor max_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(tl::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
@@ -190,16 +346,11 @@ Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
-  const PoolGeom g = adaptive_geom(self, output_size, "adaptive_max_pool2d");
-  if (low_precision(self.dtype())) {
-    auto [o, i] = adaptive_max_pool2d_cpu(to_float(self), output_size);
-    return {o.to(self.dtype()), i};
-  }
-  const std::vector<int64_t> shape = out_shape(self, g.OH, g.OW);
-  Tensor out = empty_tensor(shape, self.options());
-  Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
-  if (out.numel() > 0) adaptive_max_pool2d_kernel(g, self.contiguous(), out, indices);
-  return {out, indices};
+  return adaptive_max_pool(self, output_size, 2, "adaptive_max_pool2d");
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_cpu(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_max_pool(self, output_size, 3, "adaptive_max_pool3d");
 }
 
 std::tuple<Tensor, Tensor> adaptive_max_pool1d(const Tensor& self, IntArrayRef output_size) {
@@ -248,36 +399,83 @@ Tensor _max_pool_scatter_cpu(const Tensor& grad_output, const Tensor& indices, I
   return gx;
 }
 
+// ---- max unpooling -----------------------------------------------------------------------------
+
+namespace {
+
+Tensor max_unpool(const Tensor& self, const Tensor& indices, IntArrayRef output_size, int64_t nd, const char* op) {
+  TL_CHECK(indices.dtype() == ScalarType::Long, "elements in indices should be type int64 but got: ",
+           dtype_name(indices.dtype()));
+  TL_CHECK(self.sizes().equals(indices.sizes()), "Expected shape of indices to be same as that of the input tensor (",
+           self.sizes(), ") but got indices tensor with shape: ", indices.sizes());
+  TL_CHECK(is_spatial_input(self, nd, false), "Input to ", op, " should be a ", nd + 1, "d or ", nd + 2,
+           "d Tensor, but got a tensor with ", self.dim(), " dimensions.");
+  TL_CHECK(static_cast<int64_t>(output_size.size()) == nd, "There should be exactly ", nd,
+           " elements in output_size, but got ", output_size.size(), " elements.");
+  for (int64_t i = 1; i < self.dim(); ++i)
+    TL_CHECK(self.sizes()[i] > 0, op, "(): Expected input to have non-zero size for non-batch dimensions, but got ",
+             self.sizes(), " with dimension ", i, " being empty.");
+  int64_t plane = 1;
+  for (int64_t v : output_size) {
+    TL_CHECK(v >= 0, op, ": negative output_size ", output_size);
+    plane = checked_mul(plane, v, op);
+  }
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end() - nd);
+  std::vector<int64_t> flat_shape = shape;
+  shape.insert(shape.end(), output_size.begin(), output_size.end());
+  flat_shape.push_back(plane);
+  Tensor out = tl::zeros(flat_shape, self.dtype(), std::nullopt, self.device());
+  if (self.numel() == 0) return out.view(shape);
+  const Tensor flat_indices = indices.flatten(-nd);
+  for (const Tensor& bad : {flat_indices.min(), flat_indices.max()}) {
+    const int64_t i = bad.item().to_long();
+    if (i < 0 || i >= plane) {
+      std::ostringstream sizes;
+      for (size_t d = 0; d < output_size.size(); ++d) sizes << (d ? "x" : "") << output_size[d];
+      TL_ERROR("Found an invalid max index: ", i, " (output volumes are of size ", sizes.str(), ")");
+    }
+  }
+  return out.scatter(-1, flat_indices, self.flatten(-nd)).view(shape);
+}
+
+}  // namespace
+
+Tensor max_unpool2d(const Tensor& self, const Tensor& indices, IntArrayRef output_size) {
+  return max_unpool(self, indices, output_size, 2, "max_unpooling2d");
+}
+
+Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef output_size, IntArrayRef stride,
+                    IntArrayRef padding) {
+  TL_CHECK(stride.size() == 3 && padding.size() == 3, "max_unpool3d: stride and padding must have three elements");
+  for (int64_t v : stride) TL_CHECK(v > 0, "strides should be greater than zero, but got stride: ", stride);
+  for (int64_t v : padding) TL_CHECK(v >= 0, "padding should be non-negative, but got padding: ", padding);
+  return max_unpool(self, indices, output_size, 3, "max_unpooling3d");
+}
+
 // ---- average pooling -----------------------------------------------------------------------------
 
 Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                       bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
-  const PoolGeom g = window_geom(self, kernel_size, stride, padding, IntArrayRef({1}), ceil_mode, "avg_pool2d", false);
-  TL_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
-  if (low_precision(self.dtype()))
-    return avg_pool2d_cpu(to_float(self), kernel_size, stride, padding, ceil_mode, count_include_pad,
-                          divisor_override)
-        .to(self.dtype());
-  Tensor out = empty_tensor(out_shape(self, g.OH, g.OW), self.options());
-  if (out.numel() > 0) avg_pool2d_kernel(g, self.contiguous(), out, count_include_pad, divisor_override);
-  return out;
+  return avg_pool(self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, "avg_pool2d");
+}
+
+Tensor avg_pool3d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                      bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+  return avg_pool(self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, "avg_pool3d");
 }
 
 Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
                                IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
                                std::optional<int64_t> divisor_override) {
-  const PoolGeom g = window_geom(self, kernel_size, stride, padding, IntArrayRef({1}), ceil_mode, "avg_pool2d", false);
-  TL_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
-  TL_CHECK(grad_output.sizes().equals(out_shape(self, g.OH, g.OW)), "avg_pool2d_backward: grad_output of size ",
-           grad_output.sizes(), " does not match the output size ",
-           IntArrayRef(out_shape(self, g.OH, g.OW)));
-  if (low_precision(grad_output.dtype()))
-    return avg_pool2d_backward_cpu(to_float(grad_output), self, kernel_size, stride, padding, ceil_mode,
-                                   count_include_pad, divisor_override)
-        .to(grad_output.dtype());
-  Tensor gx = empty_tensor(self.sizes(), grad_output.options());
-  if (gx.numel() > 0) avg_pool2d_backward_kernel(g, grad_output.contiguous(), gx, count_include_pad, divisor_override);
-  return gx;
+  return avg_pool_backward(grad_output, self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override, "avg_pool2d");
+}
+
+Tensor avg_pool3d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                               IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                               std::optional<int64_t> divisor_override) {
+  return avg_pool_backward(grad_output, self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                           divisor_override, "avg_pool3d");
 }
 
 Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
@@ -296,25 +494,23 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
 }
 
 Tensor _adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
-  const PoolGeom g = adaptive_geom(self, output_size, "adaptive_avg_pool2d");
-  if (low_precision(self.dtype())) return _adaptive_avg_pool2d_cpu(to_float(self), output_size).to(self.dtype());
-  Tensor out = empty_tensor(out_shape(self, g.OH, g.OW), self.options());
-  if (out.numel() > 0) adaptive_avg_pool2d_kernel(g, self.contiguous(), out);
-  return out;
+  return adaptive_avg_pool(self, output_size, 2, "adaptive_avg_pool2d");
+}
+
+Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  return tl::_adaptive_avg_pool3d(self, output_size);
+}
+
+Tensor _adaptive_avg_pool3d_cpu(const Tensor& self, IntArrayRef output_size) {
+  return adaptive_avg_pool(self, output_size, 3, "adaptive_avg_pool3d");
 }
 
 Tensor _adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self) {
-  TL_CHECK(grad_output.dim() == self.dim() && self.dim() >= 3, "_adaptive_avg_pool2d_backward: grad_output ",
-           grad_output.sizes(), " and self ", self.sizes(), " do not match");
-  const int64_t d = self.dim();
-  const PoolGeom g = adaptive_geom(self, {grad_output.sizes()[d - 2], grad_output.sizes()[d - 1]}, "adaptive_avg_pool2d");
-  TL_CHECK(grad_output.sizes().equals(out_shape(self, g.OH, g.OW)), "_adaptive_avg_pool2d_backward: grad_output ",
-           grad_output.sizes(), " and self ", self.sizes(), " do not match");
-  if (low_precision(grad_output.dtype()))
-    return _adaptive_avg_pool2d_backward_cpu(to_float(grad_output), self).to(grad_output.dtype());
-  Tensor gx = empty_tensor(self.sizes(), grad_output.options());
-  if (gx.numel() > 0) adaptive_avg_pool2d_backward_kernel(g, grad_output.contiguous(), gx);
-  return gx;
+  return adaptive_avg_pool_backward(grad_output, self, 2, "adaptive_avg_pool2d");
+}
+
+Tensor _adaptive_avg_pool3d_backward_cpu(const Tensor& grad_output, const Tensor& self) {
+  return adaptive_avg_pool_backward(grad_output, self, 3, "adaptive_avg_pool3d");
 }
 
 Tensor adaptive_avg_pool1d(const Tensor& self, IntArrayRef output_size) {

@@ -1,6 +1,8 @@
 """Registry entries: convolution (forward, transposed, backward operators), pooling, padding,
 interpolation. The NumPy references loop over kernel taps, independently of the im2col kernels."""
 
+from itertools import product
+
 import numpy as np
 
 from opinfo.core import OpInfo, SampleInput, rand
@@ -68,12 +70,73 @@ def _np_conv2d_adjoint_weight(x, gy, w_size, stride, padding, dilation, groups):
     return gw
 
 
+# ---- N-d references (the 3-d entries use them) ------------------------------------------------------
+
+def _tap_slices(taps, dilation, stride, out_size):
+    """For each spatial dim, the input positions one kernel tap meets at every output position."""
+    return tuple(slice(t * d, t * d + s * (o - 1) + 1, s) for t, d, s, o in zip(taps, dilation, stride, out_size))
+
+
+def _np_conv_nd(x, w, stride, padding, dilation, groups):
+    """Forward convolution of batched x (N, C, *sp) with w (O, C/g, *k), any number of spatial dims."""
+    nd = x.ndim - 2
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    out_size = [(x.shape[2 + i] + 2 * padding[i] - dilation[i] * (w.shape[2 + i] - 1) - 1) // stride[i] + 1
+                for i in range(nd)]
+    o, cg = w.shape[:2]
+    og = o // groups
+    out = np.zeros((x.shape[0], o, *out_size), dtype=np.result_type(x, w))
+    for g, taps in product(range(groups), product(*[range(k) for k in w.shape[2:]])):
+        win = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + _tap_slices(taps, dilation, stride, out_size)]
+        out[:, g * og:(g + 1) * og] += np.einsum("nc...,oc->no...", win, w[(slice(g * og, (g + 1) * og), slice(None))
+                                                                          + taps])
+    return out
+
+
+def _np_conv_nd_adjoint_input(gy, w, in_size, stride, padding, dilation, groups):
+    """The transpose of _np_conv_nd in x: gy (N, O, *out) -> (N, C, *in_size)."""
+    nd = gy.ndim - 2
+    o, cg = w.shape[:2]
+    og = o // groups
+    out_size = gy.shape[2:]
+    full_size = [max(in_size[i] + 2 * padding[i], dilation[i] * (w.shape[2 + i] - 1) + stride[i] * (out_size[i] - 1) + 1)
+                 for i in range(nd)]
+    full = np.zeros((gy.shape[0], cg * groups, *full_size), dtype=np.result_type(gy, w))
+    for g, taps in product(range(groups), product(*[range(k) for k in w.shape[2:]])):
+        full[(slice(None), slice(g * cg, (g + 1) * cg)) + _tap_slices(taps, dilation, stride, out_size)] += np.einsum(
+            "no...,oc->nc...", gy[:, g * og:(g + 1) * og], w[(slice(g * og, (g + 1) * og), slice(None)) + taps])
+    return full[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in zip(padding, in_size))]
+
+
+def _np_conv_nd_adjoint_weight(x, gy, w_size, stride, padding, dilation, groups):
+    o, cg = w_size[:2]
+    og = o // groups
+    out_size = gy.shape[2:]
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(p, p + s * n + d * k) for p, s, n, d, k in
+                                       zip(padding, stride, out_size, dilation, w_size[2:])])
+    gw = np.zeros(tuple(w_size), dtype=np.result_type(x, gy))
+    for g, taps in product(range(groups), product(*[range(k) for k in w_size[2:]])):
+        win = xp[(slice(None), slice(g * cg, (g + 1) * cg)) + _tap_slices(taps, dilation, stride, out_size)]
+        gyg = gy[:, g * og:(g + 1) * og]
+        gw[(slice(g * og, (g + 1) * og), slice(None)) + taps] = np.einsum(
+            "ncl,nol->oc", win.reshape(*win.shape[:2], -1), gyg.reshape(*gyg.shape[:2], -1))
+    return gw
+
+
 def _params2d(nd, *vals):
     return [(1, *_tup(v, 1)) if nd == 1 else _tup(v, 2) for v in vals]
 
 
 def np_convolution(x, w, b, stride, padding, dilation, transposed, output_padding, groups):
     nd = x.ndim - 2
+    if nd == 3:
+        s, p, d, op = (_tup(v, 3) for v in (stride, padding, dilation, output_padding))
+        if not transposed:
+            y = _np_conv_nd(x, w, s, p, d, groups)
+        else:
+            size = [(x.shape[2 + k] - 1) * s[k] - 2 * p[k] + d[k] * (w.shape[2 + k] - 1) + op[k] + 1 for k in range(3)]
+            y = _np_conv_nd_adjoint_input(x, w, size, s, p, d, groups)
+        return y if b is None else y + b.reshape(1, -1, 1, 1, 1)
     s, p, d, op = _params2d(nd, stride, padding, dilation, output_padding)
     if nd == 1:
         s, p, d, op = (1, s[-1]), (0, p[-1]), (1, d[-1]), (0, op[-1])
@@ -114,6 +177,9 @@ def _conv_wrapper_ref(nd, transposed):
 
 def np_conv_backward_input(gy, w, input_size, stride, padding, dilation, groups):
     nd = gy.ndim - 2
+    if nd == 3:
+        return _np_conv_nd_adjoint_input(gy, w, input_size[2:], *(_tup(v, 3) for v in (stride, padding, dilation)),
+                                         groups)
     s, p, d = _params2d(nd, stride, padding, dilation)
     if nd == 1:
         s, p, d = (1, s[-1]), (0, p[-1]), (1, d[-1])
@@ -124,6 +190,9 @@ def np_conv_backward_input(gy, w, input_size, stride, padding, dilation, groups)
 
 def np_conv_backward_weight(gy, x, weight_size, stride, padding, dilation, groups):
     nd = gy.ndim - 2
+    if nd == 3:
+        return _np_conv_nd_adjoint_weight(x, gy, weight_size, *(_tup(v, 3) for v in (stride, padding, dilation)),
+                                          groups)
     s, p, d = _params2d(nd, stride, padding, dilation)
     if nd == 1:
         s, p, d = (1, s[-1]), (0, p[-1]), (1, d[-1])
@@ -143,6 +212,8 @@ def _convolution_samples(dtype, rng):
     yield SampleInput((r(1, 3, 4), r(3, 2, 3), r(2), [3], [1], [1], True, [2], 1))
     yield SampleInput((r(2, 3, 4, 4), r(5, 3, 1, 1), r(5), [1], [0], [1], False, [0], 1))  # pointwise
     yield SampleInput((r(0, 3, 4, 4), r(5, 3, 2, 2), r(5), [1, 1], [0, 0], [1, 1], False, [0, 0], 1), grad=False)
+    yield SampleInput((r(2, 2, 4, 3, 4), r(3, 2, 2, 2, 3), r(3), [1, 2, 1], [1, 0, 1], [1, 1, 2], False, [0, 0, 0], 1))
+    yield SampleInput((r(1, 4, 2, 3, 2), r(4, 1, 2, 2, 2), r(2), [2, 1, 1], [1, 0, 0], [1], True, [1, 0, 0], 2))
 
 
 def _conv2d_samples(dtype, rng):
@@ -156,6 +227,29 @@ def _conv2d_samples(dtype, rng):
     yield SampleInput((r(1, 4, 4, 4), r(4, 1, 3, 3), r(4)), {"groups": 4, "padding": 1})  # depthwise
     yield SampleInput((r(2, 3, 3, 3), r(2, 3, 3, 3), r(2)))  # kernel covers the input
     yield SampleInput((r(0, 3, 4, 4), r(2, 3, 3, 3), r(2)), grad=False)
+
+
+def _conv3d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 4, 4, 4), r(2, 3, 3, 3, 3), r(2)))
+    yield SampleInput((r(1, 2, 5, 4, 5), r(4, 2, 3, 2, 3)), {"stride": (2, 1, 2), "padding": 1})
+    yield SampleInput((r(1, 4, 5, 4, 6), r(4, 2, 2, 2, 3), None, (1, 2, 1), (1, 0, 2), (2, 1, 1), 2))
+    yield SampleInput((r(2, 4, 4, 4), r(2, 2, 3, 2, 2), r(2)), {"padding": "same"})  # unbatched
+    yield SampleInput((r(1, 2, 4, 5, 3), r(2, 2, 2, 3, 2), r(2)), {"padding": "same", "dilation": (2, 1, 1)})
+    yield SampleInput((r(1, 2, 3, 3, 3), r(3, 2, 2, 2, 2)), {"padding": "valid"})
+    yield SampleInput((r(1, 3, 3, 4, 4), r(3, 1, 1, 3, 3), r(3)), {"groups": 3, "padding": (0, 1, 1)})  # depthwise
+    yield SampleInput((r(2, 3, 2, 3, 3), r(5, 3, 1, 1, 1), r(5)))  # pointwise
+    yield SampleInput((r(0, 3, 3, 3, 3), r(2, 3, 2, 2, 2), r(2)), grad=False)
+
+
+def _conv_transpose3d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 3, 2, 3, 3), r(3, 2, 3, 2, 3), r(2)))
+    yield SampleInput((r(1, 4, 2, 3, 2), r(4, 3, 2, 3, 2), r(6)), {"stride": 2, "padding": 1, "output_padding": 1,
+                                                                  "groups": 2})
+    yield SampleInput((r(1, 2, 2, 2, 3), r(2, 2, 2, 2, 2)), {"stride": (2, 1, 2), "dilation": (1, 2, 1),
+                                                            "output_padding": (1, 0, 1)})
+    yield SampleInput((r(2, 3, 2, 3), r(2, 2, 2, 3, 2), r(2)))  # unbatched
 
 
 def _conv1d_samples(dtype, rng):
@@ -187,6 +281,7 @@ def _conv_backward_input_samples(dtype, rng):
     yield SampleInput((r(2, 4, 3, 3), r(4, 3, 3, 3), [2, 3, 5, 5], [1, 1], [0, 0], [1, 1], 1))
     yield SampleInput((r(1, 6, 3, 4), r(6, 2, 2, 3), [1, 4, 6, 5], [2, 1], [1, 2], [2, 1], 2))
     yield SampleInput((r(2, 3, 4), r(3, 2, 3), [2, 2, 8], [2], [1], [1], 1))
+    yield SampleInput((r(1, 4, 3, 3, 2), r(4, 1, 2, 2, 3), [1, 2, 4, 5, 4], [2, 1, 2], [1, 0, 1], [1, 2, 1], 2))
 
 
 def _conv_backward_weight_samples(dtype, rng):
@@ -194,6 +289,7 @@ def _conv_backward_weight_samples(dtype, rng):
     yield SampleInput((r(2, 4, 3, 3), r(2, 3, 5, 5), [4, 3, 3, 3], [1, 1], [0, 0], [1, 1], 1))
     yield SampleInput((r(1, 6, 3, 4), r(1, 4, 6, 5), [6, 2, 2, 3], [2, 1], [1, 2], [2, 1], 2))
     yield SampleInput((r(2, 3, 4), r(2, 2, 8), [3, 2, 3], [2], [1], [1], 1))
+    yield SampleInput((r(1, 4, 3, 3, 2), r(1, 2, 4, 5, 4), [4, 1, 2, 2, 3], [2, 1, 2], [1, 0, 1], [1, 2, 1], 2))
 
 
 OPS = [
@@ -206,6 +302,8 @@ OPS = [
     OpInfo("conv2d", _conv2d_samples, ref=_conv_wrapper_ref(2, False), atol=1e-4),
     OpInfo("conv_transpose1d", _conv_transpose1d_samples, ref=_conv_wrapper_ref(1, True), atol=1e-4),
     OpInfo("conv_transpose2d", _conv_transpose2d_samples, ref=_conv_wrapper_ref(2, True), atol=1e-4),
+    OpInfo("conv3d", _conv3d_samples, ref=_conv_wrapper_ref(3, False), atol=1e-4),
+    OpInfo("conv_transpose3d", _conv_transpose3d_samples, ref=_conv_wrapper_ref(3, True), atol=1e-4),
 ]
 
 
@@ -289,6 +387,67 @@ def np_adaptive_pool(x, output_size, nd=2, kind="avg"):
     return out.reshape(shape) if kind == "avg" else (out.reshape(shape), idx.reshape(shape))
 
 
+def _window_cells(x, nd, kernel, stride, padding, dilation, ceil_mode):
+    """Yields (output position, flat in-volume indices of the window's elements inside the input)
+    over the last nd dims of x; and returns the output size first."""
+    sp = x.shape[-nd:]
+    out = [_pooled(n, k, p, s, d, ceil_mode) for n, k, p, s, d in zip(sp, kernel, padding, stride, dilation)]
+    cells = []
+    for o in product(*[range(n) for n in out]):
+        axes = [[c for c in range(oi * s - p, oi * s - p + d * k, d) if 0 <= c < n]
+                for oi, s, p, d, k, n in zip(o, stride, padding, dilation, kernel, sp)]
+        cells.append((o, np.array([np.ravel_multi_index(c, sp) for c in product(*axes)], dtype=np.int64)))
+    return out, cells
+
+
+def np_max_pool3d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, indices=False):
+    k, s, p, d = (_tup(v, 3) for v in (kernel_size, stride or kernel_size, padding, dilation))
+    out_size, cells = _window_cells(x, 3, k, s, p, d, ceil_mode)
+    flat = x.reshape(-1, int(np.prod(x.shape[-3:])))
+    out = np.empty((flat.shape[0], *out_size), dtype=x.dtype)
+    idx = np.empty((flat.shape[0], *out_size), dtype=np.int64)
+    for o, where in cells:
+        vals = flat[:, where]
+        out[(slice(None), *o)] = vals.max(axis=1)
+        idx[(slice(None), *o)] = where[vals.argmax(axis=1)]
+    shape = (*x.shape[:-3], *out_size)
+    return (out.reshape(shape), idx.reshape(shape)) if indices else out.reshape(shape)
+
+
+def np_avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+                  divisor_override=None):
+    k, s, p = (_tup(v, 3) for v in (kernel_size, stride or kernel_size, padding))
+    sp = x.shape[-3:]
+    out_size, cells = _window_cells(x, 3, k, s, p, (1, 1, 1), ceil_mode)
+    flat = x.reshape(-1, int(np.prod(sp)))
+    out = np.empty((flat.shape[0], *out_size), dtype=x.dtype)
+    for o, where in cells:
+        # the window clipped to the input plus its padding (count_include_pad's divisor)
+        padded = np.prod([min(oi * si - pi + ki, n + pi) - (oi * si - pi) for oi, si, pi, ki, n in zip(o, s, p, k, sp)])
+        div = divisor_override or (padded if count_include_pad else len(where))
+        out[(slice(None), *o)] = flat[:, where].sum(axis=1) / div
+    return out.reshape((*x.shape[:-3], *out_size))
+
+
+def np_adaptive_pool3d(x, output_size, kind="avg"):
+    sp = x.shape[-3:]
+    out_size = [n if o is None else o for n, o in zip(sp, _tup(output_size, 3))]
+    flat = x.reshape(-1, int(np.prod(sp)))
+    out = np.empty((flat.shape[0], *out_size), dtype=x.dtype)
+    idx = np.empty((flat.shape[0], *out_size), dtype=np.int64)
+    for o in product(*[range(n) for n in out_size]):
+        axes = [range(oi * n // m, -(-(oi + 1) * n // m)) for oi, n, m in zip(o, sp, out_size)]
+        where = np.array([np.ravel_multi_index(c, sp) for c in product(*axes)], dtype=np.int64)
+        vals = flat[:, where]
+        if kind == "avg":
+            out[(slice(None), *o)] = vals.mean(axis=1)
+        else:
+            out[(slice(None), *o)] = vals.max(axis=1)
+            idx[(slice(None), *o)] = where[vals.argmax(axis=1)]
+    shape = (*x.shape[:-3], *out_size)
+    return out.reshape(shape) if kind == "avg" else (out.reshape(shape), idx.reshape(shape))
+
+
 def _distinct(shape, dtype, rng):
     """Values far apart (ties would make max pooling's gradient ill-defined for finite differences)."""
     return (rng.permutation(int(np.prod(shape))).reshape(shape) * 0.37 - 3.0).astype(rand((1,), dtype).dtype)
@@ -302,6 +461,16 @@ def _max_pool2d_samples(dtype, rng):
     yield SampleInput((d(2, 5, 5), 2), {"ceil_mode": True})
     yield SampleInput((d(1, 1, 7, 7), 3), {"stride": 2, "padding": 1, "ceil_mode": True})
     yield SampleInput((d(0, 2, 4, 4), 2), grad=False)
+
+
+def _max_pool3d_samples(dtype, rng):
+    d = lambda *s: _distinct(s, dtype, rng)  # noqa: E731
+    yield SampleInput((d(2, 2, 4, 4, 4), 2))
+    yield SampleInput((d(1, 2, 5, 4, 5), 3), {"stride": 2, "padding": 1})
+    yield SampleInput((d(1, 1, 5, 7, 6), (2, 3, 2)), {"stride": (1, 2, 1), "dilation": (2, 2, 1), "padding": (1, 1, 0)})
+    yield SampleInput((d(2, 3, 5, 5), 2), {"ceil_mode": True})  # unbatched
+    yield SampleInput((d(1, 1, 5, 5, 5), 3), {"stride": 2, "padding": 1, "ceil_mode": True})
+    yield SampleInput((d(0, 2, 2, 4, 4), 2), grad=False)
 
 
 def _max_pool1d_samples(dtype, rng):
@@ -322,6 +491,17 @@ def _avg_pool2d_samples(dtype, rng):
     yield SampleInput((r(0, 2, 4, 4), 2), grad=False)
 
 
+def _avg_pool3d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(2, 2, 4, 4, 4), 2))
+    yield SampleInput((r(1, 2, 5, 4, 5), 3), {"stride": 2, "padding": 1})
+    yield SampleInput((r(1, 2, 5, 5, 4), 3), {"stride": (2, 1, 2), "padding": 1, "count_include_pad": False})
+    yield SampleInput((r(1, 1, 5, 6, 5), (3, 2, 3)), {"stride": (2, 2, 1), "padding": (1, 1, 0), "ceil_mode": True})
+    yield SampleInput((r(1, 1, 4, 4, 4), 3), {"stride": 2, "padding": 1, "ceil_mode": True, "count_include_pad": False})
+    yield SampleInput((r(2, 3, 5, 4), 2), {"divisor_override": 3})  # unbatched
+    yield SampleInput((r(0, 2, 2, 4, 4), 2), grad=False)
+
+
 def _avg_pool1d_samples(dtype, rng):
     r = lambda *s: rand(s, dtype, rng)  # noqa: E731
     yield SampleInput((r(2, 3, 8), 2))
@@ -335,6 +515,14 @@ def _adaptive2d_samples(dtype, rng, distinct=False):
     yield SampleInput((r(1, 2, 4, 4), 1))
     yield SampleInput((r(2, 3, 3), (5, 4)))  # output larger than the input: overlapping cells
     yield SampleInput((r(1, 2, 6, 6), (3, 2)))
+
+
+def _adaptive3d_samples(dtype, rng, distinct=False):
+    r = (lambda *s: _distinct(s, dtype, rng)) if distinct else (lambda *s: rand(s, dtype, rng))
+    yield SampleInput((r(2, 2, 5, 4, 7), (2, 3, 3)))
+    yield SampleInput((r(1, 2, 3, 4, 4), 1))
+    yield SampleInput((r(2, 2, 3, 3), (3, 5, 4)))  # unbatched; output larger than the input
+    yield SampleInput((r(1, 2, 4, 6, 6), (None, 3, 2)))
 
 
 def _adaptive1d_samples(dtype, rng, distinct=False):
@@ -391,6 +579,16 @@ OPS += [
     OpInfo("adaptive_max_pool1d", lambda d, r: _adaptive1d_samples(d, r, True),
            op=lambda lib, x, o: lib.nn.functional.adaptive_max_pool1d(x, o, return_indices=True),
            ref=lambda x, o: np_adaptive_pool(x, o, nd=1, kind="max")),
+    OpInfo("max_pool3d", _max_pool3d_samples, ref=np_max_pool3d, op=_F("max_pool3d")),
+    OpInfo("max_pool3d_with_indices", _max_pool3d_samples, op=_F("max_pool3d_with_indices"),
+           ref=lambda *a, **k: np_max_pool3d(*a, **k, indices=True)),
+    OpInfo("avg_pool3d", _avg_pool3d_samples, op=_F("avg_pool3d"), ref=np_avg_pool3d,
+           covers=("avg_pool3d_backward",)),
+    OpInfo("adaptive_avg_pool3d", _adaptive3d_samples, op=_F("adaptive_avg_pool3d"), ref=np_adaptive_pool3d,
+           covers=("_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward")),
+    OpInfo("adaptive_max_pool3d", lambda d, r: _adaptive3d_samples(d, r, True),
+           op=lambda lib, x, o: lib.nn.functional.adaptive_max_pool3d(x, o, return_indices=True),
+           ref=lambda x, o: np_adaptive_pool3d(x, o, kind="max")),
     OpInfo("_max_pool_gather", _gather_samples, op=lambda lib, x, i: lib._C._max_pool_gather(x, i), ref=np_gather,
            torch=False),
     OpInfo("_max_pool_scatter", _scatter_samples, op=lambda lib, g, i, s: lib._C._max_pool_scatter(g, i, s),
@@ -443,12 +641,23 @@ def _pad2d_samples(dtype, rng):
     yield SampleInput((r(0, 2, 3, 3), [1, 1, 1, 1]), grad=False)
 
 
+def _pad3d_samples(dtype, rng):
+    r = lambda *s: rand(s, dtype, rng)  # noqa: E731
+    yield SampleInput((r(1, 2, 3, 3, 4), [1, 2, 2, 1, 0, 2]))
+    yield SampleInput((r(2, 3, 3, 4), [2, 0, 1, 2, 1, 1]))  # unbatched
+    yield SampleInput((r(1, 1, 4, 3, 5), [-1, 2, 1, -1, 2, -1]))
+    yield SampleInput((r(1, 2, 1, 2, 3), [1, 1, 0, 0, 0, 0]))
+    yield SampleInput((r(0, 2, 3, 3, 3), [1, 1, 1, 1, 1, 1]), grad=False)
+
+
 def _pad_circular_samples(dtype, rng):
     r = lambda *s: rand(s, dtype, rng)  # noqa: E731
     yield SampleInput((r(2, 3, 5), [2, 1]))
     yield SampleInput((r(2, 3, 4), [1, 2, 3, 0]))
     yield SampleInput((r(1, 2, 3, 4), [4, 4, -1, 1]))
     yield SampleInput((r(3, 4), [-2, 1]))
+    yield SampleInput((r(1, 2, 3, 2, 4), [1, 2, 0, 1, 2, 1]))  # 3-d
+    yield SampleInput((r(2, 3, 3, 4), [-1, 2, 1, 1, 1, 0]))  # 3-d unbatched
 
 
 def _pad_samples(dtype, rng):
@@ -462,6 +671,10 @@ def _pad_samples(dtype, rng):
     yield SampleInput((r(2, 3, 4), (3, 1, 1, 2)), {"mode": "replicate"})
     yield SampleInput((r(2, 3, 5), (2, 3)), {"mode": "circular"})
     yield SampleInput((r(1, 2, 3, 4), (1, 2, 2, 1)), {"mode": "circular"})
+    yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"mode": "circular"})
+    yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"mode": "reflect"})
+    yield SampleInput((r(2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"mode": "replicate"})
+    yield SampleInput((r(1, 2, 3, 2, 4), (1, 2, 0, 1, 2, 1)), {"value": -1.0})
 
 
 def _nn(name):
@@ -482,8 +695,47 @@ OPS += [
            covers=("replication_pad1d_backward",)),
     OpInfo("replication_pad2d", _pad2d_samples, op=_nn("replication_pad2d"), ref=_pad_ref("replicate"),
            covers=("replication_pad2d_backward",)),
+    OpInfo("reflection_pad3d", _pad3d_samples, op=_nn("reflection_pad3d"), ref=_pad_ref("reflect"),
+           covers=("reflection_pad3d_backward",)),
+    OpInfo("replication_pad3d", _pad3d_samples, op=_nn("replication_pad3d"), ref=_pad_ref("replicate"),
+           covers=("replication_pad3d_backward",)),
     OpInfo("_pad_circular", _pad_circular_samples, op=_nn("_pad_circular"), ref=_pad_ref("circular")),
     OpInfo("pad", _pad_samples, op=_F("pad"), ref=np_pad),
+]
+
+
+# ---- max unpooling ---------------------------------------------------------------------------------
+
+def _unpool_indices(lead, in_plane, out_plane, rng):
+    """Distinct flat positions per plane (distinct so the gradient is well defined)."""
+    planes = int(np.prod(lead))
+    idx = np.stack([rng.permutation(out_plane)[:in_plane] for _ in range(planes)])
+    return idx.reshape(planes, in_plane)
+
+
+def _unpool_samples(nd):
+    def samples(dtype, rng):
+        shapes = {2: [((2, 3), (2, 3), (4, 5)), ((2,), (3, 2), (6, 4)), ((1, 1), (1, 1), (1, 1))],
+                  3: [((2, 2), (2, 2, 3), (3, 4, 5)), ((3,), (1, 2, 2), (2, 3, 4))]}[nd]
+        for lead, sp, out in shapes:
+            x = rand((*lead, *sp), dtype, rng)
+            idx = _unpool_indices(lead, int(np.prod(sp)), int(np.prod(out)), rng).reshape(x.shape)
+            extra = ([2] * 3, [0] * 3) if nd == 3 else ()
+            yield SampleInput((x, idx, list(out), *extra))
+    return samples
+
+
+def np_max_unpool(x, idx, output_size, *stride_padding):
+    nd = len(output_size)
+    lead = x.shape[:x.ndim - nd]
+    out = np.zeros((int(np.prod(lead)), int(np.prod(output_size))), dtype=x.dtype)
+    np.put_along_axis(out, idx.reshape(out.shape[0], -1), x.reshape(out.shape[0], -1), axis=1)
+    return out.reshape(*lead, *output_size)
+
+
+OPS += [
+    OpInfo("max_unpool2d", _unpool_samples(2), op=_nn("max_unpool2d"), ref=np_max_unpool),
+    OpInfo("max_unpool3d", _unpool_samples(3), op=_nn("max_unpool3d"), ref=np_max_unpool),
 ]
 
 

@@ -234,9 +234,11 @@ def _np_lp_pool(x, norm_type, kernel_size, stride=None, ceil_mode=False):
 
 def _lp_pool_samples(nd):
     def samples(dtype, rng):
-        shape = (2, 3, 7) if nd == 1 else (2, 3, 6, 5)
-        yield SampleInput((positive(shape, dtype, rng), 2.0, 3 if nd == 1 else (3, 2)))
+        shape = {1: (2, 3, 7), 2: (2, 3, 6, 5), 3: (2, 2, 4, 5, 4)}[nd]
+        yield SampleInput((positive(shape, dtype, rng), 2.0, {1: 3, 2: (3, 2), 3: (2, 3, 2)}[nd]))
         yield SampleInput((positive(shape, dtype, rng), 3.0, 2), {"stride": 1})
+        if nd == 3:
+            yield SampleInput((positive(shape, dtype, rng), 1.5, 2), {"stride": (1, 2, 1)})
     return samples
 
 
@@ -297,6 +299,7 @@ def _np_embedding_renorm(w, indices, max_norm, norm_type):
 OPS = [
     _py("lp_pool1d", _lp_pool_samples(1), ref=_np_lp_pool, op=_F("lp_pool1d")),
     _py("lp_pool2d", _lp_pool_samples(2), ref=_np_lp_pool, op=_F("lp_pool2d")),
+    _py("lp_pool3d", _lp_pool_samples(3), ref=_np_lp_pool, op=_F("lp_pool3d")),
     _py("nn.functional.unfold", _unfold_samples, ref=_np_unfold, op=_F("unfold")),
     _py("nn.functional.fold", _fold_samples, ref=_np_fold, op=_F("fold")),
     _py("embedding_renorm_", _embedding_renorm_samples, ref=_np_embedding_renorm, differentiable=False),

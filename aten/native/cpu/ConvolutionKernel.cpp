@@ -1,11 +1,11 @@
 // CPU convolution loops: im2col / col2im around the blocked GEMM (Note [CPU GEMM]).
-// For one sample and one group, the column matrix col (Cg*KH*KW x OH*OW) holds in row
-// (c, kh, kw) the input pixels that kernel tap meets at every output position (zero where it
-// falls into the padding). Then
+// For one sample and one group, the column matrix col (Cg*KD*KH*KW x OD*OH*OW) holds in row
+// (c, kd, kh, kw) the input elements that kernel tap meets at every output position (zero where
+// it falls into the padding). Then
 //   F:  y  (Og x L)     = w (Og x CgK) @ col
-//   Bx: col             = w^T @ gy, then col2im adds each column entry back to its pixel
+//   Bx: col             = w^T @ gy, then col2im adds each column entry back to its element
 //   Bw: gw (Og x CgK)  += gy @ col^T
-// A 1x1 kernel with stride 1 and no padding needs no column matrix: col is x itself.
+// A 1x1(x1) kernel with stride 1 and no padding needs no column matrix: col is x itself.
 // Samples run in parallel (OpenMP) when there are several; otherwise the GEMM parallelises.
 #include <omp.h>
 
@@ -30,72 +30,99 @@ inline void valid_range(int64_t off, int64_t s, int64_t n, int64_t count, int64_
 }
 
 bool is_pointwise(const ConvGeom& g) {
-  return g.KH == 1 && g.KW == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 && g.pw == 0 && g.H == g.OH && g.W == g.OW;
+  for (int i = 0; i < 3; ++i)
+    if (g.k[i] != 1 || g.stride[i] != 1 || g.pad[i] != 0 || g.in[i] != g.out[i]) return false;
+  return true;
 }
 
-// x: Cg x H x W of one sample and group -> col (Cg*KH*KW x OH*OW).
+// Where kernel tap (kd, kh, kw) meets the input: along each dimension, output position o reads
+// input coordinate o*stride + off, which lies inside the input for o in [o*0, o*1).
+struct TapRows {
+  int64_t od0, od1, oh0, oh1, ow0, ow1, off_d, off_h, off_w;
+};
+
+inline TapRows tap_rows(const ConvGeom& g, int64_t kd, int64_t kh, int64_t kw) {
+  TapRows t;
+  t.off_d = kd * g.dil[0] - g.pad[0];
+  t.off_h = kh * g.dil[1] - g.pad[1];
+  t.off_w = kw * g.dil[2] - g.pad[2];
+  valid_range(t.off_d, g.stride[0], g.in[0], g.out[0], t.od0, t.od1);
+  valid_range(t.off_h, g.stride[1], g.in[1], g.out[1], t.oh0, t.oh1);
+  valid_range(t.off_w, g.stride[2], g.in[2], g.out[2], t.ow0, t.ow1);
+  return t;
+}
+
+// x: Cg x D x H x W of one sample and group -> col (Cg*KD*KH*KW x OD*OH*OW).
 template <typename T>
 void im2col(const ConvGeom& g, int64_t Cg, const T* x, T* col) {
-  const int64_t L = g.OH * g.OW;
+  const int64_t L = g.out_numel(), OW = g.out[2], OHW = g.out[1] * g.out[2];
+  const int64_t H = g.in[1], W = g.in[2], sw = g.stride[2];
+  T* row = col;
   for (int64_t c = 0; c < Cg; ++c) {
-    const T* xc = x + c * g.H * g.W;
-    for (int64_t kh = 0; kh < g.KH; ++kh) {
-      int64_t oh0, oh1;
-      valid_range(kh * g.dh - g.ph, g.sh, g.H, g.OH, oh0, oh1);
-      for (int64_t kw = 0; kw < g.KW; ++kw) {
-        T* row = col + ((c * g.KH + kh) * g.KW + kw) * L;
-        const int64_t off = kw * g.dw - g.pw;
-        int64_t ow0, ow1;
-        valid_range(off, g.sw, g.W, g.OW, ow0, ow1);
-        std::fill(row, row + oh0 * g.OW, T(0));
-        for (int64_t oh = oh0; oh < oh1; ++oh) {
-          T* r = row + oh * g.OW;
-          const T* xr = xc + (oh * g.sh - g.ph + kh * g.dh) * g.W + off;
-          std::fill(r, r + ow0, T(0));
-          if (g.sw == 1) {
-            std::memcpy(r + ow0, xr + ow0, sizeof(T) * static_cast<size_t>(ow1 - ow0));
-          } else {
-            for (int64_t ow = ow0; ow < ow1; ++ow) r[ow] = xr[ow * g.sw];
+    const T* xc = x + c * g.in_numel();
+    for (int64_t kd = 0; kd < g.k[0]; ++kd)
+      for (int64_t kh = 0; kh < g.k[1]; ++kh)
+        for (int64_t kw = 0; kw < g.k[2]; ++kw, row += L) {
+          const TapRows t = tap_rows(g, kd, kh, kw);
+          if (t.od0 == t.od1 || t.oh0 == t.oh1) {
+            std::fill(row, row + L, T(0));
+            continue;
           }
-          std::fill(r + ow1, r + g.OW, T(0));
+          std::fill(row, row + t.od0 * OHW, T(0));
+          for (int64_t od = t.od0; od < t.od1; ++od) {
+            T* plane = row + od * OHW;
+            const T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
+            std::fill(plane, plane + t.oh0 * OW, T(0));
+            for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
+              T* r = plane + oh * OW;
+              const T* xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
+              std::fill(r, r + t.ow0, T(0));
+              if (sw == 1) {
+                std::memcpy(r + t.ow0, xr + t.ow0, sizeof(T) * static_cast<size_t>(t.ow1 - t.ow0));
+              } else {
+                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) r[ow] = xr[ow * sw];
+              }
+              std::fill(r + t.ow1, r + OW, T(0));
+            }
+            std::fill(plane + t.oh1 * OW, plane + OHW, T(0));
+          }
+          std::fill(row + t.od1 * OHW, row + L, T(0));
         }
-        std::fill(row + oh1 * g.OW, row + L, T(0));
-      }
-    }
   }
 }
 
-// The adjoint of im2col: x (Cg x H x W, zeroed by the caller) += each col entry at its pixel.
+// The adjoint of im2col: x (Cg x D x H x W, zeroed by the caller) += each col entry at its element.
 template <typename T>
 void col2im(const ConvGeom& g, int64_t Cg, const T* col, T* x) {
-  const int64_t L = g.OH * g.OW;
+  const int64_t L = g.out_numel(), OW = g.out[2], OHW = g.out[1] * g.out[2];
+  const int64_t H = g.in[1], W = g.in[2], sw = g.stride[2];
+  const T* row = col;
   for (int64_t c = 0; c < Cg; ++c) {
-    T* xc = x + c * g.H * g.W;
-    for (int64_t kh = 0; kh < g.KH; ++kh) {
-      int64_t oh0, oh1;
-      valid_range(kh * g.dh - g.ph, g.sh, g.H, g.OH, oh0, oh1);
-      for (int64_t kw = 0; kw < g.KW; ++kw) {
-        const T* row = col + ((c * g.KH + kh) * g.KW + kw) * L;
-        const int64_t off = kw * g.dw - g.pw;
-        int64_t ow0, ow1;
-        valid_range(off, g.sw, g.W, g.OW, ow0, ow1);
-        for (int64_t oh = oh0; oh < oh1; ++oh) {
-          const T* __restrict r = row + oh * g.OW;
-          T* __restrict xr = xc + (oh * g.sh - g.ph + kh * g.dh) * g.W + off;
-          if (g.sw == 1) {
-            for (int64_t ow = ow0; ow < ow1; ++ow) xr[ow] += r[ow];
-          } else {
-            for (int64_t ow = ow0; ow < ow1; ++ow) xr[ow * g.sw] += r[ow];
+    T* xc = x + c * g.in_numel();
+    for (int64_t kd = 0; kd < g.k[0]; ++kd)
+      for (int64_t kh = 0; kh < g.k[1]; ++kh)
+        for (int64_t kw = 0; kw < g.k[2]; ++kw, row += L) {
+          const TapRows t = tap_rows(g, kd, kh, kw);
+          for (int64_t od = t.od0; od < t.od1; ++od) {
+            const T* plane = row + od * OHW;
+            T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
+            for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
+              const T* __restrict r = plane + oh * OW;
+              T* __restrict xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
+              if (sw == 1) {
+                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow] += r[ow];
+              } else {
+                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow * sw] += r[ow];
+              }
+            }
           }
         }
-      }
-    }
   }
 }
 
 // Whether to run samples in parallel: several samples and enough multiply-adds to pay for it.
 bool batch_parallel(const ConvGeom& g) {
-  const int64_t work = g.N * g.O * (g.C / g.groups) * g.KH * g.KW * g.OH * g.OW;
+  const int64_t work = g.N * g.O * (g.C / g.groups) * g.k_numel() * g.out_numel();
   return g.N > 1 && work >= (1 << 18) && omp_get_max_threads() > 1;
 }
 
@@ -127,8 +154,8 @@ void add_bias(T* y, const T* bias, int64_t channels, int64_t L) {
 
 template <typename T>
 void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y) {
-  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.KH * g.KW;
-  const int64_t L = g.OH * g.OW, HW = g.H * g.W;
+  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
+  const int64_t L = g.out_numel(), HW = g.in_numel();
   const bool pointwise = is_pointwise(g), par = batch_parallel(g);
   const ScalarType dt = CppToScalarType<T>::value;
 #pragma omp parallel for schedule(static) if (par)
@@ -147,8 +174,8 @@ void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
 
 template <typename T>
 void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bias, T* gx) {
-  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.KH * g.KW;
-  const int64_t L = g.OH * g.OW, HW = g.H * g.W;
+  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
+  const int64_t L = g.out_numel(), HW = g.in_numel();
   const bool pointwise = is_pointwise(g), par = batch_parallel(g);
   const ScalarType dt = CppToScalarType<T>::value;
 #pragma omp parallel for schedule(static) if (par)
@@ -170,8 +197,8 @@ void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bi
 
 template <typename T>
 void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
-  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.KH * g.KW;
-  const int64_t L = g.OH * g.OW, HW = g.H * g.W, wsize = g.O * CgK;
+  const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
+  const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
   const bool pointwise = is_pointwise(g), par = batch_parallel(g);
   const ScalarType dt = CppToScalarType<T>::value;
   std::fill(gw, gw + wsize, T(0));
@@ -208,13 +235,13 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
 
 }  // namespace
 
-void conv2d_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y) {
+void conv_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y) {
   if (y.numel() == 0) return;
   dispatch_float_double(x.dtype(), "convolution", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (g.C == 0 || g.KH * g.KW == 0) {  // an empty reduction: y is the bias
+    if (g.C == 0 || g.k_numel() == 0) {  // an empty reduction: y is the bias
       T* yp = y.data_ptr<T>();
-      const int64_t L = g.OH * g.OW;
+      const int64_t L = g.out_numel();
       for (int64_t n = 0; n < g.N; ++n)
         for (int64_t o = 0; o < g.O; ++o)
           std::fill(yp + (n * g.O + o) * L, yp + (n * g.O + o + 1) * L, bias.defined() ? bias.data_ptr<T>()[o] : T(0));
@@ -225,27 +252,27 @@ void conv2d_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, 
   });
 }
 
-void conv2d_backward_input_kernel(const ConvGeom& g, const Tensor& gy, const Tensor& w, const Tensor& bias,
-                                  const Tensor& gx) {
+void conv_backward_input_kernel(const ConvGeom& g, const Tensor& gy, const Tensor& w, const Tensor& bias,
+                                const Tensor& gx) {
   if (gx.numel() == 0) return;
   dispatch_float_double(gx.dtype(), "convolution", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* b = bias.defined() ? bias.data_ptr<T>() : nullptr;
-    if (g.O == 0 || g.OH * g.OW == 0 || g.KH * g.KW == 0) {
+    if (g.O == 0 || g.out_numel() == 0 || g.k_numel() == 0) {
       T* p = gx.data_ptr<T>();
       std::fill(p, p + gx.numel(), T(0));
-      for (int64_t n = 0; b && n < g.N; ++n) add_bias(p + n * g.C * g.H * g.W, b, g.C, g.H * g.W);
+      for (int64_t n = 0; b && n < g.N; ++n) add_bias(p + n * g.C * g.in_numel(), b, g.C, g.in_numel());
       return;
     }
     backward_input_impl<T>(g, gy.data_ptr<T>(), w.data_ptr<T>(), b, gx.data_ptr<T>());
   });
 }
 
-void conv2d_backward_weight_kernel(const ConvGeom& g, const Tensor& x, const Tensor& gy, const Tensor& gw) {
+void conv_backward_weight_kernel(const ConvGeom& g, const Tensor& x, const Tensor& gy, const Tensor& gw) {
   if (gw.numel() == 0) return;
   dispatch_float_double(gw.dtype(), "convolution", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if (g.N == 0 || g.OH * g.OW == 0) {
+    if (g.N == 0 || g.out_numel() == 0) {
       std::fill(gw.data_ptr<T>(), gw.data_ptr<T>() + gw.numel(), T(0));
       return;
     }

@@ -21,15 +21,17 @@ template <typename T>
 void gather_loop(const PlaneGather& g, const Tensor& x, const Tensor& out) {
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* op = static_cast<T*>(out.data_ptr());
-  const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
+  const int64_t in_plane = g.D * g.H * g.W, out_plane = g.OD * g.OH * g.OW;
 #pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane))
   for (int64_t p = 0; p < g.planes; ++p) {
     const T* xs = xp + p * in_plane;
     T* os = op + p * out_plane;
-    for (int64_t oh = 0; oh < g.OH; ++oh) {
-      const T* row = xs + g.ih[oh] * g.W;
-      T* orow = os + oh * g.OW;
-      for (int64_t ow = 0; ow < g.OW; ++ow) orow[ow] = row[g.iw[ow]];
+    for (int64_t od = 0; od < g.OD; ++od) {
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        const T* row = xs + (g.id[od] * g.H + g.ih[oh]) * g.W;
+        T* orow = os + (od * g.OH + oh) * g.OW;
+        for (int64_t ow = 0; ow < g.OW; ++ow) orow[ow] = row[g.iw[ow]];
+      }
     }
   }
 }
@@ -38,16 +40,18 @@ template <typename T>
 void scatter_loop(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
   const T* gyp = gy.data_ptr<T>();
   T* gxp = gx.data_ptr<T>();
-  const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
+  const int64_t in_plane = g.D * g.H * g.W, out_plane = g.OD * g.OH * g.OW;
 #pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane))
   for (int64_t p = 0; p < g.planes; ++p) {
     T* gs = gxp + p * in_plane;
     std::memset(gs, 0, sizeof(T) * static_cast<size_t>(in_plane));
     const T* ys = gyp + p * out_plane;
-    for (int64_t oh = 0; oh < g.OH; ++oh) {
-      T* row = gs + g.ih[oh] * g.W;
-      const T* yrow = ys + oh * g.OW;
-      for (int64_t ow = 0; ow < g.OW; ++ow) row[g.iw[ow]] += yrow[ow];
+    for (int64_t od = 0; od < g.OD; ++od) {
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        T* row = gs + (g.id[od] * g.H + g.ih[oh]) * g.W;
+        const T* yrow = ys + (od * g.OH + oh) * g.OW;
+        for (int64_t ow = 0; ow < g.OW; ++ow) row[g.iw[ow]] += yrow[ow];
+      }
     }
   }
 }

@@ -4,12 +4,14 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "generated/ops/_max_pool_scatter.h"
 #include "generated/ops/add.h"
 #include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/convolution_backward_input.h"
 #include "generated/ops/convolution_backward_weight.h"
 #include "generated/ops/exp.h"
+#include "generated/ops/flatten.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/narrow.h"
@@ -21,6 +23,7 @@
 #include "generated/ops/rsqrt.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/view.h"
 #include "torchlite/csrc/autograd/grad_mode.h"
 
 namespace tl::autograd {
@@ -152,6 +155,13 @@ Tensor conv_bias_backward(const Tensor& grad) {
 
 std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n) {
   return std::vector<int64_t>(sizes.end() - n, sizes.end());
+}
+
+Tensor max_pool3d_scatter(const Tensor& grad, const Tensor& indices, IntArrayRef self_sizes) {
+  std::vector<int64_t> merged(self_sizes.begin(), self_sizes.end() - 2);
+  merged.back() *= self_sizes[self_sizes.size() - 2];
+  merged.push_back(self_sizes.back());
+  return tl::_max_pool_scatter(grad.flatten(-3, -2), indices.flatten(-3, -2), merged).view(self_sizes);
 }
 
 // ---- padding ----

@@ -64,6 +64,10 @@ Tensor conv_bias_backward(const Tensor& grad);
 // The last n entries of sizes (adaptive pooling's output size from its gradient's shape).
 std::vector<int64_t> trailing_sizes(IntArrayRef sizes, int64_t n);
 
+// 3-d max pooling's gradient: _max_pool_scatter over (D*H, W) views, whose flat per-plane
+// indices are the volumes' flat indices.
+Tensor max_pool3d_scatter(const Tensor& grad, const Tensor& indices, IntArrayRef self_sizes);
+
 // ---- padding ----
 
 // constant_pad_nd's gradient: the same padding negated (a crop; negative pads become zeros).

@@ -6,7 +6,7 @@ overload, as in PyTorch)."""
 from torchlite import _C
 from torchlite.nn.modules.utils import _pair
 
-__all__ = ["conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d", "fold", "unfold"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "unfold"]
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -17,12 +17,20 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _C.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _C.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
     return _C.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    return _C.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def _blocks(size, kernel, dilation, padding, stride):

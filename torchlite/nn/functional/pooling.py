@@ -8,10 +8,12 @@ import math
 from torchlite import _C
 from torchlite.nn.modules.utils import _ntuple, _pair
 
-__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool1d_with_indices",
-           "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices", "avg_pool1d", "avg_pool2d",
-           "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "lp_pool1d", "lp_pool2d", "max_pool1d",
-           "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices"]
+__all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+           "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
+           "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+           "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "max_pool3d",
+           "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
 
 def _stride(stride):
@@ -41,12 +43,29 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return _C.max_pool2d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
 
 
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return _C._nn.max_pool3d_with_indices(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _C.max_pool3d(input, kernel_size, _stride(stride), padding, dilation, ceil_mode)
+
+
 avg_pool1d = _C.avg_pool1d  # as in PyTorch, the operator itself (stride=() or None: kernel_size)
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
                divisor_override=None):
     return _C._nn.avg_pool2d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
+                             divisor_override)
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    return _C._nn.avg_pool3d(input, kernel_size, _stride(stride), padding, ceil_mode, count_include_pad,
                              divisor_override)
 
 
@@ -66,6 +85,10 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     return _lp_pool(avg_pool2d, input, norm_type, kernel_size, 2, stride, ceil_mode)
 
 
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    return _lp_pool(avg_pool3d, input, norm_type, kernel_size, 3, stride, ceil_mode)
+
+
 def _output_size(input, output_size, nd):
     """output_size as a list of nd ints; None entries keep the input's size."""
     sizes = list(output_size) if isinstance(output_size, (list, tuple)) else [output_size] * nd
@@ -80,6 +103,10 @@ def adaptive_avg_pool1d(input, output_size):
 
 def adaptive_avg_pool2d(input, output_size):
     return _C._nn.adaptive_avg_pool2d(input, _output_size(input, output_size, 2))
+
+
+def adaptive_avg_pool3d(input, output_size):
+    return _C._nn.adaptive_avg_pool3d(input, _output_size(input, output_size, 3))
 
 
 def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
@@ -100,6 +127,58 @@ def adaptive_max_pool2d(input, output_size, return_indices=False):
     return out if return_indices else out[0]
 
 
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return _C._nn.adaptive_max_pool3d(input, _output_size(input, output_size, 3))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    out = adaptive_max_pool3d_with_indices(input, output_size)
+    return out if return_indices else out[0]
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """The spatial size max unpooling restores: the size the pooling came from by default, or
+    `output_size` (its trailing dims), which must lie within a stride of that size."""
+    nd = len(kernel_size)
+    default = [(input.shape[input.dim() - nd + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(nd)]
+    if output_size is None:
+        return default
+    output_size = list(output_size)
+    if len(output_size) == nd + 2:
+        output_size = output_size[2:]
+    if len(output_size) != nd:
+        raise ValueError(f"output_size should be a sequence containing {nd} or {nd + 2} elements, but it has a "
+                         f"length of '{len(output_size)}'")
+    for d in range(nd):
+        lo, hi = default[d] - stride[d], default[d] + stride[d]
+        if not lo < output_size[d] < hi:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
+    return output_size
+
+
+def _unpool_args(nd, kernel_size, stride, padding):
+    expand = _ntuple(nd, "_unpool")
+    kernel = expand(kernel_size)
+    return kernel, expand(stride) if stride is not None else kernel, expand(padding)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel, stride, padding = _unpool_args(1, kernel_size, stride, padding)
+    size = _unpool_output_size(input, kernel, stride, padding, output_size)
+    # as 2-d with a trailing width of 1: the flat indices are unchanged
+    return _C._nn.max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), [*size, 1]).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel, stride, padding = _unpool_args(2, kernel_size, stride, padding)
+    return _C._nn.max_unpool2d(input, indices, _unpool_output_size(input, kernel, stride, padding, output_size))
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    kernel, stride, padding = _unpool_args(3, kernel_size, stride, padding)
+    size = _unpool_output_size(input, kernel, stride, padding, output_size)
+    return _C._nn.max_unpool3d(input, indices, size, stride, padding)
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
     """(values, indices); `_random_samples` (N, C, 2) in [0, 1) fixes the windows (drawn when None)."""

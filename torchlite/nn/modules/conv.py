@@ -1,4 +1,4 @@
-"""Convolutions: Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d."""
+"""Convolutions: Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d."""
 
 import math
 
@@ -6,10 +6,10 @@ from torchlite import _C
 from torchlite.nn import functional as F
 from torchlite.nn import init
 from torchlite.nn.modules.module import Module
-from torchlite.nn.modules.utils import _pair, _reverse_repeat_tuple, _single
+from torchlite.nn.modules.utils import _pair, _reverse_repeat_tuple, _single, _triple
 from torchlite.nn.parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _VALID_PADDING_STRINGS = {"same", "valid"}
 _VALID_PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -132,6 +132,23 @@ class Conv2d(_ConvNd):
         return self._conv_forward(input, self.weight, self.bias)
 
 
+class Conv3d(_ConvNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=True,
+                 padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride),
+                         padding if isinstance(padding, str) else _triple(padding), _triple(dilation), False,
+                         _triple(0), groups, bias, padding_mode, device, dtype)
+
+    def _conv_forward(self, input, weight, bias):
+        if self.padding_mode != "zeros":
+            return F.conv3d(F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), weight, bias,
+                            self.stride, _triple(0), self.dilation, self.groups)
+        return F.conv3d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input):
+        return self._conv_forward(input, self.weight, self.bias)
+
+
 class _ConvTransposeNd(_ConvNd):
     def __init__(self, *args, **kwargs):
         padding_mode = args[10] if len(args) > 10 else kwargs.get("padding_mode", "zeros")
@@ -187,4 +204,17 @@ class ConvTranspose2d(_ConvTransposeNd):
         output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 2,
                                               self.dilation)
         return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
+                                  self.groups, self.dilation)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        super().__init__(in_channels, out_channels, _triple(kernel_size), _triple(stride), _triple(padding),
+                         _triple(dilation), True, _triple(output_padding), groups, bias, padding_mode, device, dtype)
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding, self.kernel_size, 3,
+                                              self.dilation)
+        return F.conv_transpose3d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                   self.groups, self.dilation)

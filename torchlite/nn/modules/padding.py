@@ -1,15 +1,17 @@
-"""Padding layers: constant (and zero), reflection, replication and circular, in 1 and 2 dimensions."""
+"""Padding layers: constant (and zero), reflection, replication and circular, in 1, 2 and 3
+dimensions."""
 
 from torchlite.nn import functional as F
 from torchlite.nn.modules.module import Module
 from torchlite.nn.modules.utils import _ntuple
 
-__all__ = ["ConstantPad1d", "ConstantPad2d", "ZeroPad1d", "ZeroPad2d", "ReflectionPad1d", "ReflectionPad2d",
-           "ReplicationPad1d", "ReplicationPad2d", "CircularPad1d", "CircularPad2d"]
+__all__ = ["ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+           "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+           "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d"]
 
 
 class _PadNd(Module):
-    """`padding` is an int (every side) or F.pad's tuple (left, right[, top, bottom])."""
+    """`padding` is an int (every side) or F.pad's tuple (left, right[, top, bottom[, front, back]])."""
 
     __constants__ = ["padding"]
     _dims = 1
@@ -48,6 +50,10 @@ class ConstantPad2d(_ConstantPadNd):
     _dims = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    _dims = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     def __init__(self, padding):
         super().__init__(padding, 0.0)
@@ -64,12 +70,24 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding):
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self):
+        return f"{self.padding}"
+
+
 class ReflectionPad1d(_PadNd):
     _dims, _mode = 1, "reflect"
 
 
 class ReflectionPad2d(_PadNd):
     _dims, _mode = 2, "reflect"
+
+
+class ReflectionPad3d(_PadNd):
+    _dims, _mode = 3, "reflect"
 
 
 class ReplicationPad1d(_PadNd):
@@ -80,9 +98,17 @@ class ReplicationPad2d(_PadNd):
     _dims, _mode = 2, "replicate"
 
 
+class ReplicationPad3d(_PadNd):
+    _dims, _mode = 3, "replicate"
+
+
 class CircularPad1d(_PadNd):
     _dims, _mode = 1, "circular"
 
 
 class CircularPad2d(_PadNd):
     _dims, _mode = 2, "circular"
+
+
+class CircularPad3d(_PadNd):
+    _dims, _mode = 3, "circular"
