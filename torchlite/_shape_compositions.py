@@ -168,6 +168,7 @@ def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.dim() != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.dim()}-D")
+    input.expand(vec1.shape[0], vec2.shape[0])  # input must expand to the product's shape (not broadcast past it)
     result = _scaled_sum(input, vec1.unsqueeze(1) * vec2.unsqueeze(0), beta, alpha)
     return result if out is None else _write_out(result, out)
 

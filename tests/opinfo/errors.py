@@ -542,4 +542,9 @@ ERRORS = [
     S("adaptive_max_pool3d of an empty depth", lambda lib: _F(lib).adaptive_max_pool3d(_t(lib, 1, 2, 0, 4, 4), 2), RE,
       "adaptive_max_pool3d(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
       "[1, 2, 0, 4, 4] with dimension 2 being empty"),
+    # found by the fuzz campaign: a 4-d input was broadcast past the (n, m) product
+    S("addr input with more dims than the product", lambda lib: lib.addr(_t(lib, 1, 1, 1, 3), _t(lib, 2), _t(lib, 3),
+                                                                          beta=0), RE,
+      "expand(torch.FloatTensor{[1, 1, 1, 3]}, size=[2, 3]): the number of sizes provided (2) must be greater or "
+      "equal to the number of dimensions in the tensor (4)"),
 ]

@@ -1,7 +1,6 @@
 """torchlite.nn.functional: convolutions.
 
-Thin wrappers over the generated operators (padding="same"/"valid" is the operators' str
-overload, as in PyTorch)."""
+The convolutions are the generated operators; fold/unfold are compositions."""
 
 from torchlite import _C
 from torchlite.nn.modules.utils import _pair
@@ -9,28 +8,13 @@ from torchlite.nn.modules.utils import _pair
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "unfold"]
 
 
-def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _C.conv1d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _C.conv2d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    return _C.conv3d(input, weight, bias, stride, padding, dilation, groups)
-
-
-def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _C.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
-
-
-def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _C.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
-
-
-def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
-    return _C.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+# As in PyTorch, the operators themselves (each with its padding="same"/"valid" overload).
+conv1d = _C.conv1d
+conv2d = _C.conv2d
+conv3d = _C.conv3d
+conv_transpose1d = _C.conv_transpose1d
+conv_transpose2d = _C.conv_transpose2d
+conv_transpose3d = _C.conv_transpose3d
 
 
 def _blocks(size, kernel, dilation, padding, stride):
