@@ -91,3 +91,16 @@ def test_out_forms_with_two_results():
         assert out[0].tolist() == expected[0].tolist() and out[1].tolist() == expected[1].tolist()
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
         tl.cummax(x, 1, out=(tl.empty(0), tl.empty(0)))
+
+
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+def test_quantiles_interpolate_infinite_neighbours_as_pytorch(fn):
+    """Found by the fuzz campaign: a + w * (b - a) gave nan/inf where PyTorch's two-sided lerp
+    gives -inf/nan (w < 0.5 from a, else from b)."""
+    torch = pytest.importorskip("torch")
+    inf = float("inf")
+    for data, q in [([-inf, inf, 1.0], 0.25), ([1.0, inf], 0.5), ([-inf, 2.0], 0.7), ([-inf, 2.0], 0.2),
+                    ([3.0, inf, 5.0], 0.9)]:
+        ours = getattr(tl, fn)(tl.tensor(data, dtype=tl.float64), q).item()
+        theirs = getattr(torch, fn)(torch.tensor(data, dtype=torch.float64), q).item()
+        assert (ours == theirs) or (ours != ours and theirs != theirs), (data, q, ours, theirs)

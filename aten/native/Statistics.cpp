@@ -56,6 +56,7 @@
 #include "generated/ops/isfinite.h"
 #include "generated/ops/isnan.h"
 #include "generated/ops/le.h"
+#include "generated/ops/lerp.h"
 #include "generated/ops/logical_and.h"
 #include "generated/ops/logical_not.h"
 #include "generated/ops/logical_or.h"
@@ -178,7 +179,7 @@ Tensor quantile_impl(const char* name, const Tensor& self, const Tensor& q, std:
     Tensor lo = sorted.gather(-1, below.to(ScalarType::Long));
     Tensor hi = sorted.gather(-1, ranks.ceil().to(ScalarType::Long));
     Tensor weights = midpoint ? tl::full_like(ranks, Scalar(0.5)) : ranks.sub(below);
-    result = lo.add(hi.sub(lo).mul(weights));
+    result = tl::lerp(lo, hi, weights);  // PyTorch's two-sided formula: right at infinite neighbours
   } else {
     Tensor pick = interpolation == "lower" ? ranks.floor() : interpolation == "higher" ? ranks.ceil() : ranks.round();
     result = sorted.gather(-1, pick.to(ScalarType::Long));

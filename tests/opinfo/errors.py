@@ -547,4 +547,8 @@ ERRORS = [
                                                                           beta=0), RE,
       "expand(torch.FloatTensor{[1, 1, 1, 3]}, size=[2, 3]): the number of sizes provided (2) must be greater or "
       "equal to the number of dimensions in the tensor (4)"),
+    # found by the fuzz campaign: x * x wrapped around in uint8
+    S("local_response_norm of a uint8 tensor",
+      lambda lib: _F(lib).local_response_norm(_t(lib, 1, 3, 2, dtype=lib.uint8), 2), NotImplementedError,
+      "\"avg_pool2d\" not implemented for 'Byte'"),
 ]

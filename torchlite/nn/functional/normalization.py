@@ -3,6 +3,7 @@
 import numbers
 
 from torchlite import _C
+from torchlite._scatter_ops import _scalar_name
 from torchlite.autograd.grad_mode import no_grad
 from torchlite.nn.functional.distance import _vector_norm
 
@@ -87,6 +88,10 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     is zero-padded at the channel ends and always divides by `size`."""
     if input.dim() < 3:
         raise ValueError(f"Expected 3D or higher dimensionality input (got {input.dim()} dimensions)")
+    if not (input.is_floating_point() or input.is_complex() or input.dtype == _C.int64):
+        # PyTorch averages the window with avg_pool, which has no kernel for these dtypes
+        pool = "avg_pool2d" if input.dim() == 3 else "avg_pool3d_out_frame"
+        raise NotImplementedError(f'"{pool}" not implemented for \'{_scalar_name(input.dtype)}\'')
     if input.numel() == 0:
         return input
     channels = input.shape[1]
@@ -97,7 +102,9 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     window = padded.narrow(1, 0, channels)
     for i in range(1, size):
         window = window + padded.narrow(1, i, channels)
-    return input / (window * (alpha / size) + k).pow(beta)
+    # an int64 window is averaged as avg_pool averages integers: truncated
+    mean = window.div(size, rounding_mode="trunc") if input.dtype == _C.int64 else window / size
+    return input / (mean * alpha + k).pow(beta)
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
