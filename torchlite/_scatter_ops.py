@@ -302,7 +302,7 @@ def _scalar_name(dtype):
     """PyTorch's C++ name of a dtype, as its messages print it (Float, Long, ...)."""
     return {_C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
             _C.int64: "Long", _C.int32: "Int", _C.int16: "Short", _C.int8: "Char", _C.uint8: "Byte",
-            _C.bool: "Bool"}.get(dtype, str(dtype))
+            _C.bool: "Bool", _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble"}.get(dtype, str(dtype))
 
 
 # ---- Tensor methods -----------------------------------------------------------------------------

@@ -551,4 +551,10 @@ ERRORS = [
     S("local_response_norm of a uint8 tensor",
       lambda lib: _F(lib).local_response_norm(_t(lib, 1, 3, 2, dtype=lib.uint8), 2), NotImplementedError,
       "\"avg_pool2d\" not implemented for 'Byte'"),
+    S("glu of an int16 tensor", lambda lib: _F(lib).glu(_t(lib, 2, 2, dtype=lib.int16), 1), NotImplementedError,
+      "\"glu_cpu\" not implemented for 'Short'"),
+    S("embedding_renorm_ of a 3-d weight", lambda lib: lib.embedding_renorm_(_t(lib, 3, 2, 2, dtype=lib.float64),
+                                                                            lib.tensor([0, 1]), 1.0, 2.0), RE,
+      "Expected 2-dimensional tensor, but got 3-dimensional tensor for argument #1 'self' (while checking arguments "
+      "for embedding_renorm_)"),
 ]

@@ -4,6 +4,7 @@ Each function calls its operator (torchlite._C._nn for the nn operators, as torc
 `inplace=True` calls the in-place operator and returns the input."""
 
 from torchlite import _C
+from torchlite._scatter_ops import _scalar_name
 
 __all__ = ["celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
            "hardtanh_", "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "prelu", "relu", "relu_", "relu6", "rrelu",
@@ -126,6 +127,8 @@ def mish(input, inplace=False):
 
 def glu(input, dim=-1):
     """a * sigmoid(b), a and b the two halves of `input` along `dim`."""
+    if not input.is_floating_point():  # a * sigmoid(b) would silently become a float of an integer input
+        raise NotImplementedError(f'"glu_cpu" not implemented for \'{_scalar_name(input.dtype)}\'')
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim + input.dim() if dim < 0 else dim

@@ -12,6 +12,9 @@ _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 
 def _embedding_renorm_(weight, input, max_norm, norm_type):
     """Rescale in place the rows of weight that input looks up whose norm exceeds max_norm."""
+    if weight.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for embedding_renorm_)")
     used = _C.zeros(weight.shape[0], dtype=_C.bool, device=weight.device)
     used[input.reshape(-1)] = True
     rows = used.nonzero()[:, 0]
