@@ -13,6 +13,16 @@ _DTYPE_NAME = {_C.bfloat16: "bfloat16", _C.float16: "float16", _C.float32: "floa
                _C.uint8: "uint8", _C.int8: "int8", _C.int16: "int16", _C.int32: "int32", _C.int64: "int64"}
 
 
+_CPP_NAME = {_C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
+             _C.int64: "Long", _C.int32: "Int", _C.int16: "Short", _C.int8: "Char", _C.uint8: "Byte", _C.bool: "Bool",
+             _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble"}
+
+
+def cpp_dtype_name(dtype):
+    """PyTorch's C++ name of a dtype, as its error messages print it (Float, Long, ComplexFloat)."""
+    return _CPP_NAME.get(dtype, str(dtype).split(".")[-1])
+
+
 def _check_dtype(fn, arg, value):
     if not isinstance(value, _C.dtype):
         raise TypeError(f"{fn}(): argument '{arg}' must be torchlite.dtype, not {type(value).__name__}")

@@ -9,6 +9,7 @@ differentiable, so gradients reach both the input and the written values.
 import builtins
 
 from torchlite import _C
+from torchlite._dtype_info import cpp_dtype_name as _scalar_name
 from torchlite._shape_compositions import _wrap_dim, broadcast_shapes, unravel_index
 from torchlite._shape_functions import _write_out
 
@@ -296,13 +297,6 @@ def _fill_diagonal_(self, fill_value, wrap=False):
         coords = [diag] * self.dim()
     self.index_put_(coords, _C.tensor(fill_value, dtype=self.dtype, device=self.device))
     return self
-
-
-def _scalar_name(dtype):
-    """PyTorch's C++ name of a dtype, as its messages print it (Float, Long, ...)."""
-    return {_C.float32: "Float", _C.float64: "Double", _C.float16: "Half", _C.bfloat16: "BFloat16",
-            _C.int64: "Long", _C.int32: "Int", _C.int16: "Short", _C.int8: "Char", _C.uint8: "Byte",
-            _C.bool: "Bool", _C.complex64: "ComplexFloat", _C.complex128: "ComplexDouble"}.get(dtype, str(dtype))
 
 
 # ---- Tensor methods -----------------------------------------------------------------------------

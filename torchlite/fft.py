@@ -8,6 +8,7 @@ calls one or two primitives. Gradients come from the primitives' formulas.
 
 import torchlite as _tl
 from torchlite import _C
+from torchlite._dtype_info import cpp_dtype_name as _dtype_name
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn",
@@ -43,15 +44,6 @@ def _promote(x, require_complex):
     if require_complex and not x.dtype.is_complex:
         x = x.to(_tl.complex64 if x.dtype == _tl.float32 else _tl.complex128)
     return x
-
-
-_DTYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double",
-                "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
-
-
-def _dtype_name(dtype):
-    name = str(dtype).split(".")[-1]
-    return _DTYPE_NAMES.get(name, name)
 
 
 def _require_real(name, x):

@@ -4,7 +4,7 @@ Each function calls its operator (torchlite._C._nn for the nn operators, as torc
 `inplace=True` calls the in-place operator and returns the input."""
 
 from torchlite import _C
-from torchlite._scatter_ops import _scalar_name
+from torchlite._dtype_info import cpp_dtype_name
 
 __all__ = ["celu", "celu_", "elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish", "hardtanh",
            "hardtanh_", "leaky_relu", "leaky_relu_", "logsigmoid", "mish", "prelu", "relu", "relu_", "relu6", "rrelu",
@@ -128,7 +128,7 @@ def mish(input, inplace=False):
 def glu(input, dim=-1):
     """a * sigmoid(b), a and b the two halves of `input` along `dim`."""
     if not input.is_floating_point():  # a * sigmoid(b) would silently become a float of an integer input
-        raise NotImplementedError(f'"glu_cpu" not implemented for \'{_scalar_name(input.dtype)}\'')
+        raise NotImplementedError(f'"glu_cpu" not implemented for \'{cpp_dtype_name(input.dtype)}\'')
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
     d = dim + input.dim() if dim < 0 else dim
@@ -144,7 +144,8 @@ def glu(input, dim=-1):
 def prelu(input, weight):
     """max(0, x) + weight * min(0, x); a weight of several values holds one per channel (dim 1)."""
     if input.dtype != weight.dtype:
-        raise RuntimeError(f"prelu: Type promoting not supported. Got {_dtype_name(input)} and {_dtype_name(weight)}")
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {cpp_dtype_name(input.dtype)} and "
+                           f"{cpp_dtype_name(weight.dtype)}")
     if weight.numel() != 1:
         if input.dim() == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")
@@ -181,7 +182,3 @@ def _rrelu(input, lower, upper, training, inplace, generator=None):
     slopes = _C.empty_like(input).uniform_(lower, upper, generator=generator).masked_fill_(input > 0, 1.0)
     return input.mul_(slopes) if inplace else input * slopes
 
-
-def _dtype_name(t):
-    return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16"}.get(
-        str(t.dtype).split(".")[-1], str(t.dtype).split(".")[-1])

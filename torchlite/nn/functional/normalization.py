@@ -3,7 +3,7 @@
 import numbers
 
 from torchlite import _C
-from torchlite._scatter_ops import _scalar_name
+from torchlite._dtype_info import cpp_dtype_name
 from torchlite.autograd.grad_mode import no_grad
 from torchlite.nn.functional.distance import _vector_norm
 
@@ -91,7 +91,7 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     if not (input.is_floating_point() or input.is_complex() or input.dtype == _C.int64):
         # PyTorch averages the window with avg_pool, which has no kernel for these dtypes
         pool = "avg_pool2d" if input.dim() == 3 else "avg_pool3d_out_frame"
-        raise NotImplementedError(f'"{pool}" not implemented for \'{_scalar_name(input.dtype)}\'')
+        raise NotImplementedError(f'"{pool}" not implemented for \'{cpp_dtype_name(input.dtype)}\'')
     if input.numel() == 0:
         return input
     channels = input.shape[1]
