@@ -15,6 +15,7 @@ from torchlite.utils.data import (
     ConcatDataset,
     DataLoader,
     Dataset,
+    DistributedSampler,
     IterableDataset,
     RandomSampler,
     SequentialSampler,
@@ -492,3 +493,36 @@ def test_worker_batch_that_cannot_be_pickled_and_key_error():
         list(DataLoader(Unpicklable(), batch_size=None, num_workers=1, timeout=20))
     with pytest.raises(KeyError, match="(?s)Caught KeyError in DataLoader worker process 0.*absent"):
         list(DataLoader(MissingKey(), batch_size=None, num_workers=1, timeout=20))
+
+
+@pytest.mark.parametrize("n,replicas,drop_last,shuffle", [(10, 3, False, False), (10, 3, True, False),
+                                                          (10, 3, False, True), (2, 4, False, False), (12, 4, True, True)])
+def test_distributed_sampler_splits_like_torch(n, replicas, drop_last, shuffle):
+    samplers = [DistributedSampler(range(n), num_replicas=replicas, rank=r, shuffle=shuffle, seed=3,
+                                   drop_last=drop_last) for r in range(replicas)]
+    shares = [list(s) for s in samplers]
+    assert all(len(share) == len(s) for share, s in zip(shares, samplers))
+    visited = sorted(i for share in shares for i in share)
+    if drop_last:
+        assert len(set(visited)) == len(visited) and len(visited) == (n // replicas) * replicas
+    else:
+        assert set(visited) == set(range(n))
+    torch = pytest.importorskip("torch")
+    for r, share in enumerate(shares):
+        ref = torch.utils.data.DistributedSampler(range(n), num_replicas=replicas, rank=r, shuffle=shuffle,
+                                                  drop_last=drop_last)
+        assert len(share) == len(ref)
+        if not shuffle:  # a shuffle draws from each library's own generator
+            assert share == list(ref)
+
+
+def test_distributed_sampler_epochs_and_errors():
+    s = DistributedSampler(range(20), num_replicas=2, rank=1, seed=5)
+    first = list(s)
+    assert list(s) == first  # same epoch, same order
+    s.set_epoch(1)
+    assert list(s) != first
+    with pytest.raises(ValueError, match="Invalid rank 2"):
+        DistributedSampler(range(4), num_replicas=2, rank=2)
+    with pytest.raises(RuntimeError, match="num_replicas and rank"):
+        DistributedSampler(range(4))

@@ -57,11 +57,23 @@ NAMESPACES = [
     "torch.nn",
     "torch.nn.functional",
     "torch.nn.init",
+    "torch.nn.utils",
+    "torch.nn.utils.rnn",
+    "torch.nn.utils.parametrize",
+    "torch.nn.utils.parametrizations",
+    "torch.nn.utils.prune",
+    "torch.nn.utils.stateless",
+    "torch.nn.parallel",
     "torch.optim",
     "torch.optim.lr_scheduler",
+    "torch.optim.swa_utils",
     "torch.utils.data",
     "torch.autograd",
+    "torch.autograd.graph",
+    "torch.autograd.functional",
     "torch.distributions",
+    "torch.testing",
+    "torch.random",
     "torch.cuda",
 ]
 
@@ -117,9 +129,12 @@ EXCLUSIONS = [
         "deprecated",
         r"^torch\.nn\.functional\.(upsample|upsample_bilinear|upsample_nearest)$|"
         r"^torch\.cuda\.(max_memory_cached|memory_cached|reset_max_memory_cached)$|"
-        r"^torch\.chain_matmul$",
+        r"^torch\.chain_matmul$|"
+        r"^torch\.utils\.data\.(\w*DataPipe|DataChunk|functional_datapipe|argument_validation|"
+        r"guaranteed_datapipes_determinism|non_deterministic|runtime_validation\w*)$",
         "Deprecated in PyTorch's docs in favour of names the manifest does list (interpolate, "
-        "memory_reserved, linalg.multi_dot).",
+        "memory_reserved, linalg.multi_dot), and the DataPipe classes and decorators of "
+        "torch.utils.data, which PyTorch deprecated with torchdata's DataPipes.",
     ),
 ]
 

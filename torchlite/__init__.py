@@ -129,7 +129,11 @@ globals().update(_LEGACY_TYPES)  # FloatTensor, LongTensor, ...
 
 # Python-level compositions and settings of the torch namespace (and the Tensor methods they install)
 from torchlite import cpu  # noqa: F401, E402  (the device module get_device_module returns)
-from torchlite._global_state import *  # noqa: F401, F403, E402  (e, pi, flags, rng state, ...)
+from torchlite._global_state import *  # noqa: F401, F403, E402  (e, pi, flags, ...)
+from torchlite import random  # noqa: F401, E402
+from torchlite.random import get_rng_state, seed, set_rng_state  # noqa: F401, E402
+from torchlite import testing  # noqa: F401, E402
+from torchlite import backends  # noqa: F401, E402
 from torchlite._shape_compositions import *  # noqa: F401, F403, E402  (tensordot, isin, Tensor.unfold, ...)
 from torchlite._scatter_ops import *  # noqa: F401, F403, E402  (*_scatter, index_fill, put, ...)
 from torchlite._inplace_views import *  # noqa: F401, F403, E402  (t_, unsqueeze_, resize_, ...)

@@ -1,6 +1,7 @@
 """Process-wide settings and constants of the torch namespace: e, pi, inf, nan, newaxis; the
-determinism, anomaly-mode, warn-always and matmul-precision flags; inter-op threads; the state of
-the default random generator; and small predicates (is_nonzero, is_same_size, get_device, ...).
+determinism, anomaly-mode, warn-always and matmul-precision flags; inter-op threads; and small
+predicates (is_nonzero, is_same_size, get_device, ...). The random generator's state lives in
+torchlite/random.py.
 
 torchlite keeps the flags PyTorch programs set and read, and says in each docstring what it does
 with them. Its CPU kernels are deterministic whatever the flags say: reductions split work the
@@ -10,21 +11,18 @@ there (and has no operator to refuse).
 
 import builtins
 import math
-import random
 import sys
 import warnings
-
-import numpy as np
 
 from torchlite import _C
 
 __all__ = ["are_deterministic_algorithms_enabled", "e", "get_deterministic_debug_mode", "get_device",
-           "get_device_module", "get_float32_matmul_precision", "get_num_interop_threads", "get_rng_state",
+           "get_device_module", "get_float32_matmul_precision", "get_num_interop_threads",
            "has_lapack", "has_openmp", "has_spectral", "inf", "init_num_threads", "is_anomaly_check_nan_enabled",
            "is_anomaly_enabled", "is_deterministic_algorithms_warn_only_enabled", "is_inference", "is_nonzero",
-           "is_same_size", "is_storage", "is_warn_always_enabled", "nan", "newaxis", "pi", "seed",
+           "is_same_size", "is_storage", "is_warn_always_enabled", "nan", "newaxis", "pi",
            "set_anomaly_enabled", "set_default_tensor_type", "set_deterministic_debug_mode",
-           "set_float32_matmul_precision", "set_num_interop_threads", "set_rng_state", "set_warn_always",
+           "set_float32_matmul_precision", "set_num_interop_threads", "set_warn_always",
            "use_deterministic_algorithms"]
 
 Tensor = _C.Tensor
@@ -228,58 +226,6 @@ def init_num_threads():
 
     >>> torchlite.init_num_threads()
     """
-
-
-# ---- the default generator's state --------------------------------------------------------------
-
-def _generator_get_state(self):
-    """g.get_state(): the generator's state as a uint8 tensor, for set_state. (torchlite's
-    generator is an mt19937_64, so its state differs from PyTorch's in size and content.)"""
-    return _C.tensor(np.frombuffer(self._get_state_bytes(), dtype=np.uint8).copy(), dtype=_C.uint8)
-
-
-def _generator_set_state(self, new_state):
-    """g.set_state(new_state): restores a state get_state returned; returns g."""
-    if not isinstance(new_state, Tensor) or new_state.dtype != _C.uint8:
-        raise TypeError("RNG state must be a torch.ByteTensor")
-    self._set_state_bytes(new_state.contiguous().numpy(force=True).tobytes())
-    return self
-
-
-def _generator_seed(self):
-    """g.seed(): seeds the generator from a nondeterministic source; returns the seed."""
-    s = random.SystemRandom().getrandbits(63)
-    self.manual_seed(s)
-    return s
-
-
-_C.Generator.get_state = _generator_get_state
-_C.Generator.set_state = _generator_set_state
-_C.Generator.seed = _generator_seed
-
-
-def get_rng_state():
-    """get_rng_state(): the default CPU generator's state, as a uint8 tensor.
-
-    >>> s = torchlite.get_rng_state(); a = torchlite.rand(2); torchlite.set_rng_state(s)
-    >>> bool((torchlite.rand(2) == a).all())
-    True
-    """
-    return _C.default_generator().get_state()
-
-
-def set_rng_state(new_state):
-    """set_rng_state(new_state): restores the default CPU generator to a state get_rng_state returned."""
-    _C.default_generator().set_state(new_state)
-
-
-def seed():
-    """seed(): seeds the default generator from a nondeterministic source; returns the seed.
-
-    >>> isinstance(torchlite.seed(), int)
-    True
-    """
-    return _C.default_generator().seed()
 
 
 # ---- predicates ---------------------------------------------------------------------------------

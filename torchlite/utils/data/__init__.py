@@ -3,6 +3,7 @@
 from torchlite.utils.data._utils.collate import default_collate, default_convert
 from torchlite.utils.data._utils.worker import WorkerInfo, get_worker_info
 from torchlite.utils.data.dataloader import DataLoader, _DatasetKind
+from torchlite.utils.data.distributed import DistributedSampler
 from torchlite.utils.data.dataset import (
     ChainDataset,
     ConcatDataset,
@@ -28,6 +29,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "IterableDataset",
     "RandomSampler",
     "Sampler",
