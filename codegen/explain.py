@@ -105,6 +105,9 @@ def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:
         if f.structured:
             lines.append(f"    defined:  generated StructuredKernels.cpp: a TensorIterator from {f.structured}(), "
                          f"then {f.stubs[0].cpp_name} (below)")
+        elif f.out_of is not None:
+            lines.append(f"    defined:  generated OutKernels.cpp: calls {f.out_of}, then writes the result into "
+                         f"the out tensors  (out_of, {f.loc_of('out_of')}; Note [Generated out= kernels])")
         else:
             lines.append(f"    defined:  {', '.join(where.get(kernel, [])) or 'no definition found'}")
     for stub in f.stubs:

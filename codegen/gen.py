@@ -88,6 +88,26 @@ def _stub_files(env: jinja2.Environment, fns: list[NativeFunction]) -> dict[str,
     return files
 
 
+def out_kernel(f: NativeFunction) -> dict:
+    """What generated/OutKernels.cpp writes for one `out_of:` op."""
+    return {
+        "declaration": native_declaration(f, f.composite_kernel)[:-1],
+        "functional": f.out_of.name,
+        "args": ", ".join(a.name for a in f.func.non_out_arguments),
+        "outs": ", ".join(a.name for a in f.func.out_arguments),
+    }
+
+
+def _out_kernels(env: jinja2.Environment, fns: list[NativeFunction]) -> str:
+    outs = [f for f in fns if f.out_of is not None]
+    return env.get_template("OutKernels.cpp.j2").render(
+        header=HEADER,
+        kernels=[out_kernel(f) for f in outs],
+        bases=sorted({f.out_of.base for f in outs}),
+        native_bases=sorted({f.name.base for f in outs}),
+    )
+
+
 def _op_headers(env: jinja2.Environment, ops: list[cpp_api.OpView]) -> dict[str, str]:
     """ops/<base>.h per operator (all its overloads), and Functions.h, which includes them all."""
     by_base: dict[str, list[cpp_api.OpView]] = {}
@@ -144,6 +164,7 @@ def generate(
         )
 
     files.update(_stub_files(env, fns))
+    files["OutKernels.cpp"] = _out_kernels(env, fns)
 
     fn_groups = python_api.group_overloads(fns, methods=False)
     method_groups = python_api.group_overloads(fns, methods=True)

@@ -43,6 +43,7 @@ ALLOWED_KEYS = (
     "device_check",
     "tags",
     "autocast",
+    "out_of",
 )
 # Note [Autocast] (torchlite/csrc/autocast/autocast_mode.h): how autocast casts an operator's
 # floating arguments, per device.
@@ -72,6 +73,10 @@ class NativeFunction:
     doc: str | None = None
     # Note [Autocast]: (device, policy) pairs, e.g. (("CPU", "fp32"), ("CUDA", "fp32")).
     autocast: tuple[tuple[str, str], ...] = ()
+    # Note [Generated out= kernels]: `out_of: linalg_inv` on linalg_inv.out makes the generator
+    # write its kernel: call the functional op, then write the result into the out tensors
+    # (write_out: resize, dtype check). For out= forms that have no faster path of their own.
+    out_of: OperatorName | None = None
     # Line of each YAML key of the entry ("dispatch.CPU" for a kernel), for error messages.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
@@ -216,6 +221,15 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         alias_of = dataclasses.replace(func.name, base=target)
     elif not dispatch and delegate is None:
         dispatch = {"CompositeImplicitAutograd": func.name.name}
+    out_of = None
+    if "out_of" in entry:
+        out_of = _parse_operator_name(entry["out_of"], at("out_of"))
+        if func.kind() != SchemaKind.out:
+            raise CodegenError(at("out_of"), f"only out= ops are computed from a functional op, not a "
+                                             f"{func.kind().value} op")
+        for key in ("dispatch", "structured", "alias_of", "stubs"):
+            if key in entry:
+                raise CodegenError(at(key), f"an out_of op gets its kernel from the generator: drop '{key}'")
 
     module = entry.get("python_module")
     if module is not None and module not in PYTHON_MODULES:
@@ -250,6 +264,7 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         alias_of=alias_of,
         doc=doc.strip() if doc else None,
         autocast=tuple(sorted(autocast.items())),
+        out_of=out_of,
         key_lines=tuple(sorted(key_lines.items())),
     )
 
@@ -297,6 +312,8 @@ def validate_set(fns: list[NativeFunction]) -> None:
     for f in fns:
         if f.alias_of is not None:
             _validate_alias(f, by_name)
+        if f.out_of is not None:
+            _validate_out_of(f, by_name)
     for f in fns:
         if f.structured_delegate is None:
             continue
@@ -321,6 +338,27 @@ def validate_set(fns: list[NativeFunction]) -> None:
             raise CodegenError(loc, f"returns {len(f.func.returns)} value(s), its out= delegate fills {n_outs}")
         if f.func.kind() == SchemaKind.inplace and n_outs != 1:
             raise CodegenError(loc, f"an in-place op cannot delegate to an out= op with {n_outs} out arguments")
+
+
+def _validate_out_of(f: NativeFunction, by_name: dict[str, NativeFunction]) -> None:
+    """An out_of target is a functional op that takes the out= op's other arguments, in order, and
+    returns one plain Tensor per out argument (Note [Generated out= kernels])."""
+    loc = f.loc_of("out_of")
+    target = by_name.get(str(f.out_of))
+    if target is None:
+        raise CodegenError(loc, f"out_of: no operator '{f.out_of}' to compute {f.name} with")
+    if target.func.kind() != SchemaKind.functional:
+        raise CodegenError(loc, f"out_of: '{f.out_of}' is not a functional op")
+    mine = [str(a.type) for a in f.func.non_out_arguments]
+    theirs = [str(a.type) for a in target.func.arguments]
+    if mine != theirs:
+        raise CodegenError(loc, f"out_of: {f.name} takes ({', '.join(mine)}) besides its out tensors, but "
+                                f"'{f.out_of}' takes ({', '.join(theirs)})")
+    outs = f.func.out_arguments
+    if not 1 <= len(outs) <= 3 or any(str(a.type) != "Tensor" for a in outs):
+        raise CodegenError(loc, "out_of: the out= op must take one to three plain Tensor out arguments")
+    if [str(r.type) for r in target.func.returns] != ["Tensor"] * len(outs):
+        raise CodegenError(loc, f"out_of: '{f.out_of}' must return {len(outs)} Tensor(s), one per out argument")
 
 
 def _validate_alias(f: NativeFunction, by_name: dict[str, NativeFunction]) -> None:

@@ -439,6 +439,39 @@ BAD_NF = {
         """,
         r"an alias forwards every call to 'add': drop 'dispatch'",
     ),
+    "out_of nothing": (
+        """\
+        - func: plus.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          out_of: plus  # <--
+        """,
+        r"out_of: no operator 'plus' to compute plus\.out with",
+    ),
+    "out_of on a functional op": (
+        """\
+        - func: plus(Tensor self) -> Tensor
+          out_of: plus  # <--
+        """,
+        r"only out= ops are computed from a functional op, not a functional op",
+    ),
+    "out_of with other arguments": (
+        """\
+        - func: plus(Tensor self, int dim) -> Tensor
+          dispatch:
+            CPU: add_out_cpu
+        - func: plus.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          out_of: plus  # <--
+        """,
+        r"out_of: plus\.out takes \(Tensor\) besides its out tensors, but 'plus' takes \(Tensor, int\)",
+    ),
+    "out_of with a kernel": (
+        """\
+        - func: plus.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          out_of: plus
+          dispatch:  # <--
+            CPU: add_out_cpu
+        """,
+        r"an out_of op gets its kernel from the generator: drop 'dispatch'",
+    ),
     "unknown dispatch key in a combined key": (
         """\
         - func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -992,6 +1025,23 @@ def test_alias_forwards_each_overload_to_its_target(tmp_path):
     files = _generate(tmp_path, nf)
     assert "return add_Tensor::call(self, other, alpha);" in files["Operators.cpp"]
     assert "plus_native.h" not in " ".join(files)
+
+
+def test_out_of_kernel_is_generated(tmp_path):
+    nf = GOOD_NF + """
+- func: plus.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+  dispatch:
+    CPU: add_out_cpu
+
+- func: plus.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+  out_of: plus.Tensor
+"""
+    files = _generate(tmp_path, nf)
+    # Note [Generated out= kernels]: the functional op's result is written into out.
+    kernels = files["OutKernels.cpp"]
+    assert "Tensor plus(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {" in kernels
+    assert "return write_out(tl::plus(self, other, alpha), out);" in kernels
+    assert '#include "generated/ops/plus.h"' in kernels
 
 
 def test_saved_values_are_typed(tmp_path):

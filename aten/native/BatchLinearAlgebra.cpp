@@ -324,10 +324,6 @@ bool is_vector_rhs(const Tensor& A, const Tensor& B) {
   return Shape(B.sizes().begin(), B.sizes().end()) == expected;
 }
 
-std::tuple<Tensor, Tensor> write_out2(const std::tuple<Tensor, Tensor>& r, const Tensor& a, const Tensor& b) {
-  return write_out(r, a, b);
-}
-
 // A Fortran copy of a square batch and its LAPACK info codes, after f(T* matrix, n, int* info,
 // batch index) ran on each nonempty matrix.
 template <typename F>
@@ -386,10 +382,6 @@ std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot) {
   auto [LU, pivots, info] = tl::linalg_lu_factor_ex(A, pivot, false);
   check_lu_info("torch.linalg.lu_factor", info);
   return {LU, pivots};
-}
-
-std::tuple<Tensor, Tensor> linalg_lu_factor(const Tensor& A, bool pivot, const Tensor& LU, const Tensor& pivots) {
-  return write_out2(tl::linalg_lu_factor(A, pivot), LU, pivots);
 }
 
 // A = P L U: L is unit lower triangular (m x k), U upper (k x n), P the permutation the pivots
@@ -469,11 +461,6 @@ Tensor linalg_lu_solve_cpu(const Tensor& LU, const Tensor& pivots, const Tensor&
     }
   });
   return left ? X : mT(X);
-}
-
-Tensor linalg_lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left, bool adjoint,
-                       const Tensor& out) {
-  return write_out(tl::linalg_lu_solve(LU, pivots, B, left, adjoint), out);
 }
 
 Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots) {
@@ -578,10 +565,6 @@ Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left) {
   return result;
 }
 
-Tensor linalg_solve(const Tensor& A, const Tensor& B, bool left, const Tensor& out) {
-  return write_out(tl::linalg_solve(A, B, left), out);
-}
-
 std::tuple<Tensor, Tensor> linalg_inv_ex_cpu(const Tensor& A, bool check_errors) {
   const char* fn = "linalg.inv";
   check_floating(fn, A);
@@ -611,9 +594,7 @@ Tensor linalg_inv(const Tensor& A) {
   return inv;
 }
 
-Tensor linalg_inv(const Tensor& A, const Tensor& out) { return write_out(tl::linalg_inv(A), out); }
 Tensor inverse(const Tensor& self) { return tl::linalg_inv(self); }
-Tensor inverse(const Tensor& self, const Tensor& out) { return write_out(tl::linalg_inv(self), out); }
 
 // ---- det, slogdet ------------------------------------------------------------------------------
 
@@ -663,7 +644,6 @@ std::tuple<Tensor, Tensor, Tensor> _linalg_det_cpu(const Tensor& A) {
 }
 
 Tensor linalg_det(const Tensor& A) { return std::get<0>(tl::_linalg_det(A)); }
-Tensor linalg_det(const Tensor& A, const Tensor& out) { return write_out(tl::linalg_det(A), out); }
 Tensor det(const Tensor& self) { return tl::linalg_det(self); }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> _linalg_slogdet_cpu(const Tensor& A) {
@@ -684,14 +664,7 @@ std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A) {
   return {sign, logabsdet};
 }
 
-std::tuple<Tensor, Tensor> linalg_slogdet(const Tensor& A, const Tensor& sign, const Tensor& logabsdet) {
-  return write_out2(tl::linalg_slogdet(A), sign, logabsdet);
-}
-
 std::tuple<Tensor, Tensor> slogdet(const Tensor& self) { return tl::linalg_slogdet(self); }
-std::tuple<Tensor, Tensor> slogdet(const Tensor& self, const Tensor& sign, const Tensor& logabsdet) {
-  return write_out2(tl::linalg_slogdet(self), sign, logabsdet);
-}
 
 // log(det): NaN for a negative determinant, -inf for a singular matrix (log of the sign).
 Tensor logdet(const Tensor& self) {
@@ -727,9 +700,6 @@ Tensor cholesky_checked(const std::string& fn, const Tensor& self, bool upper) {
 }  // namespace
 
 Tensor linalg_cholesky(const Tensor& self, bool upper) { return cholesky_checked("linalg.cholesky", self, upper); }
-Tensor linalg_cholesky(const Tensor& self, bool upper, const Tensor& out) {
-  return write_out(tl::linalg_cholesky(self, upper), out);
-}
 Tensor cholesky(const Tensor& self, bool upper) { return cholesky_checked("cholesky", self, upper); }
 Tensor cholesky(const Tensor& self, bool upper, const Tensor& out) {
   return write_out(cholesky_checked("cholesky", self, upper), out);
@@ -760,10 +730,6 @@ Tensor cholesky_solve_cpu(const Tensor& self, const Tensor& input2, bool upper) 
   return X;
 }
 
-Tensor cholesky_solve(const Tensor& self, const Tensor& input2, bool upper, const Tensor& out) {
-  return write_out(tl::cholesky_solve(self, input2, upper), out);
-}
-
 Tensor cholesky_inverse_cpu(const Tensor& self, bool upper) {
   const char* fn = "cholesky_inverse";
   check_square(fn, self);
@@ -781,10 +747,6 @@ Tensor cholesky_inverse_cpu(const Tensor& self, bool upper) {
   });
   check_inv_info("cholesky_inverse", info);
   return R;
-}
-
-Tensor cholesky_inverse(const Tensor& self, bool upper, const Tensor& out) {
-  return write_out(tl::cholesky_inverse(self, upper), out);
 }
 
 // ---- triangular solve ---------------------------------------------------------------------------
@@ -813,11 +775,6 @@ Tensor linalg_solve_triangular_cpu(const Tensor& self, const Tensor& B, bool upp
     }
   });
   return X;
-}
-
-Tensor linalg_solve_triangular(const Tensor& self, const Tensor& B, bool upper, bool left, bool unitriangular,
-                               const Tensor& out) {
-  return write_out(tl::linalg_solve_triangular(self, B, upper, left, unitriangular), out);
 }
 
 std::tuple<Tensor, Tensor> triangular_solve(const Tensor& self, const Tensor& A, bool upper, bool transpose,
@@ -886,10 +843,6 @@ std::tuple<Tensor, Tensor> linalg_qr_cpu(const Tensor& A, const std::string& mod
   const int64_t qcols = complete ? m : k;
   orgqr_inplace(a, tau, qcols);
   return {a.narrow(-1, 0, qcols), R};
-}
-
-std::tuple<Tensor, Tensor> linalg_qr(const Tensor& A, const std::string& mode, const Tensor& Q, const Tensor& R) {
-  return write_out2(tl::linalg_qr(A, mode), Q, R);
 }
 
 std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some) {
@@ -988,11 +941,6 @@ std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& self, const std::string& UP
   return tl::_linalg_eigh(self, UPLO, true);
 }
 
-std::tuple<Tensor, Tensor> linalg_eigh(const Tensor& self, const std::string& UPLO, const Tensor& eigvals,
-                                       const Tensor& eigvecs) {
-  return write_out2(tl::linalg_eigh(self, UPLO), eigvals, eigvecs);
-}
-
 // The general (non-symmetric) eigenproblem of a real matrix, through geev. The results are
 // complex: a conjugate pair of eigenvalues a +- bi comes with the eigenvectors u +- iv, which
 // LAPACK stores as the columns u and v; each eigenvector has unit norm (LAPACK's scaling, which
@@ -1046,22 +994,12 @@ std::tuple<Tensor, Tensor> linalg_eig_cpu(const Tensor& A, bool compute_v) {
 
 std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self) { return tl::_linalg_eig(self, true); }
 
-std::tuple<Tensor, Tensor> linalg_eig(const Tensor& self, const Tensor& eigenvalues, const Tensor& eigenvectors) {
-  return write_out2(tl::linalg_eig(self), eigenvalues, eigenvectors);
-}
-
 // Eigenvalues only: the backward recomputes the eigenvectors it needs (functions_manual_linalg.cpp).
 Tensor linalg_eigvals(const Tensor& self) { return std::get<0>(tl::_linalg_eig(self, false)); }
-
-Tensor linalg_eigvals(const Tensor& self, const Tensor& out) { return write_out(tl::linalg_eigvals(self), out); }
 
 // Eigenvalues only: the backward recomputes the eigenvectors it needs (functions_manual_linalg.cpp).
 Tensor linalg_eigvalsh(const Tensor& self, const std::string& UPLO) {
   return std::get<0>(tl::_linalg_eigh(self, UPLO, false));
-}
-
-Tensor linalg_eigvalsh(const Tensor& self, const std::string& UPLO, const Tensor& out) {
-  return write_out(tl::linalg_eigvalsh(self, UPLO), out);
 }
 
 std::tuple<Tensor, Tensor, Tensor> _linalg_svd_cpu(const Tensor& A, bool full_matrices, bool compute_uv,
@@ -1123,10 +1061,6 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compu
 // Singular values only: the backward recomputes U and Vh (functions_manual_linalg.cpp).
 Tensor linalg_svdvals(const Tensor& A, const std::optional<std::string>& driver) {
   return std::get<1>(tl::_linalg_svd(A, false, false, driver));
-}
-
-Tensor linalg_svdvals(const Tensor& A, const std::optional<std::string>& driver, const Tensor& out) {
-  return write_out(tl::linalg_svdvals(A, driver), out);
 }
 
 std::tuple<Tensor, Tensor, Tensor, Tensor> linalg_lstsq_cpu(const Tensor& self, const Tensor& b,
@@ -1552,128 +1486,5 @@ Tensor linalg_diagonal(const Tensor& A, int64_t offset, int64_t dim1, int64_t di
 }
 
 Tensor linalg_matmul(const Tensor& self, const Tensor& other) { return tl::matmul(self, other); }
-
-// ---- out= forms: compute, then write into the given tensors -------------------------------------
-
-Tensor linalg_cross(const Tensor& self, const Tensor& other, int64_t dim, const Tensor& out) {
-  return write_out(tl::linalg_cross(self, other, dim), out);
-}
-
-Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim, const Tensor& out) {
-  return write_out(tl::cross(self, other, dim), out);
-}
-
-Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim, const Tensor& out) {
-  return write_out(tl::linalg_vecdot(x, y, dim), out);
-}
-
-Tensor linalg_matrix_power(const Tensor& self, int64_t n, const Tensor& out) {
-  return write_out(tl::linalg_matrix_power(self, n), out);
-}
-
-Tensor matrix_power(const Tensor& self, int64_t n, const Tensor& out) {
-  return write_out(tl::matrix_power(self, n), out);
-}
-
-Tensor linalg_multi_dot(TensorList tensors, const Tensor& out) {
-  return write_out(tl::linalg_multi_dot(tensors), out);
-}
-
-Tensor linalg_matmul(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return write_out(tl::linalg_matmul(self, other), out);
-}
-
-Tensor linalg_householder_product(const Tensor& input, const Tensor& tau, const Tensor& out) {
-  return write_out(tl::linalg_householder_product(input, tau), out);
-}
-
-Tensor orgqr(const Tensor& self, const Tensor& input2, const Tensor& out) {
-  return write_out(tl::orgqr(self, input2), out);
-}
-
-Tensor ormqr(const Tensor& self, const Tensor& input2, const Tensor& input3, bool left, bool transpose,
-             const Tensor& out) {
-  return write_out(tl::ormqr(self, input2, input3, left, transpose), out);
-}
-
-Tensor linalg_matrix_norm(const Tensor& self, const Scalar& ord, IntArrayRef dim, bool keepdim,
-                          std::optional<ScalarType> dtype, const Tensor& out) {
-  return write_out(tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype), out);
-}
-
-Tensor linalg_matrix_norm(const Tensor& self, const std::string& ord, IntArrayRef dim, bool keepdim,
-                          std::optional<ScalarType> dtype, const Tensor& out) {
-  return write_out(tl::linalg_matrix_norm(self, ord, dim, keepdim, dtype), out);
-}
-
-Tensor linalg_cond(const Tensor& self, const std::optional<Scalar>& p, const Tensor& out) {
-  return write_out(tl::linalg_cond(self, p), out);
-}
-
-Tensor linalg_cond(const Tensor& self, const std::string& p, const Tensor& out) {
-  return write_out(tl::linalg_cond(self, p), out);
-}
-
-Tensor nuclear_norm(const Tensor& self, bool keepdim, const Tensor& out) {
-  return write_out(tl::nuclear_norm(self, keepdim), out);
-}
-
-Tensor nuclear_norm(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  return write_out(tl::nuclear_norm(self, dim, keepdim), out);
-}
-
-Tensor linalg_tensorinv(const Tensor& self, int64_t ind, const Tensor& out) {
-  return write_out(tl::linalg_tensorinv(self, ind), out);
-}
-
-Tensor linalg_tensorsolve(const Tensor& self, const Tensor& other, std::optional<IntArrayRef> dims, const Tensor& out) {
-  return write_out(tl::linalg_tensorsolve(self, other, dims), out);
-}
-
-Tensor lu_solve(const Tensor& self, const Tensor& LU_data, const Tensor& LU_pivots, const Tensor& out) {
-  return write_out(tl::lu_solve(self, LU_data, LU_pivots), out);
-}
-
-Tensor linalg_ldl_solve(const Tensor& LD, const Tensor& pivots, const Tensor& B, bool hermitian, const Tensor& out) {
-  return write_out(tl::linalg_ldl_solve(LD, pivots, B, hermitian), out);
-}
-
-std::tuple<Tensor, Tensor> linalg_inv_ex(const Tensor& A, bool check_errors, const Tensor& inverse,
-                                         const Tensor& info) {
-  return write_out2(tl::linalg_inv_ex(A, check_errors), inverse, info);
-}
-
-std::tuple<Tensor, Tensor> linalg_cholesky_ex(const Tensor& self, bool upper, bool check_errors, const Tensor& L,
-                                              const Tensor& info) {
-  return write_out2(tl::linalg_cholesky_ex(self, upper, check_errors), L, info);
-}
-
-std::tuple<Tensor, Tensor> triangular_solve(const Tensor& self, const Tensor& A, bool upper, bool transpose,
-                                            bool unitriangular, const Tensor& X, const Tensor& M) {
-  return write_out2(tl::triangular_solve(self, A, upper, transpose, unitriangular), X, M);
-}
-
-std::tuple<Tensor, Tensor> qr(const Tensor& self, bool some, const Tensor& Q, const Tensor& R) {
-  return write_out2(tl::qr(self, some), Q, R);
-}
-
-std::tuple<Tensor, Tensor> geqrf(const Tensor& self, const Tensor& a, const Tensor& tau) {
-  return write_out2(tl::geqrf(self), a, tau);
-}
-
-std::tuple<Tensor, Tensor> linalg_ldl_factor(const Tensor& self, bool hermitian, const Tensor& LD,
-                                             const Tensor& pivots) {
-  return write_out2(tl::linalg_ldl_factor(self, hermitian), LD, pivots);
-}
-
-std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor& LU_pivots, bool unpack_data,
-                                             bool unpack_pivots, const Tensor& P, const Tensor& L, const Tensor& U) {
-  return write_out(tl::lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots), P, L, U);
-}
-
-std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compute_uv, const Tensor& U, const Tensor& S,
-                                       const Tensor& V) {
-  return write_out(tl::svd(self, some, compute_uv), U, S, V);
-}
 
 }  // namespace tl::native

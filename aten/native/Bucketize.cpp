@@ -92,11 +92,6 @@ Tensor searchsorted_cpu(const Tensor& sorted_sequence, const Tensor& self, bool 
   return result;
 }
 
-Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
-                    const std::optional<std::string>& side, const std::optional<Tensor>& sorter, const Tensor& out) {
-  return write_out(tl::searchsorted(sorted_sequence, self, out_int32, right, side, sorter), out);
-}
-
 Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
                     const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
   TL_CHECK(sorted_sequence.dim() == 1, "torch.searchsorted(): input value can be a scalar only when boundaries "
@@ -105,18 +100,9 @@ Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_
   return tl::searchsorted(sorted_sequence, value_tensor(self, sorted_sequence), out_int32, right, side, sorter);
 }
 
-Tensor searchsorted(const Tensor& sorted_sequence, const Scalar& self, bool out_int32, bool right,
-                    const std::optional<std::string>& side, const std::optional<Tensor>& sorter, const Tensor& out) {
-  return write_out(tl::searchsorted(sorted_sequence, self, out_int32, right, side, sorter), out);
-}
-
 Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right) {
   TL_CHECK(boundaries.dim() == 1, "boundaries tensor must be 1 dimension, but got dim(", boundaries.dim(), ")");
   return tl::searchsorted(boundaries, self, out_int32, right, std::nullopt, std::nullopt);
-}
-
-Tensor bucketize(const Tensor& self, const Tensor& boundaries, bool out_int32, bool right, const Tensor& out) {
-  return write_out(tl::bucketize(self, boundaries, out_int32, right), out);
 }
 
 Tensor bucketize(const Scalar& self, const Tensor& boundaries, bool out_int32, bool right) {

@@ -240,32 +240,18 @@ Tensor mv(const Tensor& self, const Tensor& vec) {
   return tl::mm(self, vec.unsqueeze(1)).view({self.sizes()[0]});
 }
 
-Tensor mv(const Tensor& self, const Tensor& vec, const Tensor& out) { return write_out(tl::mv(self, vec), out); }
-
 Tensor dot(const Tensor& self, const Tensor& tensor) {
   check_dot(self, tensor);
   return tl::mm(self.unsqueeze(0), tensor.unsqueeze(1)).view(IntArrayRef());
 }
 
-Tensor dot(const Tensor& self, const Tensor& tensor, const Tensor& out) {
-  return write_out(tl::dot(self, tensor), out);
-}
-
 // vdot conjugates self (a no-op for real tensors).
 Tensor vdot(const Tensor& self, const Tensor& other) { return tl::dot(self.conj(), other); }
-
-Tensor vdot(const Tensor& self, const Tensor& other, const Tensor& out) {
-  return write_out(tl::vdot(self, other), out);
-}
 
 Tensor outer(const Tensor& self, const Tensor& vec2) {
   check_vector("outer", "self", self);
   check_vector("outer", "vec2", vec2);
   return self.unsqueeze(1).mul(vec2);
-}
-
-Tensor outer(const Tensor& self, const Tensor& vec2, const Tensor& out) {
-  return write_out(tl::outer(self, vec2), out);
 }
 
 Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {

@@ -299,10 +299,6 @@ Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bo
   return write_out(tl::var(self, dim, unbiased_correction(unbiased), keepdim), out);
 }
 Tensor var(const Tensor& self, bool unbiased) { return tl::var(self, no_dims(), unbiased_correction(unbiased), false); }
-Tensor var(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim,
-           const Tensor& out) {
-  return write_out(tl::var(self, dim, correction, keepdim), out);
-}
 
 Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim) {
   return tl::var(self, dim, correction, keepdim).sqrt();
@@ -314,10 +310,6 @@ Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, bool unbiased, bo
   return write_out(tl::std(self, dim, unbiased_correction(unbiased), keepdim), out);
 }
 Tensor std(const Tensor& self, bool unbiased) { return tl::std(self, no_dims(), unbiased_correction(unbiased), false); }
-Tensor std(const Tensor& self, std::optional<IntArrayRef> dim, const std::optional<Scalar>& correction, bool keepdim,
-           const Tensor& out) {
-  return write_out(tl::std(self, dim, correction, keepdim), out);
-}
 
 std::tuple<Tensor, Tensor> var_mean(const Tensor& self, std::optional<IntArrayRef> dim,
                                     const std::optional<Scalar>& correction, bool keepdim) {
@@ -352,10 +344,6 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   return keepdim ? r : r.sum(dim.empty() ? std::optional<IntArrayRef>() : std::optional<IntArrayRef>(dim), false);
 }
 
-Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim, const Tensor& out) {
-  return write_out(tl::logsumexp(self, dim, keepdim), out);
-}
-
 Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
                           std::optional<ScalarType> dtype) {
   TL_CHECK(is_floating_point(self.dtype()),
@@ -375,11 +363,6 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<I
   if (p == 1) return a.sum(dim, keepdim);
   if (p == 2) return a.mul(a).sum(dim, keepdim).sqrt();
   return a.pow(ord).sum(dim, keepdim).pow(Scalar(1.0 / p));
-}
-
-Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
-                          std::optional<ScalarType> dtype, const Tensor& out) {
-  return write_out(tl::linalg_vector_norm(self, ord, dim, keepdim, dtype), out);
 }
 
 }  // namespace tl::native

@@ -97,10 +97,6 @@ Tensor bernoulli(const Tensor& self, std::optional<GeneratorPtr> generator) {
   return tl::empty_like(self).bernoulli_(self, generator);
 }
 
-Tensor bernoulli(const Tensor& self, std::optional<GeneratorPtr> generator, const Tensor& out) {
-  return write_out(tl::bernoulli(self, generator), out);
-}
-
 Tensor bernoulli(const Tensor& self, double p, std::optional<GeneratorPtr> generator) {
   return tl::empty_like(self).bernoulli_(p, generator);
 }
@@ -166,11 +162,6 @@ Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, st
     }
   }
   return self.is_cpu() ? result : result.to(self.device());
-}
-
-Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, std::optional<GeneratorPtr> generator,
-                   const Tensor& out) {
-  return write_out(tl::multinomial(self, num_samples, replacement, generator), out);
 }
 
 // ---- randperm ----------------------------------------------------------------------------------

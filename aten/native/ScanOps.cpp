@@ -148,19 +148,7 @@ Tensor logcumsumexp_cpu(const Tensor& self, int64_t dim) {
   });
 }
 
-Tensor logcumsumexp(const Tensor& self, int64_t dim, const Tensor& out) {
-  return write_out(tl::logcumsumexp(self, dim), out);
-}
-
 std::tuple<Tensor, Tensor> cummax_cpu(const Tensor& self, int64_t dim) { return cum_extreme<true>("cummax", self, dim); }
 std::tuple<Tensor, Tensor> cummin_cpu(const Tensor& self, int64_t dim) { return cum_extreme<false>("cummin", self, dim); }
-
-std::tuple<Tensor, Tensor> cummax(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
-  return write_out(tl::cummax(self, dim), values, indices);
-}
-
-std::tuple<Tensor, Tensor> cummin(const Tensor& self, int64_t dim, const Tensor& values, const Tensor& indices) {
-  return write_out(tl::cummin(self, dim), values, indices);
-}
 
 }  // namespace tl::native

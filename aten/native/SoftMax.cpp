@@ -226,12 +226,4 @@ Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dt
   return tl::_log_softmax(converted(self, dtype), dim, false);
 }
 
-Tensor softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  return write_out(tl::softmax(self, dim, dtype), out);
-}
-
-Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<ScalarType> dtype, const Tensor& out) {
-  return write_out(tl::log_softmax(self, dim, dtype), out);
-}
-
 }  // namespace tl::native

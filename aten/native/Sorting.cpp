@@ -229,45 +229,10 @@ std::tuple<Tensor, Tensor> mode_cpu(const Tensor& self, int64_t dim, bool keepdi
   return select_along(self, d, keepdim, mode_rows(as_rows(self, d)));
 }
 
-std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
-                                const Tensor& indices) {
-  return write_out(tl::mode(self, dim, keepdim), values, indices);
-}
-
 std::tuple<Tensor, Tensor> nanmedian_dim_cpu(const Tensor& self, int64_t dim, bool keepdim) {
   const int64_t d = wrap_dim(dim, self.dim());
   TL_CHECK_INDEX(row_length(self, d) > 0, "nanmedian(): Expected reduction dim ", d, " to have non-zero size.");
   return kth_along(self, dim, keepdim, kNanMedian, "nanmedian");
-}
-
-std::tuple<Tensor, Tensor> nanmedian(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
-                                     const Tensor& indices) {
-  return write_out(tl::nanmedian(self, dim, keepdim), values, indices);
-}
-
-std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
-                                  const Tensor& indices) {
-  return write_out(tl::median(self, dim, keepdim), values, indices);
-}
-
-std::tuple<Tensor, Tensor> kthvalue(const Tensor& self, int64_t k, int64_t dim, bool keepdim, const Tensor& values,
-                                    const Tensor& indices) {
-  return write_out(tl::kthvalue(self, k, dim, keepdim), values, indices);
-}
-
-std::tuple<Tensor, Tensor> topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted,
-                                const Tensor& values, const Tensor& indices) {
-  return write_out(tl::topk(self, k, dim, largest, sorted), values, indices);
-}
-
-std::tuple<Tensor, Tensor> sort(const Tensor& self, int64_t dim, bool descending, const Tensor& values,
-                                const Tensor& indices) {
-  return write_out(tl::sort(self, dim, descending), values, indices);
-}
-
-std::tuple<Tensor, Tensor> sort(const Tensor& self, std::optional<bool> stable, int64_t dim, bool descending,
-                                const Tensor& values, const Tensor& indices) {
-  return write_out(tl::sort(self, stable, dim, descending), values, indices);
 }
 
 // Whole-tensor nanmedian: over the flattened tensor, so its gradient comes from nanmedian.dim.
@@ -292,10 +257,6 @@ Tensor argsort(const Tensor& self, int64_t dim, bool descending) {
 
 Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending) {
   return std::get<1>(tl::sort(self, std::optional<bool>(stable), dim, descending));
-}
-
-Tensor argsort(const Tensor& self, bool stable, int64_t dim, bool descending, const Tensor& out) {
-  return write_out(tl::argsort(self, stable, dim, descending), out);
 }
 
 }  // namespace tl::native

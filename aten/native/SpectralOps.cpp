@@ -232,16 +232,4 @@ Tensor _fft_c2r_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, 
   return dst.movedim(-1, last).contiguous();
 }
 
-Tensor _fft_c2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward, const Tensor& out) {
-  return write_out(tl::_fft_c2c(self, dim, normalization, forward), out);
-}
-
-Tensor _fft_r2c(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided, const Tensor& out) {
-  return write_out(tl::_fft_r2c(self, dim, normalization, onesided), out);
-}
-
-Tensor _fft_c2r(const Tensor& self, IntArrayRef dim, int64_t normalization, int64_t last_dim_size, const Tensor& out) {
-  return write_out(tl::_fft_c2r(self, dim, normalization, last_dim_size), out);
-}
-
 }  // namespace tl::native

@@ -107,11 +107,6 @@ Tensor nanmean(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim,
   return tl::nansum(self, dim, keepdim, dtype).div(count);
 }
 
-Tensor nanmean(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype,
-               const Tensor& out) {
-  return write_out(tl::nanmean(self, dim, keepdim, dtype), out);
-}
-
 Tensor count_nonzero(const Tensor& self, IntArrayRef dim) {
   return self.ne(Scalar(0)).sum(std::optional<IntArrayRef>(dim), false, ScalarType::Long);
 }
@@ -128,11 +123,6 @@ std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> di
   const int64_t d = dim.value_or(0);
   const IntArrayRef dims = dim ? IntArrayRef(d) : IntArrayRef();
   return {self.amin(dims, keepdim), self.amax(dims, keepdim)};
-}
-
-std::tuple<Tensor, Tensor> aminmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& min,
-                                   const Tensor& max) {
-  return write_out(tl::aminmax(self, dim, keepdim), min, max);
 }
 
 // ---- quantiles ----------------------------------------------------------------------------
@@ -203,34 +193,18 @@ Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim,
                 const std::string& interpolation) {
   return quantile_impl("quantile", self, q, dim, keepdim, interpolation, false);
 }
-Tensor quantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
-                const std::string& interpolation, const Tensor& out) {
-  return write_out(tl::quantile(self, q, dim, keepdim, interpolation), out);
-}
 Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                 const std::string& interpolation) {
   return quantile_impl("quantile", self, scalar_q(self, q), dim, keepdim, interpolation, false);
-}
-Tensor quantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
-                const std::string& interpolation, const Tensor& out) {
-  return write_out(tl::quantile(self, q, dim, keepdim, interpolation), out);
 }
 
 Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
                    const std::string& interpolation) {
   return quantile_impl("nanquantile", self, q, dim, keepdim, interpolation, true);
 }
-Tensor nanquantile(const Tensor& self, const Tensor& q, std::optional<int64_t> dim, bool keepdim,
-                   const std::string& interpolation, const Tensor& out) {
-  return write_out(tl::nanquantile(self, q, dim, keepdim, interpolation), out);
-}
 Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
                    const std::string& interpolation) {
   return quantile_impl("nanquantile", self, scalar_q(self, q), dim, keepdim, interpolation, true);
-}
-Tensor nanquantile(const Tensor& self, double q, std::optional<int64_t> dim, bool keepdim,
-                   const std::string& interpolation, const Tensor& out) {
-  return write_out(tl::nanquantile(self, q, dim, keepdim, interpolation), out);
 }
 
 // ---- differences and the trapezoid rule -------------------------------------------------
@@ -251,11 +225,6 @@ Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tens
     x = x.dtype() == ScalarType::Bool ? right.logical_xor(left) : right.sub(left);
   }
   return x;
-}
-
-Tensor diff(const Tensor& self, int64_t n, int64_t dim, const std::optional<Tensor>& prepend,
-            const std::optional<Tensor>& append, const Tensor& out) {
-  return write_out(tl::diff(self, n, dim, prepend, append), out);
 }
 
 namespace {
@@ -445,10 +414,6 @@ Tensor histc_cpu(const Tensor& self, int64_t bins, const Scalar& min, const Scal
     std::copy(counts.begin(), counts.end(), result.data_ptr<T>());
   });
   return result;
-}
-
-Tensor histc(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max, const Tensor& out) {
-  return write_out(tl::histc(self, bins, min, max), out);
 }
 
 Tensor bincount_cpu(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {

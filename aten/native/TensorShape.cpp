@@ -739,13 +739,11 @@ Tensor zero_like_scalar(const Tensor& self) { return empty_tensor({}, self.optio
 Tensor tril(const Tensor& self, int64_t diagonal) {
   return tl::where(triangle_mask(self, diagonal, true), self, zero_like_scalar(self));
 }
-Tensor tril(const Tensor& self, int64_t diagonal, const Tensor& out) { return write_out(tl::tril(self, diagonal), out); }
 Tensor tril_(const Tensor& self, int64_t diagonal) { return self.copy_(tl::tril(self, diagonal)); }
 
 Tensor triu(const Tensor& self, int64_t diagonal) {
   return tl::where(triangle_mask(self, diagonal, false), self, zero_like_scalar(self));
 }
-Tensor triu(const Tensor& self, int64_t diagonal, const Tensor& out) { return write_out(tl::triu(self, diagonal), out); }
 Tensor triu_(const Tensor& self, int64_t diagonal) { return self.copy_(tl::triu(self, diagonal)); }
 
 Tensor diag_embed(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
@@ -765,7 +763,6 @@ Tensor diag(const Tensor& self, int64_t diagonal) {
   TL_CHECK(self.dim() == 1 || self.dim() == 2, "diag(): Supports 1D or 2D tensors. Got ", self.dim(), "D");
   return self.dim() == 1 ? tl::diag_embed(self, diagonal, 0, 1) : self.diagonal(diagonal).clone();
 }
-Tensor diag(const Tensor& self, int64_t diagonal, const Tensor& out) { return write_out(tl::diag(self, diagonal), out); }
 
 Tensor broadcast_to(const Tensor& self, IntArrayRef size) { return self.expand(size); }
 
