@@ -43,14 +43,15 @@ def _register_parameter_or_buffer(module, name, value):
         module.register_buffer(name, value)
 
 
-def _check_result(value, dtype, shape, what, unsafe_hint):
-    """The ValueErrors PyTorch raises when a parametrization changes the tensor's dtype or shape."""
-    if value.dtype != dtype:
-        raise ValueError(f"Registering a parametrization may not change the dtype of the tensor, unless {unsafe_hint} "
-                         f"flag is enabled.\n{what[0]}.dtype: {dtype}\n{what[1]}.dtype: {value.dtype}")
-    if value.shape != shape:
-        raise ValueError(f"Registering a parametrization may not change the shape of the tensor, unless {unsafe_hint} "
-                         f"flag is enabled.\n{what[0]}.shape: {shape}\n{what[1]}.shape: {value.shape}")
+def _check_result(value, dtype, shape, labels, unsafe_hint):
+    """The ValueErrors PyTorch raises when a parametrization changes the tensor's dtype or shape;
+    labels: templates naming the tensor before and after, filled with 'dtype' or 'shape'."""
+    for attr, before in (("dtype", dtype), ("shape", shape)):
+        after = getattr(value, attr)
+        if after != before:
+            raise ValueError(f"Registering a parametrization may not change the {attr} of the tensor, unless "
+                             f"{unsafe_hint} flag is enabled.\n{labels[0].format(attr)}: {before}\n"
+                             f"{labels[1].format(attr)}: {after}")
 
 
 class ParametrizationList(ModuleList):
@@ -99,7 +100,7 @@ class ParametrizationList(ModuleList):
             z = self()
             if not isinstance(z, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(z).__name__}.")
-            _check_result(z, original_dtype, original_shape, ("unparametrized", "parametrized"), "`unsafe`")
+            _check_result(z, original_dtype, original_shape, ("unparametrized {}", "parametrized {}"), "`unsafe`")
 
     def right_inverse(self, value):
         """Sets the originals so that this list's output is `value` (each parametrization's right_inverse)."""
@@ -197,7 +198,7 @@ def register_parametrization(module, tensor_name, parametrization, *, unsafe=Fal
             x = parametrization(y)
             if not isinstance(x, Tensor):
                 raise ValueError(f"A parametrization must return a tensor. Got {type(x).__name__}.")
-            what = (f"module.{tensor_name}", f"parametrization(module.{tensor_name})")
+            what = (f"module.{tensor_name}.{{}}", f"parametrization(module.{tensor_name}).{{}}")
             _check_result(x, y.dtype, y.shape, what, "the `unsafe`")
             if hasattr(parametrization, "right_inverse"):
                 try:

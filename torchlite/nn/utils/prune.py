@@ -56,7 +56,7 @@ class BasePruningMethod(ABC):
             del module._parameters[name]
             default_mask = _C.ones_like(orig)
         else:
-            default_mask = getattr(module, name + "_mask").detach().clone()
+            default_mask = getattr(module, name + "_mask").detach().clone(memory_format=_C.contiguous_format)
         try:
             mask = method.compute_mask(importance_scores, default_mask=default_mask)
             module.register_buffer(name + "_mask", mask)
@@ -193,7 +193,7 @@ class RandomUnstructured(BasePruningMethod):
         tensor_size = t.nelement()
         nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
         _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
+        mask = default_mask.clone(memory_format=_C.contiguous_format)
         if nparams_toprune != 0:
             prob = _C.rand_like(t)
             mask.view(-1)[_C.topk(prob.view(-1), k=nparams_toprune).indices] = 0
@@ -217,7 +217,7 @@ class L1Unstructured(BasePruningMethod):
         tensor_size = t.nelement()
         nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
         _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone()
+        mask = default_mask.clone(memory_format=_C.contiguous_format)
         if nparams_toprune != 0:
             mask.view(-1)[_C.topk(t.abs().view(-1), k=nparams_toprune, largest=False).indices] = 0
         return mask
