@@ -518,6 +518,9 @@ def test_pickle_plain_tensor():
     assert y.tolist() == x.tolist() and y.dtype == x.dtype
     b = tl.tensor([1.5, -2.25]).to(tl.bfloat16)
     assert pickle.loads(pickle.dumps(b)).to(tl.float32).tolist() == [1.5, -2.25]
+    for dtype in (tl.float32, tl.bfloat16):  # 0-d stays 0-d
+        z = pickle.loads(pickle.dumps(tl.tensor(2.5, dtype=dtype)))
+        assert z.shape == () and z.dtype == dtype and z.item() == 2.5
     r = tl.ones(2).requires_grad_()
     assert pickle.loads(pickle.dumps(r)).requires_grad
     with pytest.raises(RuntimeError, match="not a leaf"):

@@ -147,19 +147,19 @@ def _to_array(t: Tensor) -> np.ndarray:
             t = t.cpu()
         if t.dtype == _C.bfloat16:
             bits = t.to(_C.float32).numpy().view(np.uint32) >> 16  # float32 from bfloat16 is exact
-            return np.ascontiguousarray(bits.astype(np.uint16))
-        return np.ascontiguousarray(t.numpy())
+            return np.require(bits, np.uint16, requirements="C")
+        # np.require, not np.ascontiguousarray: that one makes a 0-d array 1-d
+        return np.require(t.numpy(), requirements="C")
 
 
 def _from_array(arr: np.ndarray, dtype_name: str) -> Tensor:
     """Inverse of _to_array: a CPU tensor of dtype `dtype_name` owning (or viewing) `arr`."""
     if dtype_name == "bfloat16":
-        f32 = (arr.astype(np.uint32) << 16).view(np.float32)
-        return _C.from_numpy(np.ascontiguousarray(f32)).to(_C.bfloat16)
+        bits = np.require(arr, np.uint32, requirements=["C", "W"])  # a new array: arr holds uint16
+        bits <<= 16
+        return _C.from_numpy(bits.view(np.float32)).to(_C.bfloat16)
     if not arr.flags.writeable or not arr.flags.c_contiguous or not arr.dtype.isnative:
-        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
-        if not arr.flags.writeable:
-            arr = arr.copy()
+        arr = np.require(arr, dtype=arr.dtype.newbyteorder("="), requirements=["C", "W"])
     return _C.from_numpy(arr)
 
 
