@@ -586,3 +586,54 @@ def test_save_through_symlink_and_bytes_path(tmp_path):
     link.symlink_to(target)
     tl.save(2, os.fsencode(str(link)))
     assert link.is_symlink() and tl.load(target) == 2
+
+
+class Tagged(tl.Tensor):
+    """A Tensor subclass with a Python attribute."""
+
+
+def test_tensor_subclass_needs_safe_globals():
+    t = Tagged(tl.arange(3.0))
+    t.tag = "mine"
+    buf = io.BytesIO()
+    tl.save({"t": t}, buf)
+    with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {Tagged.__module__}.Tagged was not an allowed"):
+        tl.load(io.BytesIO(buf.getvalue()))
+    with serialization.safe_globals([Tagged]):
+        out = tl.load(io.BytesIO(buf.getvalue()))["t"]
+    assert type(out) is Tagged and out.tag == "mine" and out.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_untyped_storage_record_reinterpreted_by_rebuild_tensor_v3():
+    """PyTorch's record for a dtype with no typed storage class: raw bytes plus the dtype."""
+
+    class Rebuild3:
+        def __reduce__(self):
+            storage = ("__raw__",)
+            return (serialization._Global("torch._utils", "_rebuild_tensor_v3"),
+                    (storage, 1, (2,), (1,), False, collections.OrderedDict(), tl.float32))
+
+    class P(serialization._Pickler):
+        def persistent_id(self, obj):
+            if obj == ("__raw__",):
+                return ("storage", serialization._Global("torch.storage", "UntypedStorage"), "0", "cpu", 12)
+            return None
+
+    pkl = io.BytesIO()
+    P(pkl, 2).dump(Rebuild3())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl.getvalue())
+        zf.writestr("archive/data/0", np.array([1.5, -2.0, 4.25], "<f4").tobytes())
+    out = tl.load(io.BytesIO(buf.getvalue()))
+    assert out.dtype == tl.float32 and out.tolist() == [-2.0, 4.25]
+
+
+def test_safetensors_path_without_the_package(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "safetensors", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "torchlite.safetensors", raising=False)
+    monkeypatch.delattr(tl, "safetensors", raising=False)
+    with pytest.raises(RuntimeError, match="safetensors is not installed"):
+        tl.load(tmp_path / "m.safetensors")
+    with pytest.raises(RuntimeError, match="dict map_location is not supported"):
+        tl.load(tmp_path / "m.safetensors", map_location={"cuda:0": "cpu"})

@@ -976,8 +976,11 @@ def _load_safetensors(path: str, map_location):
     if map_location is not None and not isinstance(map_location, (str, _C.device)):
         raise RuntimeError(f"Loading safetensors file with {type(map_location).__name__} map_location is not "
                            f"supported. Use a device string or torchlite.device instead.")
-    from torchlite import safetensors as st  # noqa: PLC0415  (needs the optional safetensors package)
-
+    try:
+        from torchlite import safetensors as st  # noqa: PLC0415  (needs the optional safetensors package)
+    except ImportError as e:
+        raise RuntimeError("Attempting to load a safetensors file but safetensors is not installed. Please install "
+                           "it with: pip install safetensors") from e
     return st.load_file(path, device=str(map_location) if map_location is not None else "cpu")
 
 
