@@ -261,7 +261,7 @@ def _rebuild_subclass(cls, data, requires_grad, state):
     obj = cls(data) if cls is not Tensor else data
     if requires_grad and not obj.requires_grad:
         obj.requires_grad_(True)
-    return _set_state(obj, state) if state else obj
+    return _set_state(obj, state)
 
 
 def _rebuild_from_type_v2(func, new_type, args, state):
