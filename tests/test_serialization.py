@@ -5,6 +5,7 @@ import copy
 import io
 import os
 import pickle
+import sys
 import zipfile
 
 import numpy as np
@@ -193,14 +194,34 @@ def test_weights_only_refuses_malicious_pickle(tmp_path):
     marker = tmp_path / "pwned"
     p = tmp_path / "evil.pt"
     tl.save({"x": tl.ones(1), "evil": Evil(marker)}, p)
-    with pytest.raises(pickle.UnpicklingError, match=r"unsupported global .*system.*weights_only=False"):
+    with pytest.raises(pickle.UnpicklingError, match=r"(?s)`weights_only` set to `False`.*unsupported GLOBAL "
+                                                     r"posix.system whose module posix is blocked"):
         tl.load(p)
     assert not marker.exists()
-    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
-        tl.load(p, weights_only=True)
+    with serialization.safe_globals([os.system]), pytest.raises(pickle.UnpicklingError, match="is blocked"):
+        tl.load(p, weights_only=True)  # a blocked module stays blocked, as in PyTorch
     assert not marker.exists()
+    assert serialization.get_unsafe_globals_in_checkpoint(p) == ["posix.system"]
     out = tl.load(p, weights_only=False)  # the user trusts it: full pickle
     assert marker.exists() and out["x"].tolist() == [1.0]
+
+
+class EvalCall:
+    def __reduce__(self):
+        return (eval, ("1 + 1",))
+
+
+def test_weights_only_error_names_the_global_and_the_remedy():
+    buf = io.BytesIO()
+    tl.save([EvalCall()], buf)
+    with pytest.raises(pickle.UnpicklingError) as e:
+        tl.load(io.BytesIO(buf.getvalue()))
+    msg = str(e.value)
+    assert msg.startswith("Weights only load failed. This file can still be loaded")
+    assert "Unsupported global: GLOBAL eval was not an allowed global by default" in msg
+    assert "`torchlite.serialization.add_safe_globals([eval])`" in msg
+    assert "`torchlite.serialization.safe_globals([eval])` context manager" in msg
+    assert tl.load(io.BytesIO(buf.getvalue()), weights_only=False) == [2]
 
 
 class OtherCodec:
@@ -215,7 +236,7 @@ def test_protocol_2_bytes_load_and_only_latin1_is_let_through():
     assert tl.load(io.BytesIO(buf.getvalue())) == {"b": b"\x00\xffraw", "s": {1, 2}}
     buf = io.BytesIO()
     tl.save(OtherCodec(), buf)
-    with pytest.raises(pickle.UnpicklingError, match="_codecs.encode with encoding 'base64'"):
+    with pytest.raises(pickle.UnpicklingError, match="_codecs.encode with encoding 'base64' is not allowed"):
         tl.load(io.BytesIO(buf.getvalue()))
 
 
@@ -224,21 +245,91 @@ class Point:
         self.x = x
 
 
+POINT = f"{Point.__module__}.Point"
+
+
 def test_safe_globals():
     buf = io.BytesIO()
     tl.save(Point(3), buf)
-    with pytest.raises(pickle.UnpicklingError, match="test_serialization.Point"):
+    with pytest.raises(pickle.UnpicklingError, match=f"add_safe_globals\\(\\[{POINT}\\]\\)"):
         tl.load(io.BytesIO(buf.getvalue()))
+    assert serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(buf.getvalue())) == [POINT]
     with serialization.safe_globals([Point]):
+        assert serialization.get_safe_globals() == [Point]
         assert tl.load(io.BytesIO(buf.getvalue())).x == 3
+        assert serialization.get_unsafe_globals_in_checkpoint(io.BytesIO(buf.getvalue())) == []
+    assert serialization.get_safe_globals() == []
     with pytest.raises(pickle.UnpicklingError):
         tl.load(io.BytesIO(buf.getvalue()))
     serialization.add_safe_globals([Point])
     try:
+        with serialization.safe_globals([Point]):  # leaving the block keeps what was added before it
+            pass
         assert Point in serialization.get_safe_globals()
         assert tl.load(io.BytesIO(buf.getvalue())).x == 3
     finally:
         serialization.clear_safe_globals()
+    assert serialization.get_safe_globals() == []
+
+
+def test_safe_globals_under_another_name():
+    buf = io.BytesIO()
+    tl.save(Point(4), buf)
+    with serialization.safe_globals([(Point, "elsewhere.Point")]), pytest.raises(pickle.UnpicklingError):
+        tl.load(io.BytesIO(buf.getvalue()))  # the checkpoint names it POINT, not elsewhere.Point
+    with serialization.safe_globals([(Point, POINT)]):
+        assert tl.load(io.BytesIO(buf.getvalue())).x == 4
+    with pytest.raises(ValueError, match="tuple of length 2"):
+        serialization.add_safe_globals([(Point, POINT, 1)])
+    with pytest.raises(TypeError, match="str of callable full path"):
+        serialization.add_safe_globals([(Point, Point)])
+    assert serialization.get_safe_globals() == []
+
+
+@pytest.mark.parametrize("env, weights_only, loads", [
+    ({}, None, False),
+    ({}, False, True),
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "1"}, False, False),  # forcing weights_only overrides the argument
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "true"}, None, True),
+    ({"TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "YES"}, True, False),  # ...but not an explicit weights_only=True
+    ({"TORCH_FORCE_WEIGHTS_ONLY_LOAD": "0", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD": "y"}, None, True),
+])
+def test_weights_only_environment_variables(monkeypatch, env, weights_only, loads):
+    for name in ("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    buf = io.BytesIO()
+    tl.save(Point(5), buf)
+    load = lambda: tl.load(io.BytesIO(buf.getvalue()), weights_only=weights_only)  # noqa: E731
+    if not loads:
+        with pytest.raises(pickle.UnpicklingError, match="Weights only load failed"):
+            load()
+    elif weights_only is None:
+        with pytest.warns(UserWarning, match="TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected"):
+            assert load().x == 5
+    else:
+        assert load().x == 5
+
+
+def test_both_environment_variables_set(monkeypatch):
+    monkeypatch.setenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "1")
+    monkeypatch.setenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "1")
+    with pytest.raises(RuntimeError, match="Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD`"):
+        tl.load(io.BytesIO(b""))
+
+
+def test_pickle_module_means_full_pickle():
+    buf = io.BytesIO()
+    tl.save(Point(6), buf)
+    assert tl.load(io.BytesIO(buf.getvalue()), pickle_module=pickle).x == 6  # PyTorch's default then
+    with pytest.raises(RuntimeError, match="explicit pickle_module"):
+        tl.load(io.BytesIO(buf.getvalue()), pickle_module=pickle, weights_only=True)
+    assert tl.load(io.BytesIO(buf.getvalue()), weights_only=False, encoding="latin1").x == 6
+    buf = io.BytesIO()
+    tl.save([1], buf)
+    with pytest.warns(UserWarning, match="pickle_load_args only works if `weights_only=False`"):
+        assert tl.load(io.BytesIO(buf.getvalue()), encoding="latin1") == [1]
 
 
 def test_empty_file(tmp_path):
@@ -283,36 +374,64 @@ def test_zip_without_our_records():
     with pytest.raises(RuntimeError, match="without a data.pkl"):
         tl.load(io.BytesIO(buf.getvalue()))
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("archive/data.pkl", pickle.dumps(1))
-        zf.writestr("archive/version", "3\n")
-    with pytest.raises(RuntimeError, match="not written by torchlite.save"):
-        tl.load(io.BytesIO(buf.getvalue()))
-
-
-def test_newer_format_version_refused():
+    with zipfile.ZipFile(buf, "w") as zf:  # the least a PyTorch checkpoint holds
+        zf.writestr("any_name/data.pkl", pickle.dumps([1, "a"], protocol=2))
+    assert tl.load(io.BytesIO(buf.getvalue())) == [1, "a"]
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("archive/torchlite_format", "99\n")
         zf.writestr("archive/data.pkl", pickle.dumps(1))
-    with pytest.raises(RuntimeError, match="newer torchlite"):
+        zf.writestr("archive/constants.pkl", pickle.dumps(()))
+    with pytest.raises(RuntimeError, match="TorchScript archive"):
         tl.load(io.BytesIO(buf.getvalue()))
+
+
+def test_pytorch_legacy_format_refused():
+    legacy = serialization._LEGACY_MAGIC + pickle.dumps(1001, protocol=2) + pickle.dumps({}, protocol=2)
+    with pytest.raises(RuntimeError, match="PyTorch's legacy format"):
+        tl.load(io.BytesIO(legacy))
+    with pytest.raises(ValueError, match="legacy"):
+        tl.save(1, io.BytesIO(), _use_new_zipfile_serialization=False)
+
+
+def test_records_are_aligned_for_mmap():
+    buf = io.BytesIO()
+    tl.save({"a": tl.ones(3), "b": tl.arange(5), "c": tl.zeros(0), "d": tl.tensor([True])}, buf)
+    data = buf.getvalue()
+    zf = zipfile.ZipFile(io.BytesIO(data))
+    assert zf.read("archive/byteorder") == sys.byteorder.encode() and zf.read("archive/version") == b"3\n"
+    for info in zf.infolist():
+        if info.filename.startswith("archive/data/"):
+            name_len, extra_len = int.from_bytes(data[info.header_offset + 26:][:2], "little"), \
+                int.from_bytes(data[info.header_offset + 28:][:2], "little")
+            assert (info.header_offset + 30 + name_len + extra_len) % 64 == 0, info.filename
+
+
+def test_mmap_load(tmp_path):
+    p = tmp_path / "m.pt"
+    base = tl.arange(12.0).reshape(3, 4)
+    tl.save({"base": base, "row": base[1], "i": tl.arange(3), "e": tl.ones(0)}, p)
+    before = p.read_bytes()
+    out = tl.load(p, mmap=True)
+    assert out["base"].tolist() == base.tolist() and out["i"].tolist() == [0, 1, 2] and out["e"].numel() == 0
+    out["base"][1, 0] = -1.0  # copy-on-write: visible through the view, never written to the file
+    assert out["row"][0].item() == -1.0 and p.read_bytes() == before
+    with pytest.raises(ValueError, match="must be a file path in order to use the mmap"):
+        tl.load(io.BytesIO(before), mmap=True)
 
 
 def write_raw_checkpoint(records_pickle, storages, location="cuda:0"):
-    """A checkpoint as written on a CUDA machine: storage records tagged with `location`."""
+    """A checkpoint as written on a CUDA machine: float32 storage records tagged with `location`."""
 
-    class P(pickle.Pickler):
+    class P(serialization._Pickler):
         def persistent_id(self, obj):
             if isinstance(obj, tuple) and obj and obj[0] == "__storage__":
-                return ("storage", obj[1], obj[2], location, obj[3])
+                return ("storage", serialization._TORCH_NAMES["torch.FloatStorage"], obj[1], location, obj[2])
             return None
 
     pkl = io.BytesIO()
-    P(pkl, 4).dump(records_pickle)
+    P(pkl, 2).dump(records_pickle)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("archive/torchlite_format", "1\n")
         zf.writestr("archive/byteorder", "little")
         zf.writestr("archive/data.pkl", pkl.getvalue())
         for key, arr in storages.items():
@@ -321,18 +440,18 @@ def write_raw_checkpoint(records_pickle, storages, location="cuda:0"):
 
 
 class _Rebuild:
-    """Pickles as serialization._rebuild_tensor(storage, offset, size, stride, requires_grad)."""
+    """Pickles as torch._utils._rebuild_tensor_v2(storage, offset, size, stride, requires_grad, hooks)."""
 
     def __init__(self, *args):
         self.args = args
 
     def __reduce__(self):
-        return (serialization._rebuild_tensor, self.args)
+        return (serialization._TORCH_NAMES["torch._utils._rebuild_tensor_v2"], (*self.args, collections.OrderedDict()))
 
 
 def cuda_checkpoint():
     arr = np.arange(6, dtype=np.float32)
-    obj = {"w": _Rebuild(("__storage__", "0", "float32", 6), 0, (2, 3), (3, 1), False)}
+    obj = {"w": _Rebuild(("__storage__", "0", 6), 0, (2, 3), (3, 1), False)}
     return write_raw_checkpoint(obj, {"0": arr})
 
 
@@ -371,16 +490,16 @@ def test_map_location_bad_type():
 
 
 def test_malformed_records_refused():
-    bad_stride = {"w": _Rebuild(("__storage__", "0", "float32", 6), 0, (2, 3), (3, 10), False)}
+    bad_stride = {"w": _Rebuild(("__storage__", "0", 6), 0, (2, 3), (3, 10), False)}
     with pytest.raises(RuntimeError, match="out of bounds"):
         tl.load(io.BytesIO(write_raw_checkpoint(bad_stride, {"0": np.zeros(6, np.float32)}, "cpu")))
-    neg = {"w": _Rebuild(("__storage__", "0", "float32", 6), 0, (2, 3), (-3, 1), False)}
+    neg = {"w": _Rebuild(("__storage__", "0", 6), 0, (2, 3), (-3, 1), False)}
     with pytest.raises(pickle.UnpicklingError, match="negative stride"):
         tl.load(io.BytesIO(write_raw_checkpoint(neg, {"0": np.zeros(6, np.float32)}, "cpu")))
-    short = {"w": _Rebuild(("__storage__", "0", "float32", 6), 0, (6,), (1,), False)}
+    short = {"w": _Rebuild(("__storage__", "0", 6), 0, (6,), (1,), False)}
     with pytest.raises(RuntimeError, match="holds 8 bytes, expected 24"):
         tl.load(io.BytesIO(write_raw_checkpoint(short, {"0": np.zeros(2, np.float32)}, "cpu")))
-    missing = {"w": _Rebuild(("__storage__", "7", "float32", 6), 0, (6,), (1,), False)}
+    missing = {"w": _Rebuild(("__storage__", "7", 6), 0, (6,), (1,), False)}
     with pytest.raises(RuntimeError, match="no record"):
         tl.load(io.BytesIO(write_raw_checkpoint(missing, {}, "cpu")))
 
@@ -399,6 +518,9 @@ def test_pickle_plain_tensor():
     assert y.tolist() == x.tolist() and y.dtype == x.dtype
     b = tl.tensor([1.5, -2.25]).to(tl.bfloat16)
     assert pickle.loads(pickle.dumps(b)).to(tl.float32).tolist() == [1.5, -2.25]
+    for dtype in (tl.float32, tl.bfloat16):  # 0-d stays 0-d
+        z = pickle.loads(pickle.dumps(tl.tensor(2.5, dtype=dtype)))
+        assert z.shape == () and z.dtype == dtype and z.item() == 2.5
     r = tl.ones(2).requires_grad_()
     assert pickle.loads(pickle.dumps(r)).requires_grad
     with pytest.raises(RuntimeError, match="not a leaf"):
@@ -453,7 +575,7 @@ def test_module_and_optimizer_state_dicts_if_present():
             assert (w.tolist() if isinstance(w, tl.Tensor) else w) == (v.tolist() if isinstance(v, tl.Tensor) else v)
     whole = roundtrip(m, weights_only=False)  # a whole module needs full pickle
     assert type(whole) is nn.Linear and whole.weight.tolist() == m.weight.tolist()
-    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+    with pytest.raises(pickle.UnpicklingError, match="Unsupported global: GLOBAL torchlite.nn.modules.linear.Linear"):
         roundtrip(m)
 
 
@@ -464,3 +586,54 @@ def test_save_through_symlink_and_bytes_path(tmp_path):
     link.symlink_to(target)
     tl.save(2, os.fsencode(str(link)))
     assert link.is_symlink() and tl.load(target) == 2
+
+
+class Tagged(tl.Tensor):
+    """A Tensor subclass with a Python attribute."""
+
+
+def test_tensor_subclass_needs_safe_globals():
+    t = Tagged(tl.arange(3.0))
+    t.tag = "mine"
+    buf = io.BytesIO()
+    tl.save({"t": t}, buf)
+    with pytest.raises(pickle.UnpicklingError, match=f"GLOBAL {Tagged.__module__}.Tagged was not an allowed"):
+        tl.load(io.BytesIO(buf.getvalue()))
+    with serialization.safe_globals([Tagged]):
+        out = tl.load(io.BytesIO(buf.getvalue()))["t"]
+    assert type(out) is Tagged and out.tag == "mine" and out.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_untyped_storage_record_reinterpreted_by_rebuild_tensor_v3():
+    """PyTorch's record for a dtype with no typed storage class: raw bytes plus the dtype."""
+
+    class Rebuild3:
+        def __reduce__(self):
+            storage = ("__raw__",)
+            return (serialization._Global("torch._utils", "_rebuild_tensor_v3"),
+                    (storage, 1, (2,), (1,), False, collections.OrderedDict(), tl.float32))
+
+    class P(serialization._Pickler):
+        def persistent_id(self, obj):
+            if obj == ("__raw__",):
+                return ("storage", serialization._Global("torch.storage", "UntypedStorage"), "0", "cpu", 12)
+            return None
+
+    pkl = io.BytesIO()
+    P(pkl, 2).dump(Rebuild3())
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("archive/data.pkl", pkl.getvalue())
+        zf.writestr("archive/data/0", np.array([1.5, -2.0, 4.25], "<f4").tobytes())
+    out = tl.load(io.BytesIO(buf.getvalue()))
+    assert out.dtype == tl.float32 and out.tolist() == [-2.0, 4.25]
+
+
+def test_safetensors_path_without_the_package(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "safetensors", None)  # as if not installed
+    monkeypatch.delitem(sys.modules, "torchlite.safetensors", raising=False)
+    monkeypatch.delattr(tl, "safetensors", raising=False)
+    with pytest.raises(RuntimeError, match="safetensors is not installed"):
+        tl.load(tmp_path / "m.safetensors")
+    with pytest.raises(RuntimeError, match="dict map_location is not supported"):
+        tl.load(tmp_path / "m.safetensors", map_location={"cuda:0": "cpu"})

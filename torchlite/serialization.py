@@ -1,14 +1,25 @@
-"""torchlite.save / torchlite.load, and pickling of tensors.
+"""torchlite.save / torchlite.load in PyTorch's checkpoint format, and pickling of tensors.
 
-File format (a zip archive, stored uncompressed, like PyTorch's in spirit but not byte-compatible):
+File format: PyTorch's zip checkpoint (torch.save's default), so that PyTorch's torch.load
+(weights_only=True included) reads what torchlite.save writes, and torchlite.load reads what
+torch.save writes. A zip archive whose records sit in one top folder ("archive" here; PyTorch
+names it after the file), stored uncompressed with the data 64-byte aligned (so they can be mmapped):
 
-    archive/torchlite_format    b"1\\n": the format version; marks the file as ours
+    archive/data.pkl            the pickled object, protocol 2; every tensor is a call
+                                torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
+                                requires_grad, backward_hooks) whose storage is a persistent id
+                                ("storage", torch.<Type>Storage, key, location, numel)
+    archive/.format_version     b"1"
+    archive/.storage_alignment  b"64"
     archive/byteorder           b"little" or b"big": byte order of the storage records
-    archive/data.pkl            the pickled object; every tensor is a call
-                                _rebuild_tensor(storage, offset, size, stride, requires_grad)
-                                whose storage is a persistent id ("storage", key, dtype, location,
-                                numel) naming the record below
-    archive/data/<key>          the raw bytes of one storage (bfloat16: its 16-bit patterns)
+    archive/data/<key>          the raw bytes of one storage, numel elements (bfloat16: its bits)
+    archive/version             b"3\\n"
+
+Globals are written under PyTorch's names (torch._utils._rebuild_tensor_v2, torch.FloatStorage,
+torch.float16, torch.device, torch.Size, torch._utils._rebuild_parameter, ...) and read back as
+torchlite's own functions and objects (the table _torch_globals()); nothing imports torch.
+torchlite's earlier format (with an archive/torchlite_format record) was never released and is not
+read. PyTorch's legacy non-zip format (_use_new_zipfile_serialization=False) is refused by name.
 
 Note [Shared storages]: tensors that are views of one storage (same storage identity, from
 Tensor._storage_id()) refer to one storage record, written once. On load each record becomes one
@@ -16,10 +27,12 @@ flat 1-D tensor and every tensor is rebuilt with as_strided over it, so views sa
 views of one (new) storage after load: writing through one is visible in the others. The same
 tensor object saved twice loads as one object (pickle's memo).
 
-Loading with weights_only=True (the default) uses an Unpickler whose find_class only admits an
-allowlist (containers, torchlite dtypes/devices/Size, the rebuild functions here, and whatever
-add_safe_globals registered); anything else raises pickle.UnpicklingError naming the global, and
-nothing from the file runs.
+Loading with weights_only=True (the default) uses an Unpickler whose find_class admits only
+PyTorch's allowlist (containers, tensors, storages, dtypes, devices, Size, Parameter, bytes, set,
+complex) plus what add_safe_globals / safe_globals registered, and never the modules sys, os,
+posix, nt; anything else raises pickle.UnpicklingError naming the global and the remedies, and
+nothing from the file runs. TORCH_FORCE_WEIGHTS_ONLY_LOAD / TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD
+override the default as in PyTorch.
 
 Plain pickling (pickle.dumps(t), multiprocessing queues, copy.deepcopy) goes through
 Tensor.__reduce_ex__ / __deepcopy__ below (installed by torchlite._tensor): data travels as a
@@ -34,8 +47,12 @@ import contextlib
 import io
 import os
 import pickle
+import pickletools
+import re
+import struct
 import sys
 import tempfile
+import warnings
 import zipfile
 from typing import IO, Any
 
@@ -52,13 +69,15 @@ __all__ = [
     "get_safe_globals",
     "clear_safe_globals",
     "safe_globals",
+    "get_unsafe_globals_in_checkpoint",
     "DEFAULT_PROTOCOL",
 ]
 
-FORMAT_VERSION = 1
-DEFAULT_PROTOCOL = 2  # PyTorch's; protocol 2 already pickles everything a checkpoint holds
+DEFAULT_PROTOCOL = 2  # PyTorch's; its weights-only unpickler reads only protocol 2's opcodes
 _ARCHIVE = "archive"
-_FORMAT_RECORD = "torchlite_format"
+_STORAGE_ALIGNMENT = 64
+# the first pickle of a file in PyTorch's legacy (non-zip) format
+_LEGACY_MAGIC = pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)
 
 Tensor = _C.Tensor
 
@@ -80,6 +99,23 @@ _NP_TYPES = {
     "complex64": "c8",
     "complex128": "c16",
 }
+# PyTorch's typed storage class of each dtype (the storage type in a persistent id)
+_STORAGE_CLASSES = {
+    "bool": "BoolStorage",
+    "uint8": "ByteStorage",
+    "int8": "CharStorage",
+    "int16": "ShortStorage",
+    "int32": "IntStorage",
+    "int64": "LongStorage",
+    "float16": "HalfStorage",
+    "bfloat16": "BFloat16Storage",
+    "float32": "FloatStorage",
+    "float64": "DoubleStorage",
+    "complex64": "ComplexFloatStorage",
+    "complex128": "ComplexDoubleStorage",
+}
+# PyTorch dtypes torchlite lacks (unsigned wider than 8 bits, float8/float4, quantized, bits, sub-byte ints)
+_TORCH_ONLY_DTYPE = re.compile(r"u?int[1-7]|uint(16|32|64)|complex32|float[48]_\w+|q(u)?int\w+|bits\w+")
 
 
 def _dtype_name(dtype) -> str:
@@ -111,24 +147,25 @@ def _to_array(t: Tensor) -> np.ndarray:
             t = t.cpu()
         if t.dtype == _C.bfloat16:
             bits = t.to(_C.float32).numpy().view(np.uint32) >> 16  # float32 from bfloat16 is exact
-            return np.ascontiguousarray(bits.astype(np.uint16))
-        return np.ascontiguousarray(t.numpy())
+            return np.require(bits, np.uint16, requirements="C")
+        # np.require, not np.ascontiguousarray: that one makes a 0-d array 1-d
+        return np.require(t.numpy(), requirements="C")
 
 
 def _from_array(arr: np.ndarray, dtype_name: str) -> Tensor:
     """Inverse of _to_array: a CPU tensor of dtype `dtype_name` owning (or viewing) `arr`."""
     if dtype_name == "bfloat16":
-        f32 = (arr.astype(np.uint32) << 16).view(np.float32)
-        return _C.from_numpy(np.ascontiguousarray(f32)).to(_C.bfloat16)
+        bits = np.require(arr, np.uint32, requirements=["C", "W"])  # a new array: arr holds uint16
+        bits <<= 16
+        return _C.from_numpy(bits.view(np.float32)).to(_C.bfloat16)
     if not arr.flags.writeable or not arr.flags.c_contiguous or not arr.dtype.isnative:
-        arr = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("="))
-        if not arr.flags.writeable:
-            arr = arr.copy()
+        arr = np.require(arr, dtype=arr.dtype.newbyteorder("="), requirements=["C", "W"])
     return _C.from_numpy(arr)
 
 
 # ---------------------------------------------------------------------------------------------
-# Rebuild functions (referenced by name from pickles; all are on the weights_only allowlist)
+# Rebuild functions: what PyTorch's rebuild globals (torch._utils._rebuild_tensor_v2, ...) name
+# when a checkpoint is read by torchlite
 
 
 def _check_int_tuple(what, v, allow_negative=False):
@@ -139,7 +176,7 @@ def _check_int_tuple(what, v, allow_negative=False):
     return tuple(v)
 
 
-def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False, *_unused):
+def _rebuild_tensor(storage, storage_offset, size, stride):
     """A tensor viewing `storage` (a flat 1-D tensor standing for one storage record)."""
     if not isinstance(storage, Tensor) or storage.dim() != 1:
         raise pickle.UnpicklingError(f"malformed tensor record: expected a storage, got {type(storage).__name__}")
@@ -150,10 +187,26 @@ def _rebuild_tensor(storage, storage_offset, size, stride, requires_grad=False, 
     if not isinstance(storage_offset, int) or storage_offset < 0:
         raise pickle.UnpicklingError(f"malformed tensor record: storage offset {storage_offset!r}")
     with _no_grad():
-        t = storage.as_strided(size, stride, storage_offset)  # checks the bounds of the storage
+        return storage.as_strided(size, stride, storage_offset)  # checks the bounds of the storage
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
+    # backward_hooks: PyTorch always saves an empty OrderedDict (hooks are not serialized);
+    # metadata: PyTorch's internal tensor flags, none of which torchlite has
+    t = _rebuild_tensor(storage, storage_offset, size, stride)
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
+    """PyTorch's record for a dtype without a typed storage class: the storage holds raw bytes."""
+    if not isinstance(dtype, _C.dtype):
+        raise pickle.UnpicklingError(f"malformed tensor record: expected a dtype, got {dtype!r}")
+    if storage.dtype != dtype:
+        name = _dtype_name(dtype)
+        storage = _from_array(_to_array(storage).view(_NP_TYPES[name]), name)
+    return _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks)
 
 
 def _rebuild_from_array(arr, dtype_name, device="cpu", requires_grad=False):
@@ -177,12 +230,28 @@ def _parameter_class():
     return getattr(mod, "Parameter", None)
 
 
-def _rebuild_parameter(data, requires_grad=True, *_unused):
-    """Hook point for nn.Parameter: saved as (_rebuild_parameter, (plain tensor, requires_grad))."""
+def _rebuild_parameter(data, requires_grad=True, backward_hooks=None):
+    """nn.Parameter: saved as (_rebuild_parameter, (plain tensor, requires_grad, hooks))."""
     cls = _parameter_class()
     if cls is None:
         raise RuntimeError("this file holds nn.Parameter objects but torchlite.nn.Parameter is not available")
     return cls(data, requires_grad)
+
+
+def _set_state(obj, state):
+    """Python attributes of a tensor, as PyTorch saves them: a dict, or (dict, slots dict)."""
+    slots = None
+    if isinstance(state, tuple) and len(state) == 2:
+        state, slots = state
+    if state:
+        obj.__dict__.update(state)
+    for k, v in (slots or {}).items():
+        setattr(obj, k, v)
+    return obj
+
+
+def _rebuild_parameter_with_state(data, requires_grad, backward_hooks, state):
+    return _set_state(_rebuild_parameter(data, requires_grad), state)
 
 
 def _rebuild_subclass(cls, data, requires_grad, state):
@@ -192,9 +261,25 @@ def _rebuild_subclass(cls, data, requires_grad, state):
     obj = cls(data) if cls is not Tensor else data
     if requires_grad and not obj.requires_grad:
         obj.requires_grad_(True)
-    if state:
-        obj.__dict__.update(state)
-    return obj
+    return _set_state(obj, state)
+
+
+def _rebuild_from_type_v2(func, new_type, args, state):
+    """PyTorch's record for a tensor with Python attributes or of a subclass: rebuild, retype, set state."""
+    t = func(*args)
+    if new_type is not type(t):
+        if new_type is _parameter_class():
+            return _set_state(new_type(t, t.requires_grad), state)
+        return _rebuild_subclass(new_type, t, t.requires_grad, state)
+    return _set_state(t, state)
+
+
+def _get_layout(name):
+    """PyTorch pickles a layout as _get_layout("torch.strided")."""
+    layout = getattr(_C, str(name).rpartition(".")[2], None)
+    if not isinstance(layout, _C.layout):
+        raise RuntimeError(f"torchlite.load: the checkpoint holds layout {name!r}, which torchlite does not support")
+    return layout
 
 
 def _is_parameter(t) -> bool:
@@ -264,64 +349,101 @@ def _tensor_deepcopy(self, memo):
 
 
 # ---------------------------------------------------------------------------------------------
-# Safe globals for weights_only loading
+# Globals: PyTorch's names, and the weights_only allowlist
 
-_USER_SAFE_GLOBALS: dict[tuple[str, str], Any] = {}
+
+class _StorageType:
+    """What a storage class global (torch.FloatStorage, ...) reads as: the dtype of its records."""
+
+    __slots__ = ("dtype_name",)
+
+    def __init__(self, dtype_name):
+        self.dtype_name = dtype_name
+
+
+def _torch_globals() -> dict[str, Any]:
+    """PyTorch's global names for what torchlite reads them as; built on first use, since
+    nn.Parameter's module imports this one."""
+    if _TORCH_GLOBALS:
+        return _TORCH_GLOBALS
+    g: dict[str, Any] = {
+        "torch._utils._rebuild_tensor": _rebuild_tensor,
+        "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
+        "torch._utils._rebuild_parameter": _rebuild_parameter,
+        "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
+        "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
+        "torch.serialization._get_layout": _get_layout,
+        "torch.Tensor": Tensor,
+        "torch.Size": Size,
+        "torch.device": _C.device,
+        "torch.storage.UntypedStorage": _StorageType("uint8"),
+    }
+    for name, dtype in _DTYPES.items():
+        g[f"torch.{name}"] = dtype
+        g[f"torch.{_STORAGE_CLASSES[name]}"] = _StorageType(name)
+    param = _parameter_class()
+    if param is not None:
+        g["torch.nn.parameter.Parameter"] = param
+    _TORCH_GLOBALS.update(g)
+    return g
+
+
+_TORCH_GLOBALS: dict[str, Any] = {}
 
 
 def _latin1_bytes(text: str, encoding: str) -> bytes:
     """What protocol 2 pickles `bytes` as: _codecs.encode(text, "latin1"). Only that encoding is
     let through, so a weights-only file cannot reach the other codecs."""
     if encoding != "latin1":
-        raise pickle.UnpicklingError(f"Weights only load failed: _codecs.encode with encoding {encoding!r}")
+        raise pickle.UnpicklingError(f"_codecs.encode with encoding {encoding!r} is not allowed")
     return text.encode("latin1")
 
 
-def _builtin_safe_globals() -> dict[tuple[str, str], Any]:
-    g: dict[tuple[str, str], Any] = {
-        ("_codecs", "encode"): _latin1_bytes,
-        ("collections", "OrderedDict"): collections.OrderedDict,
-        ("builtins", "set"): set,
-        ("builtins", "frozenset"): frozenset,
-        ("builtins", "complex"): complex,
-        ("builtins", "bytearray"): bytearray,
-        ("builtins", "slice"): slice,
-        ("builtins", "range"): range,
-        ("torchlite._size", "Size"): Size,
-        ("torchlite._C", "device"): _C.device,
-        ("torchlite._C", "Size"): Size,
-    }
-    for fn in (_rebuild_tensor, _rebuild_parameter, _rebuild_from_array):
-        g[(__name__, fn.__name__)] = fn
-    for name in dir(_C):  # dtypes, layouts, memory formats pickle as globals of torchlite._C
-        obj = getattr(_C, name)
-        if isinstance(obj, (_C.dtype, _C.layout, _C.memory_format)):
-            g[("torchlite._C", name)] = obj
-    return g
+_PYTHON_SAFE_GLOBALS: dict[str, Any] = {
+    "collections.OrderedDict": collections.OrderedDict,
+    "collections.Counter": collections.Counter,
+    "_codecs.encode": _latin1_bytes,
+    "builtins.bytearray": bytearray,
+    "builtins.set": set,
+    "builtins.complex": complex,
+}
+_BLOCKED_MODULES = ("sys", "os", "posix", "nt")  # refused even when allowlisted, as in PyTorch
+_USER_SAFE_GLOBALS: list = []
 
 
-_BUILTIN_SAFE_GLOBALS = _builtin_safe_globals()
-
-
-def _global_key(obj) -> tuple[str, str]:
-    if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[1], str):
-        module, _, name = obj[1].rpartition(".")
-        return module, name
-    return obj.__module__, getattr(obj, "__qualname__", obj.__name__)
+def _user_safe_globals() -> dict[str, Any]:
+    out = {}
+    for item in _USER_SAFE_GLOBALS:
+        if isinstance(item, tuple):
+            out[item[1]] = item[0]
+        else:
+            out[f"{item.__module__}.{item.__qualname__}"] = item
+    return out
 
 
 def add_safe_globals(safe_globals: list) -> None:
-    """Allow these classes/functions in weights_only loading (items: objects, or (obj, "module.name"))."""
+    """Allows these functions/classes in weights_only loading. An item is the object (named in the
+    checkpoint as its {__module__}.{__qualname__}) or a tuple (object, "full.path.in.checkpoint")."""
     for item in safe_globals:
-        obj = item[0] if isinstance(item, tuple) else item
-        _USER_SAFE_GLOBALS[_global_key(item)] = obj
+        if isinstance(item, tuple):
+            if len(item) != 2:
+                raise ValueError(f"Expected tuple of length 2 (global, str of callable full path), "
+                                 f"but got tuple of length: {len(item)}")
+            if type(item[1]) is not str:
+                raise TypeError(f"Expected second item in tuple to be str of callable full path, "
+                                f"but got: {type(item[1])}")
+        if item not in _USER_SAFE_GLOBALS:
+            _USER_SAFE_GLOBALS.append(item)
 
 
 def get_safe_globals() -> list:
-    return list(_USER_SAFE_GLOBALS.values())
+    """The globals add_safe_globals (or an open safe_globals block) allowed."""
+    return list(_USER_SAFE_GLOBALS)
 
 
 def clear_safe_globals() -> None:
+    """Forgets every global add_safe_globals allowed."""
     _USER_SAFE_GLOBALS.clear()
 
 
@@ -329,20 +451,84 @@ class safe_globals:  # noqa: N801  (PyTorch's name)
     """Context manager: the given globals are allowed for weights_only loading inside the block."""
 
     def __init__(self, safe_globals: list):
-        self._globals = safe_globals
-        self._saved: dict = {}
+        self.safe_globals = safe_globals
+        self._added: list = []
 
     def __enter__(self):
-        self._saved = dict(_USER_SAFE_GLOBALS)
-        add_safe_globals(self._globals)
+        self._added = [g for g in self.safe_globals if g not in _USER_SAFE_GLOBALS]
+        add_safe_globals(self.safe_globals)
 
-    def __exit__(self, *exc):
-        _USER_SAFE_GLOBALS.clear()
-        _USER_SAFE_GLOBALS.update(self._saved)
+    def __exit__(self, type, value, tb):
+        for g in self._added:
+            _USER_SAFE_GLOBALS.remove(g)
+
+
+def _python3_name(module: str, name: str) -> tuple[str, str]:
+    """Protocol 2 (PyTorch's and our default) writes Python 2 names (__builtin__.set): map them
+    as pickle's own find_class does."""
+    if (module, name) in _compat_pickle.NAME_MAPPING:
+        return _compat_pickle.NAME_MAPPING[(module, name)]
+    return _compat_pickle.IMPORT_MAPPING.get(module, module), name
+
+
+def _weights_only_global(module: str, name: str):
+    full = f"{module}.{name}"
+    if module in _BLOCKED_MODULES:
+        raise pickle.UnpicklingError(f"Trying to load unsupported GLOBAL {full} whose module {module} is blocked.")
+    for table in (_torch_globals(), _PYTHON_SAFE_GLOBALS, _user_safe_globals()):
+        if full in table:
+            return table[full]
+    shown = name if module == "builtins" else full
+    raise pickle.UnpicklingError(
+        f"Unsupported global: GLOBAL {shown} was not an allowed global by default. Please use "
+        f"`torchlite.serialization.add_safe_globals([{shown}])` or the "
+        f"`torchlite.serialization.safe_globals([{shown}])` context manager to allowlist this global "
+        f"if you trust this class/function."
+    )
+
+
+_UNSAFE_MESSAGE = (
+    "Re-running `torchlite.load` with `weights_only` set to `False` will likely succeed, but it can result in "
+    "arbitrary code execution. Do it only if you got the file from a trusted source."
+)
+
+
+def _weights_only_message(error: str) -> str:
+    if "was not an allowed global by default" in error:
+        return ("Weights only load failed. This file can still be loaded, to do so you have two options, do those "
+                f"steps only if you trust the source of the checkpoint.\n\t(1) {_UNSAFE_MESSAGE}\n\t(2) "
+                "Alternatively, to load with `weights_only=True` please check the recommended steps in the "
+                f"following error message.\n\tWeightsUnpickler error: {error}")
+    return f"Weights only load failed. {_UNSAFE_MESSAGE}\n\n{error}"
+
+
+def _torch_dtype_check(module: str, name: str) -> None:
+    if module == "torch" and name not in _DTYPES and _TORCH_ONLY_DTYPE.fullmatch(name):
+        raise RuntimeError(f"torchlite.load: the checkpoint holds dtype torch.{name}, which torchlite does not support")
 
 
 # ---------------------------------------------------------------------------------------------
 # save
+
+
+class _Global:
+    """A global written under PyTorch's name (module, name): the object itself is torchlite's."""
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module, name):
+        self.module = module
+        self.name = name
+
+    def __call__(self, *args):  # pickle's save_reduce only accepts a callable
+        raise TypeError(f"{self.module}.{self.name} is written to checkpoints by torchlite.save, not called")
+
+
+_TORCH_NAMES = {key: _Global(*key.rsplit(".", 1)) for key in (
+    "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_parameter",
+    "torch._utils._rebuild_parameter_with_state", "torch._tensor._rebuild_from_type_v2",
+    "torch.serialization._get_layout", "torch.Tensor", "torch.Size", "torch.device",
+    *(f"torch.{n}" for n in _DTYPE_NAMES), *(f"torch.{c}" for c in _STORAGE_CLASSES.values()))}
 
 
 class _StorageRef:
@@ -358,47 +544,92 @@ class _StorageRef:
         self.tensor = tensor  # keeps the storage (and its id) alive until it is written
 
 
-class _Pickler(pickle.Pickler):
+class _Pickler(pickle._Pickler):
+    """The pure-Python pickler: only it lets a global be written under another module's name."""
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
     def __init__(self, file, protocol):
         super().__init__(file, protocol)
         self.storages: dict[tuple[int, str], _StorageRef] = {}
 
+    def save_torch_global(self, obj: _Global):
+        if self.proto >= 4:
+            self.save(obj.module)
+            self.save(obj.name)
+            self.write(pickle.STACK_GLOBAL)
+        else:
+            self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_Global] = save_torch_global
+
+    def save_dtype(self, obj):
+        self.save_torch_global(_TORCH_NAMES[f"torch.{_dtype_name(obj)}"])
+
+    dispatch[_C.dtype] = save_dtype
+
     def persistent_id(self, obj):
         if type(obj) is _StorageRef:
-            return ("storage", obj.key, obj.dtype_name, obj.location, obj.numel)
+            storage_class = _TORCH_NAMES[f"torch.{_STORAGE_CLASSES[obj.dtype_name]}"]
+            return ("storage", storage_class, obj.key, obj.location, obj.numel)
         return None
 
     def reducer_override(self, obj):
-        if not isinstance(obj, Tensor):
-            return NotImplemented
-        if type(obj) is not Tensor:
-            if _is_parameter(obj):
-                return (_rebuild_parameter, (_plain(obj), obj.requires_grad))
-            state = dict(obj.__dict__) if getattr(obj, "__dict__", None) else None
-            return (_rebuild_subclass, (type(obj), _plain(obj), obj.requires_grad, state))
-        ident = (obj._storage_id(), _dtype_name(obj.dtype))
+        if isinstance(obj, Tensor):
+            return self._reduce_tensor(obj)
+        if type(obj) is _C.device:
+            return (_TORCH_NAMES["torch.device"], (str(obj),))
+        if type(obj) is Size:
+            return (_TORCH_NAMES["torch.Size"], (tuple(obj),))
+        if type(obj) is _C.layout:
+            return (_TORCH_NAMES["torch.serialization._get_layout"], (f"torch.{_dtype_name(obj)}",))
+        return NotImplemented
+
+    def _reduce_tensor(self, obj):
+        plain = _plain(obj) if type(obj) is not Tensor else obj
+        state = dict(obj.__dict__) if getattr(obj, "__dict__", None) else None
+        if _is_parameter(obj):
+            args = (plain, obj.requires_grad, collections.OrderedDict())
+            if state:
+                return (_TORCH_NAMES["torch._utils._rebuild_parameter_with_state"], (*args, state))
+            return (_TORCH_NAMES["torch._utils._rebuild_parameter"], args)
+        ident = (plain._storage_id(), _dtype_name(plain.dtype))
         ref = self.storages.get(ident)
         if ref is None:
-            ref = self.storages[ident] = _StorageRef(str(len(self.storages)), obj)
-        args = (ref, obj.storage_offset(), tuple(obj.shape), obj.stride(), obj.requires_grad)
-        state = dict(obj.__dict__) if getattr(obj, "__dict__", None) else None
-        return (_rebuild_tensor, args, state) if state else (_rebuild_tensor, args)
+            ref = self.storages[ident] = _StorageRef(str(len(self.storages)), plain)
+        rebuild = _TORCH_NAMES["torch._utils._rebuild_tensor_v2"]
+        args = (ref, plain.storage_offset(), tuple(plain.shape), plain.stride(), obj.requires_grad,
+                collections.OrderedDict())
+        if type(obj) is not Tensor or state:
+            new_type = _TORCH_NAMES["torch.Tensor"] if type(obj) is Tensor else type(obj)
+            return (_TORCH_NAMES["torch._tensor._rebuild_from_type_v2"], (rebuild, new_type, args, state or {}))
+        return (rebuild, args)
+
+
+def _zip_info(name: str) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
+    info.compress_type = zipfile.ZIP_STORED
+    return info
 
 
 def _write_storage(zf: zipfile.ZipFile, name: str, ref: _StorageRef) -> None:
     arr = _to_array(_flat_storage(ref.tensor))
     nbytes = arr.nbytes
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    with zf.open(info, "w", force_zip64=nbytes > (1 << 30)) as w:
+    zip64 = nbytes > (1 << 30)
+    info = _zip_info(name)
+    # pad the local header with an extra field (id "FB", as PyTorch's writer) so that the data
+    # starts on a multiple of the alignment: a 30-byte fixed header, the name, our field, zipfile's zip64 field
+    header = 30 + len(name.encode()) + 4 + (20 if zip64 else 0)
+    pad = -(zf.fp.tell() + header) % _STORAGE_ALIGNMENT
+    info.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad
+    with zf.open(info, "w", force_zip64=zip64) as w:
         if nbytes:
             w.write(memoryview(arr).cast("B"))
 
 
 def _write_record(zf: zipfile.ZipFile, name: str, data: bytes) -> None:
-    info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-    info.compress_type = zipfile.ZIP_STORED
-    zf.writestr(info, data)
+    zf.writestr(_zip_info(name), data)
 
 
 def _write_archive(obj, fh: IO[bytes], protocol: int, byteorder_record: bool) -> None:
@@ -406,12 +637,14 @@ def _write_archive(obj, fh: IO[bytes], protocol: int, byteorder_record: bool) ->
     pickler = _Pickler(buf, protocol)
     pickler.dump(obj)
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as zf:
-        _write_record(zf, f"{_ARCHIVE}/{_FORMAT_RECORD}", f"{FORMAT_VERSION}\n".encode())
+        _write_record(zf, f"{_ARCHIVE}/data.pkl", buf.getvalue())
+        _write_record(zf, f"{_ARCHIVE}/.format_version", b"1")
+        _write_record(zf, f"{_ARCHIVE}/.storage_alignment", str(_STORAGE_ALIGNMENT).encode())
         if byteorder_record:  # without it, load reads the storages as little-endian
             _write_record(zf, f"{_ARCHIVE}/byteorder", sys.byteorder.encode())
-        _write_record(zf, f"{_ARCHIVE}/data.pkl", buf.getvalue())
         for ref in pickler.storages.values():
             _write_storage(zf, f"{_ARCHIVE}/data/{ref.key}", ref)
+        _write_record(zf, f"{_ARCHIVE}/version", b"3\n")
 
 
 def _new_file_mode() -> int:
@@ -460,12 +693,16 @@ def _atomic_write(path, write) -> None:
 
 def save(obj, f, pickle_module=pickle, pickle_protocol: int = DEFAULT_PROTOCOL,
          _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False) -> None:
-    """Saves `obj` (tensors, containers of them, state dicts, ...) to a path or a binary file object.
+    """Saves `obj` (tensors, containers of them, state dicts, ...) to a path or a binary file object,
+    in PyTorch's checkpoint format (torch.load reads it).
 
     Writing to a path is atomic: a crash mid-save leaves any existing file untouched.
     """
     if pickle_module is not pickle:
         raise ValueError("torchlite.save supports only the standard pickle module")
+    if not _use_new_zipfile_serialization:
+        raise ValueError("torchlite.save writes only PyTorch's zip format, not its legacy one "
+                         "(_use_new_zipfile_serialization=False)")
     if not isinstance(pickle_protocol, int) or isinstance(pickle_protocol, bool) or pickle_protocol < 2:
         raise ValueError(f"torchlite.save: pickle_protocol must be an int >= 2, got {pickle_protocol!r}")
     if pickle_protocol > pickle.HIGHEST_PROTOCOL:
@@ -533,24 +770,30 @@ def _restore_fn(map_location):
 
 
 class _Loader:
-    def __init__(self, zf: zipfile.ZipFile, prefix: str, map_location, byteorder: str):
+    """Reads the storage records that data.pkl's persistent ids name."""
+
+    def __init__(self, zf: zipfile.ZipFile, prefix: str, map_location, byteorder: str, mmap_path):
         self.zf = zf
         self.prefix = prefix
         self.restore = _restore_fn(map_location)
         self.order = "<" if byteorder == "little" else ">"
+        self.mmap_path = mmap_path
         self.storages: dict[str, Tensor] = {}
 
     def persistent_load(self, pid):
         if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
             raise pickle.UnpicklingError(f"unsupported persistent id {pid!r} in data.pkl")
-        _, key, dtype_name, location, numel = pid
+        _, storage_type, key, location, numel = pid
         cached = self.storages.get(key)
         if cached is not None:
             return cached
-        if dtype_name not in _DTYPES or not isinstance(key, str) or not isinstance(numel, int) or numel < 0:
+        if type(storage_type) is not _StorageType or not isinstance(key, str) or not isinstance(numel, int) \
+                or numel < 0:
             raise pickle.UnpicklingError(f"malformed storage record {pid!r} in data.pkl")
+        dtype_name = storage_type.dtype_name
         name = f"{self.prefix}data/{key}"
-        npdt = np.dtype(self.order + _NP_TYPES[dtype_name] if _NP_TYPES[dtype_name] != "b1" else "b1")
+        code = _NP_TYPES[dtype_name]
+        npdt = np.dtype(code if code == "b1" else self.order + code)
         try:
             info = self.zf.getinfo(name)
         except KeyError:
@@ -558,6 +801,16 @@ class _Loader:
         if info.file_size != numel * npdt.itemsize:
             raise RuntimeError(f"torchlite.load: record {name!r} holds {info.file_size} bytes, expected "
                                f"{numel * npdt.itemsize} ({numel} x {dtype_name}); the file is corrupted")
+        arr = self._mapped(info, npdt, numel) if self.mmap_path is not None else None
+        if arr is None:
+            arr = self._read(info, npdt, numel)
+        if not npdt.isnative:
+            arr = arr.astype(npdt.newbyteorder("="))
+        storage = self.restore(_from_array(arr, dtype_name), location)
+        self.storages[key] = storage
+        return storage
+
+    def _read(self, info: zipfile.ZipInfo, npdt, numel) -> np.ndarray:
         arr = np.empty(numel, dtype=npdt)
         try:
             with self.zf.open(info) as r:
@@ -569,52 +822,59 @@ class _Loader:
                         break
                     got += n
         except zipfile.BadZipFile as e:
-            raise RuntimeError(f"torchlite.load: record {name!r} is corrupted: {e}") from None
+            raise RuntimeError(f"torchlite.load: record {info.filename!r} is corrupted: {e}") from None
         if got != len(view):
-            raise RuntimeError(f"torchlite.load: record {name!r} is truncated")
-        if not npdt.isnative:
-            arr = arr.astype(npdt.newbyteorder("="))
-        storage = self.restore(_from_array(arr, dtype_name), location)
-        self.storages[key] = storage
-        return storage
+            raise RuntimeError(f"torchlite.load: record {info.filename!r} is truncated")
+        return arr
+
+    def _mapped(self, info: zipfile.ZipInfo, npdt, numel) -> np.ndarray | None:
+        """The record mapped copy-on-write from the file (as PyTorch's mmap=True: writes stay private),
+        or None where it cannot be (compressed, empty, or not aligned for its dtype)."""
+        if info.compress_type != zipfile.ZIP_STORED or numel == 0:
+            return None
+        self.zf.fp.seek(info.header_offset + 26)
+        name_len, extra_len = struct.unpack("<HH", self.zf.fp.read(4))
+        offset = info.header_offset + 30 + name_len + extra_len
+        if offset % npdt.itemsize:
+            return None
+        return np.memmap(self.mmap_path, dtype=npdt, mode="c", offset=offset, shape=(numel,))
 
 
 class _WeightsOnlyUnpickler(pickle.Unpickler):
-    def __init__(self, file, loader: _Loader):
-        super().__init__(file)
+    def __init__(self, file, loader: _Loader, **pickle_load_args):
+        super().__init__(file, encoding=pickle_load_args.get("encoding", "utf-8"))
         self._loader = loader
 
     def persistent_load(self, pid):
         return self._loader.persistent_load(pid)
 
     def find_class(self, module, name):
-        # protocol 2 (PyTorch's and our default) writes Python 2 names (__builtin__.set), which no
-        # Python 3 pickle uses: map them as pickle's own find_class does
-        if (module, name) in _compat_pickle.NAME_MAPPING:
-            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
-        else:
-            module = _compat_pickle.IMPORT_MAPPING.get(module, module)
-        key = (module, name)
-        obj = _BUILTIN_SAFE_GLOBALS.get(key)
-        if obj is None:
-            obj = _USER_SAFE_GLOBALS.get(key)
-        if obj is None:
-            raise pickle.UnpicklingError(
-                f"Weights only load failed: unsupported global {module}.{name}. torchlite.load(weights_only=True) "
-                f"only loads tensors, containers and Python scalars. If you trust the source of this file, load it "
-                f"with weights_only=False (which can run arbitrary code), or allow the global with "
-                f"torchlite.serialization.add_safe_globals([{name}])."
-            )
-        return obj
+        module, name = _python3_name(module, name)
+        _torch_dtype_check(module, name)
+        return _weights_only_global(module, name)
 
 
-class _FullUnpickler(pickle.Unpickler):
-    def __init__(self, file, loader: _Loader):
-        super().__init__(file)
-        self._loader = loader
+def _full_unpickler(pickle_module):
+    """An Unpickler of `pickle_module` that reads PyTorch's globals as torchlite's (any other global
+    is imported: weights_only=False runs whatever the file names)."""
 
-    def persistent_load(self, pid):
-        return self._loader.persistent_load(pid)
+    class _FullUnpickler(pickle_module.Unpickler):
+        def __init__(self, file, loader: _Loader, **pickle_load_args):
+            super().__init__(file, **pickle_load_args)
+            self._loader = loader
+
+        def persistent_load(self, pid):
+            return self._loader.persistent_load(pid)
+
+        def find_class(self, module, name):
+            py3_module, py3_name = _python3_name(module, name)
+            _torch_dtype_check(py3_module, py3_name)
+            full = f"{py3_module}.{py3_name}"
+            if full in _torch_globals():
+                return _torch_globals()[full]
+            return super().find_class(module, name)
+
+    return _FullUnpickler
 
 
 def _not_ours(desc: str, head: bytes) -> RuntimeError:
@@ -622,11 +882,15 @@ def _not_ours(desc: str, head: bytes) -> RuntimeError:
         why = "the file is empty (0 bytes)"
     elif head.startswith(b"PK\x03\x04"):
         why = "it is a truncated or corrupted zip archive (the central directory at its end is missing)"
+    elif head.startswith(_LEGACY_MAGIC):
+        why = ("it is in PyTorch's legacy format (torch.save(..., _use_new_zipfile_serialization=False), or "
+               "PyTorch < 1.6), which torchlite does not read: load it with PyTorch and save it again with "
+               "torch.save's default format")
     elif len(head) > 1 and head[0] == 0x80 and 2 <= head[1] <= 5:
-        why = "it is a plain pickle, not a checkpoint written by torchlite.save"
+        why = "it is a plain pickle, not a checkpoint written by torch.save or torchlite.save"
     else:
         why = "it is not a zip archive (a corrupted file, or one written by another program)"
-    return RuntimeError(f"torchlite.load: {desc} is not a torchlite checkpoint: {why}")
+    return RuntimeError(f"torchlite.load: {desc} is not a checkpoint torchlite can read: {why}")
 
 
 def _find_prefix(zf: zipfile.ZipFile, desc: str) -> str:
@@ -634,11 +898,11 @@ def _find_prefix(zf: zipfile.ZipFile, desc: str) -> str:
     pkl = [n for n in names if n.endswith("/data.pkl") and n.count("/") == 1]
     if not pkl:
         raise RuntimeError(f"torchlite.load: {desc} is a zip archive without a data.pkl record: "
-                           f"not a torchlite checkpoint")
+                           f"not a checkpoint written by torch.save or torchlite.save")
     prefix = pkl[0][: -len("data.pkl")]
-    if prefix + _FORMAT_RECORD not in names:
-        raise RuntimeError(f"torchlite.load: {desc} was not written by torchlite.save (it has no "
-                           f"{_FORMAT_RECORD!r} record; PyTorch's torch.save format is not supported)")
+    if prefix + "constants.pkl" in names:
+        raise RuntimeError(f"torchlite.load: {desc} is a TorchScript archive (torch.jit.save), which torchlite "
+                           f"does not read")
     return prefix
 
 
@@ -649,73 +913,144 @@ def _read_text(zf: zipfile.ZipFile, name: str, default: str) -> str:
         return default
 
 
-def _load_zip(fh, desc: str, map_location, weights_only: bool):
+def _read_data_pkl(zf: zipfile.ZipFile, prefix: str, desc: str) -> bytes:
     try:
-        zf = zipfile.ZipFile(fh)
+        return zf.read(prefix + "data.pkl")
+    except zipfile.BadZipFile as e:
+        raise RuntimeError(f"torchlite.load: record data.pkl of {desc} is corrupted: {e}") from None
+
+
+def _open_zip(fh, desc: str) -> zipfile.ZipFile:
+    try:
+        return zipfile.ZipFile(fh)
     except zipfile.BadZipFile as e:
         raise RuntimeError(f"torchlite.load: {desc} is a corrupted zip archive: {e}") from None
-    with zf:
+
+
+def _load_zip(fh, desc: str, map_location, weights_only: bool, pickle_module, mmap_path, pickle_load_args):
+    with _open_zip(fh, desc) as zf:
         prefix = _find_prefix(zf, desc)
-        version = _read_text(zf, prefix + _FORMAT_RECORD, "")
-        if not version.isdigit():
-            raise RuntimeError(f"torchlite.load: {desc} has a malformed format record {version!r}")
-        if int(version) > FORMAT_VERSION:
-            raise RuntimeError(f"torchlite.load: {desc} was written by a newer torchlite (format version {version}; "
-                               f"this version reads up to {FORMAT_VERSION})")
         byteorder = _read_text(zf, prefix + "byteorder", "little")
         if byteorder not in ("little", "big"):
             raise RuntimeError(f"torchlite.load: {desc} has a malformed byteorder record {byteorder!r}")
+        data = _read_data_pkl(zf, prefix, desc)
+        loader = _Loader(zf, prefix, map_location, byteorder, mmap_path)
+        cls = _WeightsOnlyUnpickler if weights_only else _full_unpickler(pickle_module)
         try:
-            data = zf.read(prefix + "data.pkl")
-        except zipfile.BadZipFile as e:
-            raise RuntimeError(f"torchlite.load: record data.pkl of {desc} is corrupted: {e}") from None
-        loader = _Loader(zf, prefix, map_location, byteorder)
-        cls = _WeightsOnlyUnpickler if weights_only else _FullUnpickler
-        try:
-            return cls(io.BytesIO(data), loader).load()
+            return cls(io.BytesIO(data), loader, **pickle_load_args).load()
         except EOFError:
             raise pickle.UnpicklingError(f"torchlite.load: data.pkl of {desc} is truncated") from None
+        except pickle.UnpicklingError as e:
+            if not weights_only:
+                raise
+            raise pickle.UnpicklingError(_weights_only_message(str(e))) from None
 
 
-def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None, mmap=None,
-         **pickle_load_args):
-    """Loads an object saved by torchlite.save from a path or a binary file object.
+_TRUE_VALUES = ("1", "y", "yes", "true")
 
-    weights_only (default True) refuses any global outside a small allowlist (containers, tensors,
-    dtypes, devices, Size, Parameter, plus add_safe_globals), so loading an untrusted file cannot
-    run code. map_location: None (where saved), 'cpu', a torchlite.device, a dict mapping saved
-    locations to new ones ({'cuda:0': 'cpu'}), or a callable (storage, location) -> storage or None.
+
+def _resolve_weights_only(weights_only, pickle_module) -> bool:
+    """PyTorch's rules: the default is True unless a pickle_module is given; the environment
+    variables TORCH_FORCE_WEIGHTS_ONLY_LOAD (always wins) and TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD
+    (only when the caller did not pass weights_only) override it."""
+    not_set = weights_only is None
+    if not_set:
+        weights_only = pickle_module is None
+    force = os.getenv("TORCH_FORCE_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    force_no = os.getenv("TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD", "0").lower() in _TRUE_VALUES
+    if force and force_no:
+        raise RuntimeError("Only one of `TORCH_FORCE_WEIGHTS_ONLY_LOAD` or `TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD` "
+                           "should be set, but both were set.")
+    if force:
+        return True
+    if force_no and not_set:
+        warnings.warn("Environment variable TORCH_FORCE_NO_WEIGHTS_ONLY_LOAD detected, since the `weights_only` "
+                      "argument was not explicitly passed to `torchlite.load`, forcing weights_only=False.",
+                      UserWarning, stacklevel=3)
+        return False
+    return bool(weights_only)
+
+
+def _load_safetensors(path: str, map_location):
+    """torch.load reads a .safetensors path through the safetensors package: so does torchlite.load."""
+    if map_location is not None and not isinstance(map_location, (str, _C.device)):
+        raise RuntimeError(f"Loading safetensors file with {type(map_location).__name__} map_location is not "
+                           f"supported. Use a device string or torchlite.device instead.")
+    try:
+        from torchlite import safetensors as st  # noqa: PLC0415  (needs the optional safetensors package)
+    except ImportError as e:
+        raise RuntimeError("Attempting to load a safetensors file but safetensors is not installed. Please install "
+                           "it with: pip install safetensors") from e
+    return st.load_file(path, device=str(map_location) if map_location is not None else "cpu")
+
+
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool | None = None, mmap: bool | None = None,
+         **pickle_load_args: Any) -> Any:
+    """Loads an object saved by torchlite.save or PyTorch's torch.save from a path or a binary file object.
+
+    weights_only (default True) refuses any global outside PyTorch's allowlist (containers,
+    tensors, dtypes, devices, Size, Parameter, plus add_safe_globals), so loading an untrusted file
+    cannot run code. map_location: None (where saved), 'cpu', a torchlite.device, a dict mapping
+    saved locations to new ones ({'cuda:0': 'cpu'}), or a callable (storage, location) -> storage
+    or None. mmap=True (f a path) maps the storages from the file copy-on-write instead of reading them.
     """
-    if pickle_module is not None and pickle_module is not pickle:
-        raise ValueError("torchlite.load supports only the standard pickle module")
-    if pickle_load_args:
-        raise TypeError(f"torchlite.load got unexpected keyword arguments {sorted(pickle_load_args)}")
-    if weights_only is None:
-        weights_only = True
-    if mmap:
-        raise ValueError("torchlite.load: mmap=True is not supported")
+    weights_only = _resolve_weights_only(weights_only, pickle_module)
+    if weights_only:
+        if pickle_module is not None:
+            raise RuntimeError("Can not safely load weights when explicit pickle_module is specified")
+        if pickle_load_args:
+            warnings.warn("pickle_load_args only works if `weights_only=False`.", stacklevel=2)
+    pickle_load_args.setdefault("encoding", "utf-8")
     _restore_fn(map_location)  # validates it before any file access
+    is_path = isinstance(f, (str, bytes, os.PathLike))
+    if mmap and not is_path:
+        raise ValueError("f must be a file path in order to use the mmap argument")
+    if is_path and os.fsdecode(os.fspath(f)).endswith(".safetensors"):
+        return _load_safetensors(os.fsdecode(os.fspath(f)), map_location)
     desc = _describe(f)
-    if isinstance(f, (str, bytes, os.PathLike)):
+    args = (map_location, weights_only, pickle_module or pickle, pickle_load_args)
+    if is_path:
         with open(f, "rb") as fh:
-            return _load_file(fh, desc, map_location, weights_only)
+            return _load_file(fh, desc, *args, mmap_path=os.fspath(f) if mmap else None)
     if not hasattr(f, "read"):
         raise TypeError(f"torchlite.load: f must be a path (str or os.PathLike) or a readable binary file object, "
                         f"got {type(f).__name__}")
-    return _load_file(f, desc, map_location, weights_only)
+    return _load_file(f, desc, *args, mmap_path=None)
 
 
-def _load_file(fh, desc, map_location, weights_only):
+def _open_checkpoint(fh, desc):
+    """`fh` seekable and at the start of a zip archive (else a clear error naming what it is)."""
     seekable = getattr(fh, "seekable", lambda: False)()
     if not seekable:
         fh = io.BytesIO(fh.read())
     start = fh.tell()
-    head = fh.read(8)
+    head = fh.read(len(_LEGACY_MAGIC))
     if isinstance(head, str):
         raise TypeError("torchlite.load: the file object must be opened in binary mode ('rb')")
     fh.seek(start)
     if not head or not zipfile.is_zipfile(fh):
         raise _not_ours(desc, head)
     fh.seek(start)
-    return _load_zip(fh, desc, map_location, weights_only)
+    return fh
 
+
+def _load_file(fh, desc, map_location, weights_only, pickle_module, pickle_load_args, mmap_path):
+    fh = _open_checkpoint(fh, desc)
+    return _load_zip(fh, desc, map_location, weights_only, pickle_module, mmap_path, pickle_load_args)
+
+
+def get_unsafe_globals_in_checkpoint(f) -> list[str]:
+    """The globals ("module.name") a checkpoint names that weights_only loading would refuse: neither
+    allowlisted by default nor added with add_safe_globals. Read statically from data.pkl: nothing runs."""
+    desc = _describe(f)
+    with contextlib.ExitStack() as stack:
+        fh = stack.enter_context(open(f, "rb")) if isinstance(f, (str, bytes, os.PathLike)) else f
+        zf = stack.enter_context(_open_zip(_open_checkpoint(fh, desc), desc))
+        data = _read_data_pkl(zf, _find_prefix(zf, desc), desc)
+    safe = {**_torch_globals(), **_PYTHON_SAFE_GLOBALS, **_user_safe_globals()}
+    found = set()
+    for op, arg, _ in pickletools.genops(data):
+        if op.name in ("GLOBAL", "INST"):
+            module, name = _python3_name(*arg.split(" ", 1))
+            found.add(f"{module}.{name}")
+    return sorted(g for g in found if g not in safe or g.rpartition(".")[0] in _BLOCKED_MODULES)
