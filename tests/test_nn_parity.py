@@ -3,6 +3,8 @@ across: outputs, and gradients with respect to the inputs and every parameter (f
 tolerances are tight). Also nn.utils.rnn's packing helpers.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -31,7 +33,9 @@ def _np(t):
 def build(expr):
     """(torch module, torchlite module) from one constructor expression, float64, equal weights, eval mode."""
     torch.manual_seed(0)
-    ref = eval(expr, {"nn": torch.nn, "F": torch.nn.functional}).double().eval()
+    with warnings.catch_warnings():  # PyTorch's TransformerEncoder warns about its nested-tensor fast path
+        warnings.simplefilter("ignore")
+        ref = eval(expr, {"nn": torch.nn, "F": torch.nn.functional}).double().eval()
     mine = eval(expr, {"nn": tl.nn, "F": tl.nn.functional}).double().eval()
     mine.load_state_dict({k: tl.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
     return ref, mine
@@ -71,7 +75,10 @@ def check_parity(ref, mine, args, make=None, kwargs=None, atol=1e-10):
     m_loss.backward()
     for a, b in zip(m_leaves, t_leaves):
         if isinstance(b, torch.Tensor) and b.requires_grad:
-            np.testing.assert_allclose(_np(a.grad), _np(b.grad), atol=atol, rtol=1e-7)
+            if b.grad is None:  # an input the outputs do not use
+                assert a.grad is None
+            else:
+                np.testing.assert_allclose(_np(a.grad), _np(b.grad), atol=atol, rtol=1e-7)
     t_params = dict(ref.named_parameters())
     for name, p in mine.named_parameters():
         expected = t_params[name].grad
@@ -277,3 +284,201 @@ def test_packed_sequence_conversions():
 def test_packing_bad_inputs(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# -------------------------------------------------------------------------------- MultiheadAttention
+
+MHAS = [
+    "nn.MultiheadAttention(8, 2)",
+    "nn.MultiheadAttention(8, 4, batch_first=True)",
+    "nn.MultiheadAttention(8, 2, kdim=6, vdim=4)",
+    "nn.MultiheadAttention(8, 2, bias=False, add_bias_kv=True)",
+    "nn.MultiheadAttention(8, 2, add_zero_attn=True, kdim=6, vdim=4, batch_first=True)",
+    "nn.MultiheadAttention(8, 2, add_bias_kv=True, add_zero_attn=True, dropout=0.5)",
+]
+
+
+def _attn_masks(kind, lq, lk, batch, heads):
+    rng = np.random.default_rng(3)
+    if kind == "bool2d":
+        m = rng.random((lq, lk)) < 0.3
+        m[:, 0] = False  # every query keeps one key: no all -inf rows
+        return m
+    if kind == "float2d":
+        return rng.standard_normal((lq, lk))
+    if kind == "bool3d":
+        m = rng.random((batch * heads, lq, lk)) < 0.3
+        m[..., 0] = False
+        return m
+    if kind == "causal":
+        return np.triu(np.ones((lq, lk), dtype=bool), 1)
+    return None
+
+
+@pytest.mark.parametrize("expr", MHAS)
+@pytest.mark.parametrize("mask", [None, "bool2d", "float2d", "bool3d", "causal"])
+@pytest.mark.parametrize("kpm", [False, True])
+@pytest.mark.parametrize("need_weights,average", [(True, True), (True, False), (False, True)])
+def test_multihead_attention(expr, mask, kpm, need_weights, average):
+    ref, mine = build(expr)
+    batch, lq, lk = 3, 5, 5 if mask == "causal" else 4
+    bf = mine.batch_first
+    q = randn(*((batch, lq) if bf else (lq, batch)), 8, seed=1)
+    k = randn(*((batch, lk) if bf else (lk, batch)), mine.kdim, seed=2)
+    v = randn(*((batch, lk) if bf else (lk, batch)), mine.vdim, seed=3)
+    kw = {"need_weights": need_weights, "average_attn_weights": average}
+    attn_mask = _attn_masks(mask, lq, lk, batch, mine.num_heads)
+    if attn_mask is not None:
+        kw["attn_mask"] = attn_mask
+    if mask == "causal":
+        kw["is_causal"] = True
+    if kpm:
+        pad = np.zeros((batch, lk), dtype=bool)
+        pad[0, -2:] = pad[2, -1] = True
+        kw["key_padding_mask"] = pad
+    check_parity(ref, mine, [q, k, v], kwargs=kw)
+
+
+def test_multihead_attention_self_attention_unbatched_and_float_padding():
+    ref, mine = build("nn.MultiheadAttention(8, 2)")
+    x = randn(5, 8)
+    check_parity(ref, mine, [x, x, x], make=lambda lib, t: [t[0], t[0], t[0]])
+    kpm = np.array([0.0, 0.0, -1.5, 0.0, -np.inf])
+    check_parity(ref, mine, [x, x, x], kwargs={"key_padding_mask": kpm, "attn_mask": randn(5, 5)})
+    check_parity(ref, mine, [x, x, x], kwargs={"attn_mask": randn(2, 5, 5)})
+
+
+def test_multi_head_attention_forward_static_kv():
+    torch.manual_seed(0)
+    ref = torch.nn.MultiheadAttention(8, 2).double()
+    q = randn(4, 3, 8)
+    static = randn(6, 5, 4, seed=2)
+    outs = []
+    for lib, F in ((torch, torch.nn.functional), (tl, tl.nn.functional)):
+        p = {k: lib.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()}
+        x, s = lib.tensor(q), lib.tensor(static)
+        outs.append(F.multi_head_attention_forward(x, x, x, 8, 2, p["in_proj_weight"], p["in_proj_bias"], None,
+                                                   None, False, 0.0, p["out_proj.weight"], p["out_proj.bias"],
+                                                   static_k=s, static_v=s))
+    for a, b in zip(outs[1], outs[0]):
+        np.testing.assert_allclose(_np(a), _np(b), atol=1e-12)
+
+
+def test_multihead_attention_merge_masks():
+    ref, mine = build("nn.MultiheadAttention(8, 2, batch_first=True)")
+    q = randn(3, 4, 8)
+    attn, kpm = randn(4, 4), randn(3, 4, seed=1)
+    got = mine.merge_masks(tl.tensor(attn), tl.tensor(kpm), tl.tensor(q))
+    want = ref.merge_masks(torch.tensor(attn), torch.tensor(kpm), torch.tensor(q))
+    assert got[1] == want[1]
+    np.testing.assert_allclose(_np(got[0]), _np(want[0]))
+    assert mine.merge_masks(None, None, tl.tensor(q)) == (None, None)
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda m: m(tl.zeros(4, 3, 6), tl.zeros(4, 3, 8), tl.zeros(4, 3, 8)), AssertionError, "embedding dimension"),
+    (lambda m: m(tl.zeros(4, 3, 8), tl.zeros(4, 8), tl.zeros(4, 8)), AssertionError, "expected `key` and `value`"),
+    (lambda m: m(tl.zeros(4, 3, 8), tl.zeros(5, 3, 8), tl.zeros(4, 3, 8)), AssertionError, "does not match value"),
+    (lambda m: m(tl.zeros(4, 3, 8), tl.zeros(5, 3, 8), tl.zeros(5, 3, 8), attn_mask=tl.zeros(4, 4)), RuntimeError,
+     "The shape of the 2D attn_mask"),
+    (lambda m: m(tl.zeros(4, 3, 8), tl.zeros(5, 3, 8), tl.zeros(5, 3, 8), attn_mask=tl.zeros(4, 4, 5)), RuntimeError,
+     "The shape of the 3D attn_mask"),
+    (lambda m: m(tl.zeros(4, 3, 8), tl.zeros(5, 3, 8), tl.zeros(5, 3, 8), attn_mask=tl.zeros(4, 5, dtype=tl.int64)),
+     AssertionError, "only bool and floating types of attn_mask"),
+    (lambda m: m(tl.zeros(4, 3, 8), tl.zeros(5, 3, 8), tl.zeros(5, 3, 8), key_padding_mask=tl.zeros(3, 4)),
+     AssertionError, "key_padded_mask.shape\\[1\\]"),
+    (lambda m: m(tl.zeros(4, 3, 8), tl.zeros(5, 3, 8), tl.zeros(5, 3, 8), is_causal=True), RuntimeError,
+     "Need attn_mask"),
+    (lambda m: m(tl.zeros(3, 4, 3, 8), tl.zeros(5, 3, 8), tl.zeros(5, 3, 8)), AssertionError, "query should be"),
+])
+def test_multihead_attention_bad_inputs(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call(tl.nn.MultiheadAttention(8, 2))
+
+
+# ------------------------------------------------------------------------------------- Transformers
+
+ENCODERS = [
+    "nn.TransformerEncoderLayer(8, 2, 16)",
+    "nn.TransformerEncoderLayer(8, 2, 16, activation='gelu', norm_first=True, batch_first=True)",
+    "nn.TransformerEncoderLayer(8, 2, 16, activation=F.silu, bias=False)",
+    "nn.TransformerEncoderLayer(8, 4, 16, activation=nn.GELU(approximate='tanh'), layer_norm_eps=1e-3)",
+    "nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16), 2, norm=nn.LayerNorm(8))",
+    "nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True, norm_first=True), 2)",
+]
+
+
+def _seq_masks(kind, length, batch):
+    kw = {}
+    if kind in ("causal", "causal_hint"):
+        kw["mask"] = np.triu(np.full((length, length), -np.inf), 1)
+    elif kind == "bool":
+        m = np.random.default_rng(4).random((length, length)) < 0.3
+        np.fill_diagonal(m, False)
+        kw["mask"] = m
+    if kind == "padding":
+        pad = np.zeros((batch, length), dtype=bool)
+        pad[1, -2:] = True
+        kw["padding"] = pad
+    return kw
+
+
+@pytest.mark.parametrize("expr", ENCODERS)
+@pytest.mark.parametrize("masks", [None, "causal", "causal_hint", "bool", "padding"])
+def test_transformer_encoder(expr, masks):
+    ref, mine = build(expr)
+    bf = "batch_first=True" in expr
+    x = randn(*((3, 5) if bf else (5, 3)), 8)
+    m = _seq_masks(masks, 5, 3)
+    layer = expr.startswith("nn.TransformerEncoderLayer")
+    kw = {}
+    if "mask" in m:
+        kw["src_mask" if layer else "mask"] = m["mask"]
+    if "padding" in m:
+        kw["src_key_padding_mask"] = m["padding"]
+    if masks == "causal_hint":
+        kw["is_causal"] = True
+    check_parity(ref, mine, [x], kwargs=kw)
+
+
+DECODERS = [
+    "nn.TransformerDecoderLayer(8, 2, 16)",
+    "nn.TransformerDecoderLayer(8, 2, 16, activation='gelu', norm_first=True, batch_first=True)",
+    "nn.TransformerDecoder(nn.TransformerDecoderLayer(8, 2, 16, activation=F.tanh), 2, norm=nn.LayerNorm(8))",
+]
+
+
+@pytest.mark.parametrize("expr", DECODERS)
+@pytest.mark.parametrize("masks", [None, "causal", "causal_hint", "padding"])
+def test_transformer_decoder(expr, masks):
+    ref, mine = build(expr)
+    bf = "batch_first=True" in expr
+    tgt = randn(*((3, 5) if bf else (5, 3)), 8)
+    memory = randn(*((3, 4) if bf else (4, 3)), 8, seed=1)
+    m = _seq_masks(masks, 5, 3)
+    kw = {}
+    if "mask" in m:
+        kw["tgt_mask"] = m["mask"]
+    if masks == "causal_hint":
+        kw["tgt_is_causal"] = True
+    if "padding" in m:
+        kw["tgt_key_padding_mask"] = m["padding"]
+        mem_pad = np.zeros((3, 4), dtype=bool)
+        mem_pad[2, -1] = True
+        kw["memory_key_padding_mask"] = mem_pad
+        kw["memory_mask"] = np.random.default_rng(5).standard_normal((5, 4))
+    check_parity(ref, mine, [tgt, memory], kwargs=kw)
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("norm_first", [False, True])
+def test_transformer(batch_first, norm_first):
+    ref, mine = build(f"nn.Transformer(8, 2, 2, 2, 16, batch_first={batch_first}, norm_first={norm_first})")
+    src = randn(*((3, 6) if batch_first else (6, 3)), 8)
+    tgt = randn(*((3, 5) if batch_first else (5, 3)), 8, seed=1)
+    causal = np.triu(np.full((5, 5), -np.inf), 1)
+    pad = np.zeros((3, 6), dtype=bool)
+    pad[0, -1] = True
+    check_parity(ref, mine, [src, tgt], kwargs={"tgt_mask": causal, "src_key_padding_mask": pad,
+                                                "memory_key_padding_mask": pad, "tgt_is_causal": True})
+    check_parity(ref, mine, [src[0] if batch_first else src[:, 0], tgt[0] if batch_first else tgt[:, 0]])
