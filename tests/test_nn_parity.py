@@ -482,3 +482,70 @@ def test_transformer(batch_first, norm_first):
     check_parity(ref, mine, [src, tgt], kwargs={"tgt_mask": causal, "src_key_padding_mask": pad,
                                                 "memory_key_padding_mask": pad, "tgt_is_causal": True})
     check_parity(ref, mine, [src[0] if batch_first else src[:, 0], tgt[0] if batch_first else tgt[:, 0]])
+
+
+# -------------------------------------------------------------------------------------- interpolate
+
+INTERPOLATIONS = [
+    ((2, 3, 7, 9), "bicubic", {"size": (11, 5)}),
+    ((2, 3, 7, 9), "bicubic", {"scale_factor": 1.7, "align_corners": True}),
+    ((2, 3, 7, 9), "bicubic", {"scale_factor": 0.6}),
+    ((2, 3, 7, 9), "bicubic", {"size": (4, 5), "antialias": True}),
+    ((2, 3, 7, 9), "bicubic", {"size": (14, 3), "antialias": True, "align_corners": True}),
+    ((2, 3, 7, 9), "bilinear", {"size": (4, 3), "antialias": True}),
+    ((2, 3, 7, 9), "bilinear", {"size": (14, 13), "antialias": True}),
+    ((2, 3, 7, 9), "bilinear", {"scale_factor": (0.45, 0.3), "antialias": True}),
+    ((2, 3, 7, 9), "bilinear", {"size": (3, 4), "antialias": True, "align_corners": True}),
+    ((2, 3, 7, 9), "lanczos", {"size": (3, 4), "antialias": True}),
+    ((2, 3, 7, 9), "lanczos", {"size": (13, 17), "antialias": True}),
+    ((2, 3, 5, 6, 7), "trilinear", {"size": (7, 3, 9)}),
+    ((2, 3, 5, 6, 7), "trilinear", {"scale_factor": (1.5, 0.5, 2.0), "align_corners": True}),
+    ((2, 3, 5, 6, 7), "trilinear", {"scale_factor": 0.7, "recompute_scale_factor": True}),
+    ((2, 3, 7), "linear", {"size": 5}),
+    ((2, 3, 7), "linear", {"size": 17, "align_corners": True}),
+    ((2, 3, 7, 9), "area", {"size": (4, 5)}),
+    ((2, 3, 7, 9), "area", {"scale_factor": 0.6}),
+    ((2, 3, 5, 6, 7), "area", {"size": (3, 4, 5)}),
+    ((2, 3, 7), "area", {"size": 4}),
+    ((2, 3, 5, 6, 7), "nearest", {"size": (3, 8, 14)}),
+    ((2, 3, 5, 6, 7), "nearest", {"scale_factor": (0.7, 1.3, 1.6)}),
+    ((2, 3, 5, 6, 7), "nearest-exact", {"size": (3, 8, 5)}),
+    ((2, 3, 7, 9), "nearest-exact", {"scale_factor": 1.3}),
+]
+
+
+@pytest.mark.parametrize("shape,mode,kw", INTERPOLATIONS)
+@pytest.mark.parametrize("dtype,atol", [(np.float64, 1e-12), (np.float32, 1e-5)])
+def test_interpolate(shape, mode, kw, dtype, atol):
+    x = randn(*shape).astype(dtype)
+    outs = []
+    for lib in (torch, tl):
+        t = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.interpolate(t, mode=mode, **kw)
+        (y * lib.tensor(randn(*y.shape, seed=1).astype(dtype))).sum().backward()
+        outs.append((y, t.grad))
+    (y_ref, g_ref), (y, g) = outs
+    assert y.dtype == tl.float64 if dtype == np.float64 else tl.float32
+    np.testing.assert_allclose(_np(y), _np(y_ref), atol=atol)
+    np.testing.assert_allclose(_np(g), _np(g_ref), atol=atol)
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda: tl.nn.functional.interpolate(tl.zeros(1, 2, 3, 4, 5), size=2, mode="trilinear", antialias=True),
+     ValueError, "Anti-alias option is restricted"),
+    (lambda: tl.nn.functional.interpolate(tl.zeros(1, 2, 3, 4), size=2, mode="lanczos"), ValueError,
+     "Lanczos mode requires antialias=True"),
+    (lambda: tl.nn.functional.interpolate(tl.zeros(1, 2, 3, 4), size=2, mode="lanczos", antialias=True,
+                                          align_corners=True), ValueError, "does not support align_corners=True"),
+    (lambda: tl.nn.functional.interpolate(tl.zeros(1, 2, 3, 4), size=2, mode="trilinear"), NotImplementedError,
+     "Got 4D input, but trilinear mode needs 5D input"),
+    (lambda: tl.nn.functional.interpolate(tl.zeros(1, 2, 3), size=2, mode="bicubic"), NotImplementedError,
+     "Input Error: Only 3D, 4D and 5D"),
+    (lambda: tl.nn.functional.interpolate(tl.zeros(1, 2, 3, 4), size=(0, 3), mode="bicubic"), RuntimeError,
+     r"output \(H: 0, W: 3\)"),
+    (lambda: tl.nn.functional.interpolate(tl.zeros(1, 2, 3, 4, dtype=tl.int64), size=2, mode="bicubic"),
+     NotImplementedError, "not implemented for 'Long'"),
+])
+def test_interpolate_bad_inputs(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
