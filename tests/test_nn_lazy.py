@@ -9,6 +9,7 @@ import pytest
 
 import torchlite as tl
 from torchlite import nn
+from torchlite.nn.modules.lazy import LazyModuleMixin
 
 torch = pytest.importorskip("torch")
 
@@ -22,6 +23,7 @@ LAZY = [
     ("nn.LazyConvTranspose2d(3, 2, stride=2, output_padding=1)", (1, 2, 4, 4)),
     ("nn.LazyConvTranspose3d(2, 2)", (1, 3, 3, 3, 3)),
     ("nn.LazyBatchNorm1d()", (4, 3)),
+    ("nn.LazyBatchNorm1d(bias=False)", (4, 3, 2)),
     ("nn.LazyBatchNorm2d(affine=False)", (2, 3, 4, 4)),
     ("nn.LazyBatchNorm3d(track_running_stats=False)", (2, 3, 2, 2, 2)),
     ("nn.LazyInstanceNorm1d(affine=True)", (2, 3, 5)),
@@ -105,7 +107,7 @@ def test_uninitialized_placeholders():
     (lambda: nn.LazyConv2d(4, 3, groups=2)(tl.randn(1, 3, 5, 5)), ValueError, "in_channels must be divisible by groups"),
     (lambda: nn.LazyConv2d(4, 3)(tl.randn(5, 5)), RuntimeError, "Expected 3D \\(unbatched\\) or 4D \\(batched\\) input"),
     (lambda: nn.LazyBatchNorm2d()(tl.randn(2, 3)), ValueError, "expected 4D input"),
-    (lambda: nn.LazyModuleMixin.initialize_parameters(nn.Linear(1, 1)), NotImplementedError,
+    (lambda: LazyModuleMixin.initialize_parameters(nn.Linear(1, 1)), NotImplementedError,
      "initialize_parameters is not implemented"),
 ])
 def test_lazy_bad_inputs(call, exc, match):

@@ -365,14 +365,16 @@ class RMSNorm(Module):
 class _LazyNormBase(LazyModuleMixin, _NormBase):
     """num_features from the first input's channel dimension."""
 
-    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None):
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
         # affine/track_running_stats off here: their tensors would be replaced by placeholders at once.
-        super().__init__(0, eps, momentum, False, False, device, dtype)
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
         self.affine = affine
         self.track_running_stats = track_running_stats
         if affine:
             self.weight = UninitializedParameter(device=device, dtype=dtype)
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
         if track_running_stats:
             self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
             self.running_var = UninitializedBuffer(device=device, dtype=dtype)
@@ -388,7 +390,8 @@ class _LazyNormBase(LazyModuleMixin, _NormBase):
             with no_grad():
                 if self.affine:
                     self.weight.materialize((self.num_features,))
-                    self.bias.materialize((self.num_features,))
+                    if self.bias is not None:
+                        self.bias.materialize((self.num_features,))
                 if self.track_running_stats:
                     self.running_mean.materialize((self.num_features,))
                     self.running_var.materialize((self.num_features,))
@@ -431,8 +434,8 @@ class SyncBatchNorm(_BatchNorm):
     PyTorch; torchlite does not reduce statistics across processes."""
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
-                 process_group=None, device=None, dtype=None):
-        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype)
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
         self.process_group = process_group
 
     def _check_input_dim(self, input):
