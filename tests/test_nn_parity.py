@@ -194,6 +194,14 @@ def test_packed_functional_overload():
                   0.0, False, True)
     for a, b in zip(out, t_out):
         np.testing.assert_allclose(_np(a), _np(b), atol=1e-12)
+    ref, mine = build("nn.GRU(4, 5)")
+    kw = {"has_biases": True, "num_layers": 1, "dropout": 0.0, "train": False, "bidirectional": False}
+    t_out = torch.gru(data=t_packed.data, batch_sizes=t_packed.batch_sizes, hx=torch.zeros(1, 3, 5).double(),
+                      params=ref._flat_weights, **kw)
+    out = tl.gru(data=packed.data, batch_sizes=packed.batch_sizes, hx=tl.zeros(1, 3, 5).double(),
+                 params=mine._flat_weights, **kw)
+    for a, b in zip(out, t_out):
+        np.testing.assert_allclose(_np(a), _np(b), atol=1e-12)
 
 
 def test_packed_sequence_bad_inputs():

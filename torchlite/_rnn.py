@@ -135,44 +135,54 @@ def _full(mode, input, batch_sizes, hx, cx, params, has_biases, num_layers, drop
     return (output.transpose(0, 1) if batch_first and batch_sizes is None else output), h_n, c_n
 
 
-def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    """lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
-    -> (output, h_n, c_n): a multi-layer LSTM over a padded sequence; hx is (h_0, c_0) and params
-    the flat weight list (nn.LSTM's `_flat_weights`). An LSTM has projections when h_0's last
-    size differs from c_0's. The packed overload lstm(data, batch_sizes, hx, params, has_biases,
-    num_layers, dropout, train, bidirectional) runs over a PackedSequence's data and batch_sizes."""
-    batch_sizes = None
-    if isinstance(hx, _C.Tensor):  # the packed overload: every argument after data moves one place
-        batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = (
-            hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, False)
-    if len(hx) != 2:
-        raise RuntimeError("lstm expects two hidden states")
-    return _full("LSTM", input, batch_sizes, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
-                 bidirectional, batch_first)
+def _two_overloads(mode, packed_when):
+    """torch.lstm/gru/rnn_* take a padded batch, (input, hx, params, has_biases, num_layers, dropout,
+    train, bidirectional, batch_first), or a packed one, (data, batch_sizes, hx, params, has_biases,
+    num_layers, dropout, train, bidirectional); packed_when(args, kwargs) tells them apart."""
+    lstm_mode = mode == "LSTM"
 
+    def split_state(hx):
+        if not lstm_mode:
+            return hx, None
+        if len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        return hx[0], hx[1]
 
-def _single_state(mode):
-    def fn(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-        batch_sizes = None
-        if isinstance(params, _C.Tensor):  # the packed overload (data, batch_sizes, hx, params, ...)
-            batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first = (
-                hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first, False)
-        output, h_n, _ = _full(mode, input, batch_sizes, hx, None, params, has_biases, num_layers, dropout, train,
-                               bidirectional, batch_first)
-        return output, h_n
+    def padded(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        return _full(mode, input, None, *split_state(hx), params, has_biases, num_layers, dropout, train,
+                     bidirectional, batch_first)
 
-    fn.__name__ = mode.lower()
-    fn.__doc__ = (f"{fn.__name__}(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, "
-                  f"batch_first) -> (output, h_n): a multi-layer {mode.replace('_', ' ').lower()} network over a "
-                  "padded sequence; params is the flat weight list (the module's `_flat_weights`). The packed "
-                  f"overload {fn.__name__}(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, "
-                  "bidirectional) runs over a PackedSequence's data and batch_sizes.")
+    def packed(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+        return _full(mode, data, batch_sizes, *split_state(hx), params, has_biases, num_layers, dropout, train,
+                     bidirectional, False)
+
+    def fn(*args, **kwargs):
+        output, h_n, c_n = (packed if packed_when(args, kwargs) else padded)(*args, **kwargs)
+        return (output, h_n, c_n) if lstm_mode else (output, h_n)
+
+    name = mode.lower()
+    fn.__name__ = fn.__qualname__ = name
+    result = "(Tensor, Tensor, Tensor)" if lstm_mode else "(Tensor, Tensor)"
+    fn.__doc__ = (f"{name}(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) "
+                  f"-> {result}\n{name}(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, "
+                  f"bidirectional) -> {result}\n\n"
+                  f"A multi-layer {mode.replace('_', ' ').lower()} network over a padded batch, or over a "
+                  "PackedSequence's data and batch_sizes; params is the flat weight list (the module's "
+                  "`_flat_weights`)" + (", hx is (h_0, c_0), and the LSTM has projections when h_0's last size "
+                                        "differs from c_0's." if lstm_mode else "."))
     return fn
 
 
-gru = _single_state("GRU")
-rnn_tanh = _single_state("RNN_TANH")
-rnn_relu = _single_state("RNN_RELU")
+def _packed_if(position):
+    """The packed overload is called with batch_sizes, which moves a Tensor to args[position]."""
+    return lambda args, kwargs: "batch_sizes" in kwargs or (len(args) > position
+                                                             and isinstance(args[position], _C.Tensor))
+
+
+lstm = _two_overloads("LSTM", _packed_if(1))  # padded: args[1] is the (h_0, c_0) pair
+gru = _two_overloads("GRU", _packed_if(2))  # padded: args[2] is the params list
+rnn_tanh = _two_overloads("RNN_TANH", _packed_if(2))
+rnn_relu = _two_overloads("RNN_RELU", _packed_if(2))
 
 
 def _check_cell(input, hx, w_ih, gates):
