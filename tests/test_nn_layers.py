@@ -170,6 +170,8 @@ LAYERS = [
      ["fractional_max_pool2d"]),
     ("nn.FractionalMaxPool2d((2, 3), output_ratio=0.5, return_indices=True, _random_samples=T([[[0.9, 0.2]]]))",
      (1, 1, 8, 9), ["fractional_max_pool2d"]),
+    ("nn.FractionalMaxPool3d((2, 3, 2), output_ratio=(0.5, 0.4, 0.6), return_indices=True, "
+     "_random_samples=T([[[0.9, 0.2, 0.4], [0.1, 0.6, 0.3]]]))", (1, 2, 6, 8, 7), ["fractional_max_pool3d"]),
     ("nn.MaxPool1d(3)", (2, 3, 9), ["max_pool1d"]),
     ("nn.AvgPool1d(3)", (2, 3, 9), ["avg_pool1d"]),
     ("nn.AdaptiveAvgPool1d(3)", (2, 3, 8), ["adaptive_avg_pool1d"]),

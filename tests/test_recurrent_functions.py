@@ -44,12 +44,6 @@ def test_wrong_number_of_parameters():
         tl.gru(tl.randn(2, 3, 4), tl.zeros(1, 3, 5), m._flat_weights[:3], True, 1, 0.0, False, False, False)
 
 
-def test_packed_overload_is_a_clear_error():
-    m = tl.nn.GRU(4, 5)
-    with pytest.raises(NotImplementedError, match="packed-sequence overload"):
-        tl.gru(tl.randn(6, 4), tl.tensor([3, 3]), tl.zeros(1, 3, 5), m._flat_weights, True, 1, 0.0, False, False)
-
-
 @pytest.mark.parametrize("cls,fn", [(tl.nn.LSTM, tl.lstm), (tl.nn.GRU, tl.gru), (tl.nn.RNN, tl.rnn_tanh)])
 def test_modules_and_functions_agree(cls, fn):
     tl.manual_seed(0)

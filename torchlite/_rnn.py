@@ -37,11 +37,55 @@ def step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
     return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
 
 
-def run_layers(mode, input, h0, c0, weights, num_layers, dropout, train, bidirectional):
-    """input (L, N, H_in); h0 (and c0 for an LSTM) (layers * directions, N, H); weights: one list per
-    layer and direction as in the module docstring, biases None when absent. Returns (output, h_n, c_n)."""
+def _padded_direction(mode, gi_all, h, c, w_hh, b_hh, w_hr, reverse):
+    """One direction over a padded (L, N, *) input projection; returns (output, h_n, c_n)."""
+    seq_len = gi_all.shape[0]
+    steps = [None] * seq_len
+    for t in (range(seq_len - 1, -1, -1) if reverse else range(seq_len)):
+        h, c = step(mode, gi_all[t], h, c, w_hh, b_hh, w_hr)
+        steps[t] = h
+    output = _C.stack(steps) if seq_len else gi_all.new_zeros((0, gi_all.shape[1], h.shape[-1]))
+    return output, h, c
+
+
+def _packed_direction(mode, gi_all, sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
+    """One direction over a packed input projection (sum(sizes), *): step t runs the first sizes[t]
+    sequences (sizes never grow), so a finished sequence keeps its last state. Returns (output, h_n, c_n)."""
+    chunks = gi_all.split(sizes)
+    outs = [None] * len(sizes)
+    if reverse:
+        # Backwards in time the batch only grows: a sequence joins with its initial state.
+        h, c = h0[:sizes[-1]], (c0[:sizes[-1]] if c0 is not None else None)
+        for t in range(len(sizes) - 1, -1, -1):
+            have = h.shape[0]
+            if sizes[t] > have:
+                h = _C.cat([h, h0[have:sizes[t]]])
+                c = _C.cat([c, c0[have:sizes[t]]]) if c is not None else None
+            h, c = step(mode, chunks[t], h, c, w_hh, b_hh, w_hr)
+            outs[t] = h
+        return _C.cat(outs), h, c
+    h, c = h0, c0
+    done_h, done_c = [], []
+    for t, size in enumerate(sizes):
+        if size < h.shape[0]:
+            done_h.append(h[size:])
+            h = h[:size]
+            if c is not None:
+                done_c.append(c[size:])
+                c = c[:size]
+        h, c = step(mode, chunks[t], h, c, w_hh, b_hh, w_hr)
+        outs[t] = h
+    h_n = _C.cat([h] + done_h[::-1])
+    c_n = _C.cat([c] + done_c[::-1]) if c is not None else None
+    return _C.cat(outs), h_n, c_n
+
+
+def run_layers(mode, input, h0, c0, weights, num_layers, dropout, train, bidirectional, batch_sizes=None):
+    """input (L, N, H_in), or packed data (sum(batch_sizes), H_in) when batch_sizes is given; h0 (and c0
+    for an LSTM) (layers * directions, N, H); weights: one list per layer and direction as in the module
+    docstring, biases None when absent. Returns (output, h_n, c_n)."""
     directions = 2 if bidirectional else 1
-    seq_len = input.shape[0]
+    sizes = None if batch_sizes is None else [int(b) for b in batch_sizes.tolist()]
     layer_input = input
     h_out, c_out = [], []
     for layer in range(num_layers):
@@ -50,12 +94,12 @@ def run_layers(mode, input, h0, c0, weights, num_layers, dropout, train, bidirec
             k = layer * directions + direction
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
             gi_all = affine(layer_input, w_ih, b_ih)  # every time step's input projection at once
-            h, c = h0[k], (c0[k] if c0 is not None else None)
-            steps = [None] * seq_len
-            for t in (range(seq_len - 1, -1, -1) if direction == 1 else range(seq_len)):
-                h, c = step(mode, gi_all[t], h, c, w_hh, b_hh, w_hr)
-                steps[t] = h
-            outputs.append(_C.stack(steps) if seq_len else layer_input.new_zeros((0, input.shape[1], h.shape[-1])))
+            c0_k = c0[k] if c0 is not None else None
+            if sizes is None:
+                out, h, c = _padded_direction(mode, gi_all, h0[k], c0_k, w_hh, b_hh, w_hr, direction == 1)
+            else:
+                out, h, c = _packed_direction(mode, gi_all, sizes, h0[k], c0_k, w_hh, b_hh, w_hr, direction == 1)
+            outputs.append(out)
             h_out.append(h)
             c_out.append(c)
         layer_input = outputs[0] if directions == 1 else _C.cat(outputs, -1)
@@ -80,45 +124,65 @@ def _group_weights(params, has_biases, num_layers, bidirectional, projections):
     return weights
 
 
-def _full(mode, input, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    if not isinstance(hx, _C.Tensor) or isinstance(params, _C.Tensor):
-        raise NotImplementedError(f"torchlite.{mode.lower()}: the packed-sequence overload (data, batch_sizes, ...) "
-                                  "is not supported; pass a padded input tensor")
-    if batch_first:
+def _full(mode, input, batch_sizes, hx, cx, params, has_biases, num_layers, dropout, train, bidirectional,
+          batch_first):
+    if batch_first and batch_sizes is None:
         input = input.transpose(0, 1)
     projections = cx is not None and hx.shape[-1] != cx.shape[-1]
     weights = _group_weights(params, has_biases, num_layers, bidirectional, projections)
-    output, h_n, c_n = run_layers(mode, input, hx, cx, weights, num_layers, dropout, train, bidirectional)
-    return (output.transpose(0, 1) if batch_first else output), h_n, c_n
+    output, h_n, c_n = run_layers(mode, input, hx, cx, weights, num_layers, dropout, train, bidirectional,
+                                  batch_sizes)
+    return (output.transpose(0, 1) if batch_first and batch_sizes is None else output), h_n, c_n
 
 
-def lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-    """lstm(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first)
-    -> (output, h_n, c_n): a multi-layer LSTM over a padded sequence; hx is (h_0, c_0) and params
-    the flat weight list (nn.LSTM's `_flat_weights`). An LSTM has projections when h_0's last
-    size differs from c_0's."""
-    if len(hx) != 2:
-        raise RuntimeError("lstm expects two hidden states")
-    return _full("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train, bidirectional,
-                 batch_first)
+def _two_overloads(mode, packed_when):
+    """torch.lstm/gru/rnn_* take a padded batch, (input, hx, params, has_biases, num_layers, dropout,
+    train, bidirectional, batch_first), or a packed one, (data, batch_sizes, hx, params, has_biases,
+    num_layers, dropout, train, bidirectional); packed_when(args, kwargs) tells them apart."""
+    lstm_mode = mode == "LSTM"
 
+    def split_state(hx):
+        if not lstm_mode:
+            return hx, None
+        if len(hx) != 2:
+            raise RuntimeError("lstm expects two hidden states")
+        return hx[0], hx[1]
 
-def _single_state(mode):
-    def fn(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
-        output, h_n, _ = _full(mode, input, hx, None, params, has_biases, num_layers, dropout, train, bidirectional,
-                               batch_first)
-        return output, h_n
+    def padded(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first):
+        return _full(mode, input, None, *split_state(hx), params, has_biases, num_layers, dropout, train,
+                     bidirectional, batch_first)
 
-    fn.__name__ = mode.lower()
-    fn.__doc__ = (f"{fn.__name__}(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, "
-                  f"batch_first) -> (output, h_n): a multi-layer {mode.replace('_', ' ').lower()} network over a "
-                  "padded sequence; params is the flat weight list (the module's `_flat_weights`).")
+    def packed(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, bidirectional):
+        return _full(mode, data, batch_sizes, *split_state(hx), params, has_biases, num_layers, dropout, train,
+                     bidirectional, False)
+
+    def fn(*args, **kwargs):
+        output, h_n, c_n = (packed if packed_when(args, kwargs) else padded)(*args, **kwargs)
+        return (output, h_n, c_n) if lstm_mode else (output, h_n)
+
+    name = mode.lower()
+    fn.__name__ = fn.__qualname__ = name
+    result = "(Tensor, Tensor, Tensor)" if lstm_mode else "(Tensor, Tensor)"
+    fn.__doc__ = (f"{name}(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first) "
+                  f"-> {result}\n{name}(data, batch_sizes, hx, params, has_biases, num_layers, dropout, train, "
+                  f"bidirectional) -> {result}\n\n"
+                  f"A multi-layer {mode.replace('_', ' ').lower()} network over a padded batch, or over a "
+                  "PackedSequence's data and batch_sizes; params is the flat weight list (the module's "
+                  "`_flat_weights`)" + (", hx is (h_0, c_0), and the LSTM has projections when h_0's last size "
+                                        "differs from c_0's." if lstm_mode else "."))
     return fn
 
 
-gru = _single_state("GRU")
-rnn_tanh = _single_state("RNN_TANH")
-rnn_relu = _single_state("RNN_RELU")
+def _packed_if(position):
+    """The packed overload is called with batch_sizes, which moves a Tensor to args[position]."""
+    return lambda args, kwargs: "batch_sizes" in kwargs or (len(args) > position
+                                                             and isinstance(args[position], _C.Tensor))
+
+
+lstm = _two_overloads("LSTM", _packed_if(1))  # padded: args[1] is the (h_0, c_0) pair
+gru = _two_overloads("GRU", _packed_if(2))  # padded: args[2] is the params list
+rnn_tanh = _two_overloads("RNN_TANH", _packed_if(2))
+rnn_relu = _two_overloads("RNN_RELU", _packed_if(2))
 
 
 def _check_cell(input, hx, w_ih, gates):

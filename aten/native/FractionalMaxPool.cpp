@@ -1,8 +1,8 @@
-// fractional_max_pool2d (Graham, "Fractional Max-Pooling"): kernel_size windows whose starts
-// advance by a non-integer step, placed per plane by a sample u in [0, 1) from random_samples
-// (N, C, 2; [..., 0] for the width, [..., 1] for the height). The checks and the CPU loop, which
-// is small, live together here. Indices are flat per-plane (h * W + w), as max pooling's, so the
-// gradient is _max_pool_scatter (derivatives.yaml).
+// fractional_max_pool2d/3d (Graham, "Fractional Max-Pooling"): kernel_size windows whose starts
+// advance by a non-integer step, placed per plane by a sample u in [0, 1) per axis from
+// random_samples (N, C, 2 or 3). The checks and the CPU loop, which is small, live together here.
+// Indices are flat per plane/volume ((t * H + h) * W + w), as max pooling's, so the gradient is
+// _max_pool_scatter / max_pool3d_scatter (derivatives.yaml).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,6 +12,7 @@
 #include "aten/core/Tensor.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/fractional_max_pool2d_native.h"
+#include "generated/ops/fractional_max_pool3d_native.h"
 #include "generated/ops/to.h"
 
 namespace tl::native {
@@ -34,76 +35,109 @@ std::vector<int64_t> window_starts(T u, int64_t in, int64_t out, int64_t pool) {
   return starts;
 }
 
-}  // namespace
-
-std::tuple<Tensor, Tensor> fractional_max_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size,
-                                                     IntArrayRef output_size, const Tensor& random_samples) {
-  TL_CHECK(kernel_size.size() == 2, "fractional_max_pool2d: kernel_size must either be a single Int or tuple of Ints");
-  TL_CHECK(output_size.size() == 2, "fractional_max_pool2d: output_size must either be a single Int or tuple of Ints");
+// The 2-d and 3-d ops: `nd` spatial axes (a 2-d input runs as 3-d with a time axis of one).
+// PyTorch's messages differ between the two (and the 3-d op requires the windows to leave at least
+// one element, the 2-d op does not), so they come in as parameters.
+std::tuple<Tensor, Tensor> fractional_max_pool_cpu(const char* name, int64_t nd, const Tensor& self,
+                                                   IntArrayRef kernel_size, IntArrayRef output_size,
+                                                   const Tensor& random_samples) {
+  static const char* const axis_names[] = {"time", "height", "width"};
+  const char* const* axes = axis_names + (3 - nd);
+  TL_CHECK(static_cast<int64_t>(kernel_size.size()) == nd, name,
+           ": kernel_size must either be a single Int or tuple of Ints");
+  TL_CHECK(static_cast<int64_t>(output_size.size()) == nd, name,
+           ": output_size must either be a single Int or tuple of Ints");
   const int64_t dim = self.dim();
-  TL_CHECK(dim == 3 || dim == 4, "fractional_max_pool2d(): Expected 3D or 4D tensor, but got: ", self.sizes());
-  for (int64_t d = dim - 3; d < dim; ++d)
-    TL_CHECK(self.sizes()[d] > 0, "fractional_max_pool2d(): Expected input to have non-zero size for non-batch ",
+  TL_CHECK(dim == nd + 1 || dim == nd + 2, name, ": Expected ", nd + 1, "D or ", nd + 2, "D tensor, but got: ",
+           self.sizes());
+  for (int64_t d = dim - nd - 1; d < dim; ++d)
+    TL_CHECK(self.sizes()[d] > 0, name, ": Expected input to have non-zero size for non-batch ",
              "dimensions, but got", self.sizes(), " with dimension ", d, " being empty.");
-  const int64_t N = dim == 4 ? self.sizes()[0] : 1, C = self.sizes()[dim - 3];
-  const int64_t H = self.sizes()[dim - 2], W = self.sizes()[dim - 1];
-  const int64_t KH = kernel_size[0], KW = kernel_size[1], OH = output_size[0], OW = output_size[1];
-  TL_CHECK(KH > 0 && KW > 0, "fractional_max_pool2d(): kernel_size must be greater than zero, but got ", kernel_size);
-  TL_CHECK(OH >= 0 && OW >= 0, "fractional_max_pool2d(): output_size must be non-negative, but got ", output_size);
-  TL_CHECK(OH + KH - 1 <= H, "fractional_max_pool2d(): pool height ", KH, " too large relative to input height ", H);
-  TL_CHECK(OW + KW - 1 <= W, "fractional_max_pool2d(): pool width ", KW, " too large relative to input width ", W);
+  const int64_t N = dim == nd + 2 ? self.sizes()[0] : 1, C = self.sizes()[dim - nd - 1];
+  // Sizes as (time, height, width); a 2-d input has one time step and a window of one.
+  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, o[3] = {1, 1, 1};
+  for (int64_t d = 0; d < nd; ++d) {
+    in[3 - nd + d] = self.sizes()[dim - nd + d];
+    k[3 - nd + d] = kernel_size[d];
+    o[3 - nd + d] = output_size[d];
+  }
+  TL_CHECK(std::all_of(kernel_size.begin(), kernel_size.end(), [](int64_t v) { return v > 0; }), name,
+           ": kernel_size must be greater than zero, but got ", kernel_size);
+  TL_CHECK(std::all_of(output_size.begin(), output_size.end(), [](int64_t v) { return v >= 0; }), name,
+           ": output_size must be non-negative, but got ", output_size);
+  for (int64_t d = 3 - nd; d < 3; ++d)
+    TL_CHECK(nd == 2 ? o[d] + k[d] - 1 <= in[d] : o[d] + k[d] - 1 < in[d], name, ": pool ", axes[d - 3 + nd], " ",
+             k[d], " too large relative to input ", axes[d - 3 + nd], " ", in[d]);
   TL_CHECK(random_samples.dim() == 3, "Expect _random_samples to have 3 dimensions, got ", random_samples.dim());
   TL_CHECK(random_samples.sizes()[0] >= N, "Expect _random_samples.size(0) no less then input batch size.");
   TL_CHECK(random_samples.sizes()[1] == C, "Expect _random_samples.size(1) equals to input channel size.");
-  TL_CHECK(random_samples.sizes()[2] == 2, "Expect _random_samples.size(2) equals to 2; got ",
+  TL_CHECK(random_samples.sizes()[2] == nd, "Expect _random_samples.size(2) equals to ", nd, "; got ",
            random_samples.sizes()[2], ".");
   TL_CHECK(random_samples.dtype() == self.dtype(), "Expect _random_samples to have the same dtype as input");
-  TL_CHECK(random_samples.device() == self.device(), "fractional_max_pool2d(): expected input and _random_samples ",
+  TL_CHECK(random_samples.device() == self.device(), name, ": expected input and _random_samples ",
            "on the same device, but got ", self.device(), " and ", random_samples.device());
   if (low_precision(self.dtype())) {
-    auto [o, i] = fractional_max_pool2d_cpu(self.to(ScalarType::Float), kernel_size, output_size,
-                                            random_samples.to(ScalarType::Float));
-    return {o.to(self.dtype()), i};
+    auto [out, idx] = fractional_max_pool_cpu(name, nd, self.to(ScalarType::Float), kernel_size, output_size,
+                                              random_samples.to(ScalarType::Float));
+    return {out.to(self.dtype()), idx};
   }
   std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
-  shape[dim - 2] = OH;
-  shape[dim - 1] = OW;
+  for (int64_t d = 0; d < nd; ++d) shape[dim - nd + d] = output_size[d];
   Tensor out = empty_tensor(shape, self.options());
   Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
   if (out.numel() == 0) return {out, indices};
   const Tensor x = self.contiguous(), samples = random_samples.contiguous();
-  dispatch_float_double(self.dtype(), "fractional_max_pool2d", [&](auto tag) {
+  dispatch_float_double(self.dtype(), name, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* xp = x.data_ptr<T>();
     const T* sp = samples.data_ptr<T>();
-    for (int64_t i = 0; i < N * C * 2; ++i)
-      TL_CHECK(sp[i] >= 0 && sp[i] <= 1, "fractional_max_pool2d(): expected _random_samples in [0, 1], but got ",
-               sp[i]);
+    for (int64_t i = 0; i < N * C * nd; ++i)
+      TL_CHECK(sp[i] >= 0 && sp[i] <= 1, name, ": expected _random_samples in [0, 1], but got ", sp[i]);
     T* op = out.data_ptr<T>();
     int64_t* ip = indices.data_ptr<int64_t>();
-#pragma omp parallel for schedule(static) if (N * C * OH * OW * KH * KW >= (1 << 15))
+    const int64_t in_plane = in[0] * in[1] * in[2], out_plane = o[0] * o[1] * o[2];
+#pragma omp parallel for schedule(static) if (N * C * out_plane * k[0] * k[1] * k[2] >= (1 << 15))
     for (int64_t plane = 0; plane < N * C; ++plane) {
-      const std::vector<int64_t> rows = window_starts<T>(sp[plane * 2 + 1], H, OH, KH);
-      const std::vector<int64_t> cols = window_starts<T>(sp[plane * 2], W, OW, KW);
-      const T* xs = xp + plane * H * W;
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          T best = -std::numeric_limits<T>::infinity();
-          int64_t best_i = rows[oh] * W + cols[ow];
-          for (int64_t h = rows[oh]; h < rows[oh] + KH; ++h)
-            for (int64_t w = cols[ow]; w < cols[ow] + KW; ++w) {
-              const T v = xs[h * W + w];
-              if (v > best || std::isnan(v)) {  // a NaN wins, the last one (as PyTorch)
-                best = v;
-                best_i = h * W + w;
-              }
-            }
-          op[plane * OH * OW + oh * OW + ow] = best;
-          ip[plane * OH * OW + oh * OW + ow] = best_i;
-        }
+      // PyTorch's sample order: 2-d (width, height), 3-d (time, height, width).
+      const T* u = sp + plane * nd;
+      const std::vector<int64_t> ts = nd == 3 ? window_starts<T>(u[0], in[0], o[0], k[0]) : std::vector<int64_t>{0};
+      const std::vector<int64_t> hs = window_starts<T>(u[1], in[1], o[1], k[1]);
+      const std::vector<int64_t> ws = window_starts<T>(nd == 3 ? u[2] : u[0], in[2], o[2], k[2]);
+      const T* xs = xp + plane * in_plane;
+      int64_t at = plane * out_plane;
+      for (int64_t ot = 0; ot < o[0]; ++ot)
+        for (int64_t oh = 0; oh < o[1]; ++oh)
+          for (int64_t ow = 0; ow < o[2]; ++ow, ++at) {
+            T best = -std::numeric_limits<T>::infinity();
+            int64_t best_i = (ts[ot] * in[1] + hs[oh]) * in[2] + ws[ow];
+            for (int64_t t = ts[ot]; t < ts[ot] + k[0]; ++t)
+              for (int64_t h = hs[oh]; h < hs[oh] + k[1]; ++h)
+                for (int64_t w = ws[ow]; w < ws[ow] + k[2]; ++w) {
+                  const int64_t i = (t * in[1] + h) * in[2] + w;
+                  const T v = xs[i];
+                  if (v > best || std::isnan(v)) {  // a NaN wins, the last one (as PyTorch)
+                    best = v;
+                    best_i = i;
+                  }
+                }
+            op[at] = best;
+            ip[at] = best_i;
+          }
     }
   });
   return {out, indices};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> fractional_max_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size,
+                                                     IntArrayRef output_size, const Tensor& random_samples) {
+  return fractional_max_pool_cpu("fractional_max_pool2d()", 2, self, kernel_size, output_size, random_samples);
+}
+
+std::tuple<Tensor, Tensor> fractional_max_pool3d_cpu(const Tensor& self, IntArrayRef kernel_size,
+                                                     IntArrayRef output_size, const Tensor& random_samples) {
+  return fractional_max_pool_cpu("fractional_max_pool3d_out()", 3, self, kernel_size, output_size, random_samples);
 }
 
 }  // namespace tl::native

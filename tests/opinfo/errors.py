@@ -502,6 +502,22 @@ ERRORS = [
     S("fractional_max_pool2d samples of another dtype", lambda lib: lib._C._nn.fractional_max_pool2d(
         _t(lib, 2, 3, 7, 8), [2, 2], [4, 4], _t(lib, 2, 3, 2, dtype=lib.float64) / 2), RE,
       "Expect _random_samples to have the same dtype as input"),
+    S("fractional_max_pool3d pool too long", lambda lib: lib._C._nn.fractional_max_pool3d(
+        _t(lib, 2, 3, 4, 5), [2, 2, 2], [2, 2, 2], _t(lib, 1, 2, 3) / 2), RE,
+      "fractional_max_pool3d_out(): pool time 2 too large relative to input time 3"),
+    S("fractional_max_pool3d pool too wide", lambda lib: lib._C._nn.fractional_max_pool3d(
+        _t(lib, 1, 2, 4, 5, 5), [2, 2, 5], [2, 2, 2], _t(lib, 1, 2, 3) / 2), RE,
+      "fractional_max_pool3d_out(): pool width 5 too large relative to input width 5"),
+    S("fractional_max_pool3d empty volume", lambda lib: lib._C._nn.fractional_max_pool3d(
+        _t(lib, 1, 2, 0, 5, 5), [2, 2, 2], [2, 2, 2], _t(lib, 1, 2, 3) / 2), RE,
+      "fractional_max_pool3d_out(): Expected input to have non-zero size for non-batch dimensions"),
+    S("fractional_max_pool3d samples of 2 per plane", lambda lib: lib._C._nn.fractional_max_pool3d(
+        _t(lib, 1, 2, 4, 5, 5), [2, 2, 2], [2, 2, 2], _t(lib, 1, 2, 2) / 2), RE,
+      "Expect _random_samples.size(2) equals to 3; got 2."),
+    S("F.fractional_max_pool3d without a size", lambda lib: _F(lib).fractional_max_pool3d(_t(lib, 1, 1, 4, 4, 4), 2),
+      VE, "fractional_max_pool3d requires specifying either an output_size or an output_ratio"),
+    S("nn.FractionalMaxPool3d with a ratio above 1",
+      lambda lib: lib.nn.FractionalMaxPool3d(2, output_ratio=(0.5, 1.5, 0.5)), VE, "output_ratio must be between 0 and 1"),
     S("F.fractional_max_pool2d without a size", lambda lib: _F(lib).fractional_max_pool2d(_t(lib, 1, 1, 4, 4), 2), VE,
       "fractional_max_pool2d requires specifying either an output_size or an output_ratio"),
     S("nn.FractionalMaxPool2d with a ratio above 1", lambda lib: lib.nn.FractionalMaxPool2d(2, output_ratio=1.5), VE,

@@ -17,3 +17,4 @@ from torchlite.nn.functional.sparse import *  # noqa: F401,F403
 from torchlite.nn.functional.vision import *  # noqa: F401,F403
 from torchlite._distance import pdist  # noqa: F401,E402  (torch.pdist, also here as in PyTorch)
 from torchlite._shape_compositions import channel_shuffle, native_channel_shuffle  # noqa: F401,E402
+from torchlite.nn.functional.attention import _canonical_mask, _none_or_dtype  # noqa: F401,E402  (PyTorch's F.* helpers)

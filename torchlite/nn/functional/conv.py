@@ -5,11 +5,13 @@ The convolutions are the generated operators; fold/unfold are compositions."""
 from torchlite import _C
 from torchlite.nn.modules.utils import _pair
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "fold", "unfold"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv_tbc", "fold",
+           "unfold", "assert_int_or_pair"]
 
 
 # As in PyTorch, the operators themselves (each with its padding="same"/"valid" overload).
 conv1d = _C.conv1d
+conv_tbc = _C.conv_tbc
 conv2d = _C.conv2d
 conv3d = _C.conv3d
 conv_transpose1d = _C.conv_transpose1d
@@ -69,3 +71,9 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     out = out.index_add(2, where.reshape(-1).to(_C.int64), cols.reshape(n, c, window * oh * ow))
     out = out.reshape(n, c, hp, wp)[:, :, p[0]:p[0] + size[0], p[1]:p[1] + size[1]]
     return out if batched else out.squeeze(0)
+
+
+def assert_int_or_pair(arg, arg_name, message):
+    """AssertionError(message.format(arg_name)) unless arg is an int or has two elements."""
+    if not (isinstance(arg, int) or len(arg) == 2):
+        raise AssertionError(message.format(arg_name))

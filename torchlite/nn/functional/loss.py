@@ -13,7 +13,8 @@ from torchlite.autograd.grad_mode import no_grad
 from torchlite.nn.functional.activation import logsigmoid
 from torchlite.nn.functional.distance import _broadcast, pairwise_distance
 
-__all__ = ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
+__all__ = ["linear_cross_entropy",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "cosine_embedding_loss", "cross_entropy",
            "ctc_loss", "gaussian_nll_loss", "hinge_embedding_loss", "huber_loss", "kl_div", "l1_loss",
            "margin_ranking_loss", "mse_loss", "multi_margin_loss", "multilabel_margin_loss",
            "multilabel_soft_margin_loss", "nll_loss", "poisson_nll_loss", "smooth_l1_loss", "soft_margin_loss",
@@ -67,6 +68,46 @@ def _weighted(loss_none, weight, input, reduction, mean_by_weight):
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
     return _C._nn.nll_loss_nd(input, target, weight, _reduction(reduction, size_average, reduce), ignore_index)
+
+
+def linear_cross_entropy(input, linear_weight, target, *, linear_bias=None, weight=None, reduction="mean",
+                         ignore_index=None, label_smoothing=0.0, options=None):
+    """cross_entropy(linear(input, linear_weight, linear_bias), target, ...) for input (in_features,) or
+    (N, in_features) and linear_weight (C, *out_features, in_features); ignore_index None means -100.
+    `options` (LinearCrossEntropyOptions) selects PyTorch's chunked evaluation, which computes the same
+    value: torchlite always evaluates the reference form."""
+    if input.dim() < 1 or input.dim() > 2:
+        raise RuntimeError(f"expected input with dimensionality 1 or 2, got {input.dim()}")
+    if linear_weight.dim() < 2:
+        raise RuntimeError(f"expected linear_weight with dimensionality at least 2, got {linear_weight.dim()}")
+    batch = tuple(input.shape[:-1])
+    in_features = input.shape[-1]
+    if in_features != linear_weight.shape[-1]:
+        raise RuntimeError("expected equal input and linear_weight last dimensions (in_features), got "
+                           f"{in_features} and {linear_weight.shape[-1]}, respectively")
+    num_classes = linear_weight.shape[0]
+    out_features = tuple(linear_weight.shape[1:-1])
+    if linear_bias is not None and tuple(linear_bias.shape) != (num_classes, *out_features):
+        raise RuntimeError(f"expected linear_bias shape {(num_classes, *out_features)}, got "
+                           f"{tuple(linear_bias.shape)}")
+    if out_features and not batch:
+        raise RuntimeError(f"K-dimensional loss defined by linear_weight shape {tuple(linear_weight.shape)} requires "
+                           f"batched input, (N, {in_features}), got unbatched input with shape {tuple(input.shape)}")
+    logits_shape = (*batch, num_classes, *out_features)
+    if tuple(target.shape) == logits_shape and ignore_index is not None:
+        raise RuntimeError("ignore_index cannot be specified when target contains probabilities")
+    if options is not None and (out_features or reduction not in ("mean", "sum", "none") or label_smoothing != 0.0
+                                or target.dtype != _C.int64):
+        warnings.warn("linear_cross_entropy: ``options`` ignored; chunked path needs reduction in "
+                      "{'mean','sum','none'}, label_smoothing == 0, target.dtype == int64, out_features == (). Got "
+                      f"reduction={reduction!r}, label_smoothing={label_smoothing}, target.dtype={target.dtype}, "
+                      f"out_features={out_features}", stacklevel=2)
+    flat = math.prod(out_features, start=num_classes)
+    linear_weight = linear_weight.reshape(flat, in_features)
+    linear_bias = None if linear_bias is None else linear_bias.reshape(flat)
+    logits = _C._nn.linear(input, linear_weight, linear_bias).reshape(logits_shape)
+    return cross_entropy(logits, target, weight=weight, reduction=reduction,
+                         ignore_index=-100 if ignore_index is None else ignore_index, label_smoothing=label_smoothing)
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",

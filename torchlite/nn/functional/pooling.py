@@ -6,12 +6,13 @@ positions within each input plane, as in PyTorch."""
 import math
 
 from torchlite import _C
-from torchlite.nn.modules.utils import _ntuple, _pair
+from torchlite.nn.modules.utils import _ntuple, _pair, _triple
 
 __all__ = ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
            "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
            "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d", "avg_pool3d",
-           "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+           "fractional_max_pool2d", "fractional_max_pool2d_with_indices", "fractional_max_pool3d",
+           "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d", "lp_pool3d",
            "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "max_pool3d",
            "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 
@@ -179,24 +180,46 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     kernel, stride, padding = _unpool_args(3, kernel_size, stride, padding)
     size = _unpool_output_size(input, kernel, stride, padding, output_size)
     return _C._nn.max_unpool3d(input, indices, size, stride, padding)
+def _fractional_max_pool(nd, input, kernel_size, output_size, output_ratio, _random_samples):
+    """fractional_max_pool{nd}d's (values, indices); `_random_samples` (N, C, nd) in [0, 1) fixes the
+    windows (drawn when None)."""
+    name = f"fractional_max_pool{nd}d"
+    expand = _pair if nd == 2 else _triple
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an output_ratio")
+    if output_size is None:
+        if nd == 2 and isinstance(output_ratio, (list, tuple)) and len(output_ratio) > 2:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or tuple of Ints.")
+        ratio = expand(output_ratio)
+        output_size = [int(input.size(d - nd) * ratio[d]) for d in range(nd)]
+    if _random_samples is None:
+        batch = 1 if input.dim() == nd + 1 else input.size(0)
+        _random_samples = _C.rand(batch, input.size(-nd - 1), nd, dtype=input.dtype, device=input.device)
+    op = _C._nn.fractional_max_pool2d if nd == 2 else _C._nn.fractional_max_pool3d
+    return op(input, expand(kernel_size), expand(output_size), _random_samples)
+
+
 def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                                        _random_samples=None):
     """(values, indices); `_random_samples` (N, C, 2) in [0, 1) fixes the windows (drawn when None)."""
-    if output_size is None and output_ratio is None:
-        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an output_ratio")
-    if output_size is None:
-        if isinstance(output_ratio, (list, tuple)) and len(output_ratio) > 2:
-            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single Int or tuple of Ints.")
-        ratio = _pair(output_ratio)
-        output_size = [int(input.size(-2) * ratio[0]), int(input.size(-1) * ratio[1])]
-    if _random_samples is None:
-        batch = 1 if input.dim() == 3 else input.size(0)
-        _random_samples = _C.rand(batch, input.size(-3), 2, dtype=input.dtype, device=input.device)
-    return _C._nn.fractional_max_pool2d(input, _pair(kernel_size), _pair(output_size), _random_samples)
+    return _fractional_max_pool(2, input, kernel_size, output_size, output_ratio, _random_samples)
 
 
 def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
                           _random_samples=None):
     out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
+                                             _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """(values, indices); `_random_samples` (N, C, 3) in [0, 1) fixes the windows (drawn when None)."""
+    return _fractional_max_pool(3, input, kernel_size, output_size, output_ratio, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                          _random_samples=None):
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio, return_indices,
                                              _random_samples)
     return out if return_indices else out[0]

@@ -9,7 +9,9 @@ from torchlite.nn.modules import (  # noqa: F401  (batchnorm: PyTorch's module p
     dropout,
     flatten,
     fold,
+    lazy,
     linear,
+    linear_cross_entropy_options,
     loss,
     normalization,
     padding,
@@ -27,6 +29,7 @@ from torchlite.nn.modules.dropout import *  # noqa: F401, F403
 from torchlite.nn.modules.flatten import *  # noqa: F401, F403
 from torchlite.nn.modules.fold import *  # noqa: F401, F403
 from torchlite.nn.modules.linear import *  # noqa: F401, F403
+from torchlite.nn.modules.linear_cross_entropy_options import *  # noqa: F401, F403
 from torchlite.nn.modules.loss import *  # noqa: F401, F403
 from torchlite.nn.modules.module import Module
 from torchlite.nn.modules.normalization import *  # noqa: F401, F403
@@ -37,6 +40,7 @@ from torchlite.nn.modules.sparse import *  # noqa: F401, F403
 from torchlite.nn.modules.transformer import *  # noqa: F401, F403
 from torchlite.nn.modules.vision import *  # noqa: F401, F403
 
-__all__ = ["Module"] + [name for m in (activation, adaptive, container, conv, dropout, flatten, fold, linear, loss,
+__all__ = ["Module"] + [name for m in (activation, adaptive, container, conv, dropout, flatten, fold, linear,
+                                       linear_cross_entropy_options, loss,
                                        normalization, padding, pooling, rnn, sparse, transformer, vision)
                         for name in m.__all__]

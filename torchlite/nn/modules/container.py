@@ -1,6 +1,7 @@
-"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
+"""Containers: Container (deprecated), Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 
 import operator
+import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from itertools import islice
@@ -9,7 +10,7 @@ from torchlite._C import Tensor
 from torchlite.nn.modules.module import Module, _addindent
 from torchlite.nn.parameter import Parameter
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
+__all__ = ["Container", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _abs_index(idx, n):
@@ -17,6 +18,17 @@ def _abs_index(idx, n):
     if not -n <= idx < n:
         raise IndexError(f"index {idx} is out of range")
     return idx + n if idx < 0 else idx
+
+
+class Container(Module):
+    """The deprecated container that registers its keyword arguments as submodules."""
+
+    def __init__(self, **kwargs):
+        warnings.warn("`nn.Container` is deprecated. All of its functionality is now implemented in `nn.Module`. "
+                      "Subclass that instead.", FutureWarning, stacklevel=2)
+        super().__init__()
+        for key, value in kwargs.items():
+            self.add_module(key, value)
 
 
 class Sequential(Module):

@@ -3,12 +3,14 @@
 import math
 
 from torchlite import _C
+from torchlite.autograd.grad_mode import no_grad
 from torchlite.nn import functional as F
 from torchlite.nn import init
+from torchlite.nn.modules.lazy import LazyModuleMixin
 from torchlite.nn.modules.module import Module
-from torchlite.nn.parameter import Parameter
+from torchlite.nn.parameter import Parameter, UninitializedParameter
 
-__all__ = ["Identity", "Linear", "Bilinear"]
+__all__ = ["Identity", "Linear", "Bilinear", "LazyLinear"]
 
 
 class Identity(Module):
@@ -85,3 +87,30 @@ class Bilinear(Module):
     def extra_repr(self):
         return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
                 f"out_features={self.out_features}, bias={self.bias is not None}")
+
+
+class LazyLinear(LazyModuleMixin, Linear):
+    """A Linear whose in_features is the last size of its first input."""
+
+    cls_to_become = Linear
+
+    def __init__(self, out_features, bias=True, device=None, dtype=None):
+        fk = {"device": device, "dtype": dtype}
+        super().__init__(0, 0, False)  # no weights yet: they are materialised on the first forward
+        self.weight = UninitializedParameter(**fk)
+        self.out_features = out_features
+        if bias:
+            self.bias = UninitializedParameter(**fk)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.in_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            with no_grad():
+                self.in_features = input.shape[-1]
+                self.weight.materialize((self.out_features, self.in_features))
+                if self.bias is not None:
+                    self.bias.materialize((self.out_features,))
+                self.reset_parameters()

@@ -6,6 +6,7 @@ __setattr__ (or register_parameter / register_buffer / add_module); every recurs
 orders match PyTorch's for the same architecture.
 """
 
+import functools
 import itertools
 from collections import OrderedDict, namedtuple
 from collections.abc import Mapping
@@ -14,7 +15,7 @@ from torchlite import _C
 from torchlite._C import Tensor
 from torchlite.autograd.function import Function
 from torchlite.autograd.grad_mode import is_grad_enabled, no_grad
-from torchlite.nn.parameter import Parameter
+from torchlite.nn.parameter import Buffer, Parameter
 from torchlite.utils.hooks import RemovableHandle
 
 __all__ = ["Module", "RemovableHandle"]
@@ -372,7 +373,9 @@ class Module:
                 modules[name] = value
             else:
                 buffers = self.__dict__.get("_buffers")
-                if buffers is not None and name in buffers:
+                if isinstance(value, Buffer):  # nn.Buffer(t) registers t, persistent as it says
+                    self.register_buffer(name, value, value.persistent)
+                elif buffers is not None and name in buffers:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.Tensor or None expected)")
@@ -658,6 +661,16 @@ class Module:
         self._state_dict_pre_hooks[handle.id] = hook
         return handle
 
+    def register_load_state_dict_pre_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs) runs before this module loads its entries of a state_dict."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        handle = RemovableHandle(self._load_state_dict_pre_hooks)
+        self._load_state_dict_pre_hooks[handle.id] = functools.partial(hook, self) if with_module else hook
+        return handle
+
     def register_load_state_dict_post_hook(self, hook):
         handle = RemovableHandle(self._load_state_dict_post_hooks)
         self._load_state_dict_post_hooks[handle.id] = hook
@@ -698,6 +711,8 @@ class Module:
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
                               error_msgs):
+        for hook in self._load_state_dict_pre_hooks.values():
+            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys, error_msgs)
         persistent_buffers = {k: v for k, v in self._buffers.items() if k not in self._non_persistent_buffers_set}
         local_state = {k: v for k, v in itertools.chain(self._parameters.items(), persistent_buffers.items())
                        if v is not None}

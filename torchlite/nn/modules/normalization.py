@@ -1,17 +1,25 @@
 """Normalisation layers: BatchNorm1d/2d/3d, InstanceNorm1d/2d/3d, LayerNorm, GroupNorm, RMSNorm,
-LocalResponseNorm."""
+LocalResponseNorm, CrossMapLRN2d."""
 
 import numbers
 import warnings
 
+import numpy as np
+
+import torchlite
 from torchlite import _C
+from torchlite.autograd.grad_mode import no_grad
+from torchlite.autograd.function import Function
 from torchlite.nn import functional as F
 from torchlite.nn import init
+from torchlite.nn.modules.lazy import LazyModuleMixin
 from torchlite.nn.modules.module import Module
-from torchlite.nn.parameter import Parameter
+from torchlite.nn.parameter import Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-           "LayerNorm", "GroupNorm", "LocalResponseNorm", "RMSNorm"]
+           "LayerNorm", "GroupNorm", "LocalResponseNorm", "CrossMapLRN2d", "RMSNorm", "LazyBatchNorm1d",
+           "LazyBatchNorm2d", "LazyBatchNorm3d", "LazyInstanceNorm1d", "LazyInstanceNorm2d", "LazyInstanceNorm3d",
+           "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -194,6 +202,68 @@ class LocalResponseNorm(Module):
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
 
 
+def _channel_mix(x, matrix):
+    """sum over c' of matrix[c, c'] * x[:, c'] for an (N, C, H, W) x and a NumPy (C, C) matrix."""
+    m = _C.tensor(matrix, dtype=x.dtype, device=x.device)
+    return x.permute(0, 2, 3, 1).matmul(m.t()).permute(0, 3, 1, 2)
+
+
+class _CrossMapLRN2dFunction(Function):
+    """PyTorch's legacy (Lua Torch) cross-map LRN, forward and hand-written backward alike.
+
+    The forward's running-window update never drops channel 0 (it subtracts channel c - pre_pad
+    only once c > pre_pad), while the backward sums over the symmetric window; both quirks are kept
+    so outputs and gradients agree with PyTorch's."""
+
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        channels = input.shape[1]
+        pre_pad = int((size - 1) / 2 + 1)
+        window = np.zeros((channels, channels))
+        window[0, :min(pre_pad, channels)] = 1
+        for c in range(1, channels):
+            window[c] = window[c - 1]
+            if c < channels - pre_pad + 1:
+                window[c, c + pre_pad - 1] += 1
+            if c > pre_pad:
+                window[c, c - pre_pad] -= 1
+        scale = _channel_mix(input * input, window) * (alpha / size) + k
+        output = input * scale.pow(-beta)
+        ctx.save_for_backward(input, output, scale)
+        ctx.params = (size, alpha, beta)
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size, alpha, beta = ctx.params
+        channels = input.shape[1]
+        lead = int(size - (size - 1) / 2)  # channels before c in its backward window
+        c = np.arange(channels)
+        window = ((c[None] >= c[:, None] - lead) & (c[None] <= c[:, None] + size - 1 - lead)).astype(float)
+        ratio = _channel_mix(grad_output * output / scale, window)
+        return scale.pow(-beta) * grad_output - (2 * alpha * beta / size) * input * ratio, None, None, None, None
+
+
+class CrossMapLRN2d(Module):
+    """Lua Torch's SpatialCrossMapLRN: x * (k + alpha / size * sum of squares over nearby channels)^-beta."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
 class LayerNorm(Module):
     __constants__ = ["normalized_shape", "eps", "elementwise_affine"]
 
@@ -290,3 +360,117 @@ class RMSNorm(Module):
 
     def extra_repr(self):
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """num_features from the first input's channel dimension."""
+
+    def __init__(self, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None, dtype=None, *,
+                 bias=True):
+        # affine/track_running_stats off here: their tensors would be replaced by placeholders at once.
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _C.tensor(0, dtype=_C.int64, device=device)
+
+    def reset_parameters(self):
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input):
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            with no_grad():
+                if self.affine:
+                    self.weight.materialize((self.num_features,))
+                    if self.bias is not None:
+                        self.bias.materialize((self.num_features,))
+                if self.track_running_stats:
+                    self.running_mean.materialize((self.num_features,))
+                    self.running_var.materialize((self.num_features,))
+                self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm1d
+    _check_input_dim = BatchNorm1d._check_input_dim
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm2d
+    _check_input_dim = BatchNorm2d._check_input_dim
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm3d
+    _check_input_dim = BatchNorm3d._check_input_dim
+
+
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm1d
+    _no_batch_dim = 2
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm2d
+    _no_batch_dim = 3
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm3d
+    _no_batch_dim = 4
+
+
+class SyncBatchNorm(_BatchNorm):
+    """BatchNorm whose batch statistics are meant to be reduced over a process group. Without an
+    initialised process group (or with one process) it is BatchNorm over the local batch, as in
+    PyTorch; torchlite does not reduce statistics across processes."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True,
+                 process_group=None, device=None, dtype=None, *, bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+        distributed = getattr(torchlite, "distributed", None)
+        if (self.training and distributed is not None and distributed.is_available() and distributed.is_initialized()
+                and distributed.get_world_size(self.process_group) > 1):
+            raise NotImplementedError("SyncBatchNorm: reducing batch statistics across processes is not implemented "
+                                      "in torchlite")
+        return super().forward(input)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with every BatchNorm*d in it (itself included) replaced by a SyncBatchNorm holding the same
+        parameters, running statistics and training mode."""
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = SyncBatchNorm(module.num_features, module.eps, module.momentum, module.affine,
+                                   module.track_running_stats, process_group)
+            if module.affine:
+                with no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+            if hasattr(module, "qconfig"):
+                output.qconfig = module.qconfig
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return output

@@ -7,7 +7,8 @@ from torchlite.nn.modules.utils import _pair, _single, _triple
 
 __all__ = ["MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
-           "FractionalMaxPool2d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+           "FractionalMaxPool2d", "FractionalMaxPool3d", "LPPool1d", "LPPool2d", "LPPool3d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _MaxPoolNd(Module):
@@ -210,26 +211,37 @@ class MaxUnpool3d(_MaxUnpoolNd):
         return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
-class FractionalMaxPool2d(Module):
+class _FractionalMaxPoolNd(Module):
     """Max pooling over kernel_size windows at fractional steps; `_random_samples` (a buffer, as in
     PyTorch) fixes where the windows fall."""
 
     __constants__ = ["kernel_size", "return_indices", "output_size", "output_ratio"]
+    _nd = None
 
     def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False, _random_samples=None):
         super().__init__()
-        self.kernel_size = _pair(kernel_size)
+        expand = _pair if self._nd == 2 else _triple
+        self.kernel_size = expand(kernel_size)
         self.return_indices = return_indices
         self.register_buffer("_random_samples", _random_samples)
-        self.output_size = _pair(output_size) if output_size is not None else None
-        self.output_ratio = _pair(output_ratio) if output_ratio is not None else None
+        self.output_size = expand(output_size) if output_size is not None else None
+        self.output_ratio = expand(output_ratio) if output_ratio is not None else None
         if output_size is None and output_ratio is None:
-            raise ValueError("FractionalMaxPool2d requires specifying either an output size, or a pooling ratio")
+            raise ValueError(f"{type(self).__name__} requires specifying either an output size, or a pooling ratio")
         if output_size is not None and output_ratio is not None:
             raise ValueError("only one of output_size and output_ratio may be specified")
-        if self.output_ratio is not None and not (0 < self.output_ratio[0] < 1 and 0 < self.output_ratio[1] < 1):
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
             raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
 
     def forward(self, input):
-        return F.fractional_max_pool2d(input, self.kernel_size, self.output_size, self.output_ratio,
-                                       self.return_indices, _random_samples=self._random_samples)
+        pool = F.fractional_max_pool2d if self._nd == 2 else F.fractional_max_pool3d
+        return pool(input, self.kernel_size, self.output_size, self.output_ratio, self.return_indices,
+                    _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    _nd = 2
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    _nd = 3

@@ -13,6 +13,7 @@ from torchlite import _C, _rnn
 from torchlite.nn import init
 from torchlite.nn.modules.module import Module
 from torchlite.nn.parameter import Parameter
+from torchlite.nn.utils.rnn import PackedSequence
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -120,6 +121,24 @@ class RNNBase(Module):
             groups.append((w[0], w[1], b_ih, b_hh, w[-1] if self.proj_size > 0 else None))
         return groups
 
+    def _zero_state(self, batch, like):
+        """The zero (h_0, c_0) of a batch (c_0 None except for an LSTM)."""
+        num_directions = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        h = like.new_zeros((self.num_layers * num_directions, batch, real_hidden))
+        c = like.new_zeros((self.num_layers * num_directions, batch, self.hidden_size)) if self.mode == "LSTM" else None
+        return h, c
+
+    def _check_state(self, h, c, batch):
+        num_directions = 2 if self.bidirectional else 1
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        expected_h = (self.num_layers * num_directions, batch, real_hidden)
+        if tuple(h.shape) != expected_h:
+            raise RuntimeError(f"Expected hidden size {expected_h}, got {list(h.shape)}")
+        if c is not None and tuple(c.shape) != (expected_h[0], batch, self.hidden_size):
+            raise RuntimeError(f"Expected hidden[1] size {(expected_h[0], batch, self.hidden_size)}, got "
+                               f"{list(c.shape)}")
+
     def _prepare(self, input, hx):
         """Batch-first/unbatched handling and the zero initial state; returns (input, hx, cx, batched)."""
         if input.dim() not in (2, 3):
@@ -132,31 +151,45 @@ class RNNBase(Module):
         if input.shape[-1] != self.input_size:
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.shape[-1]}")
-        num_directions = 2 if self.bidirectional else 1
         batch = input.shape[1]
-        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
-        is_lstm = self.mode == "LSTM"
         if hx is None:
-            zeros = dict(dtype=input.dtype, device=input.device)
-            h = _C.zeros((self.num_layers * num_directions, batch, real_hidden), **zeros)
-            c = _C.zeros((self.num_layers * num_directions, batch, self.hidden_size), **zeros) if is_lstm else None
-            return input, h, c, batched
-        h, c = hx if is_lstm else (hx, None)
+            return (input, *self._zero_state(batch, input), batched)
+        h, c = hx if self.mode == "LSTM" else (hx, None)
         if not batched:
-            expected = 2
-            if h.dim() != expected:
+            if h.dim() != 2:
                 raise RuntimeError(f"For unbatched 2-D input, hx should also be 2-D but got {h.dim()}-D tensor")
             h = h.unsqueeze(1)
             c = c.unsqueeze(1) if c is not None else None
         elif h.dim() != 3:
             raise RuntimeError(f"For batched 3-D input, hx should also be 3-D but got {h.dim()}-D tensor")
-        expected_h = (self.num_layers * num_directions, batch, real_hidden)
-        if tuple(h.shape) != expected_h:
-            raise RuntimeError(f"Expected hidden size {expected_h}, got {list(h.shape)}")
-        if c is not None and tuple(c.shape) != (expected_h[0], batch, self.hidden_size):
-            raise RuntimeError(f"Expected hidden[1] size {(expected_h[0], batch, self.hidden_size)}, got "
-                               f"{list(c.shape)}")
+        self._check_state(h, c, batch)
         return input, h, c, batched
+
+    def _forward_packed(self, input, hx):
+        """forward over a PackedSequence: hx (given in the caller's batch order) is permuted into the
+        packed (longest first) order and h_n back out of it, as PyTorch does."""
+        data, batch_sizes, sorted_indices, unsorted_indices = input
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.shape[-1]}")
+        batch = int(batch_sizes[0])
+        if hx is None:
+            h, c = self._zero_state(batch, data)
+        else:
+            h, c = hx if self.mode == "LSTM" else (hx, None)
+            self._check_state(h, c, batch)
+            if sorted_indices is not None:
+                h = h.index_select(1, sorted_indices)
+                c = c.index_select(1, sorted_indices) if c is not None else None
+        output, h_n, c_n = _rnn.run_layers(self.mode, data, h, c, self._weights(), self.num_layers, self.dropout,
+                                           self.training, self.bidirectional, batch_sizes)
+        if unsorted_indices is not None:
+            h_n = h_n.index_select(1, unsorted_indices)
+            c_n = c_n.index_select(1, unsorted_indices) if c_n is not None else None
+        output = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+        return output, ((h_n, c_n) if self.mode == "LSTM" else h_n)
 
     def _finish(self, output, batched):
         if not batched:
@@ -164,6 +197,8 @@ class RNNBase(Module):
         return output.transpose(0, 1) if self.batch_first else output
 
     def forward(self, input, hx=None):
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, h, c, batched = self._prepare(input, hx)
         output, h_n, c_n = _rnn.run_layers(self.mode, input, h, c, self._weights(), self.num_layers, self.dropout,
                                            self.training, self.bidirectional)

@@ -5,7 +5,6 @@ and submodule names match PyTorch's, so state_dicts load in either direction.
 """
 
 import copy
-import math
 
 from torchlite import _C
 from torchlite.nn import functional as F
@@ -20,17 +19,6 @@ from torchlite.nn.parameter import Parameter
 
 __all__ = ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
            "TransformerDecoder", "Transformer"]
-
-
-def _additive_mask(mask, name, dtype):
-    """A boolean mask (True = not allowed to attend) as -inf/0 of `dtype`; float masks as they are."""
-    if mask is None:
-        return None
-    if mask.dtype == _C.bool:
-        return _C.where(mask, float("-inf"), 0.0).to(dtype)
-    if not mask.is_floating_point():
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    return mask.to(dtype)
 
 
 class MultiheadAttention(Module):
@@ -96,95 +84,43 @@ class MultiheadAttention(Module):
         if self.bias_v is not None:
             init.xavier_normal_(self.bias_v)
 
-    def _project(self, query, key, value):
-        e = self.embed_dim
-        b = self.in_proj_bias
-        bq, bk, bv = (None, None, None) if b is None else (b[:e], b[e:2 * e], b[2 * e:])
-        if self._qkv_same_embed_dim:
-            w = self.in_proj_weight
-            wq, wk, wv = w[:e], w[e:2 * e], w[2 * e:]
-        else:
-            wq, wk, wv = self.q_proj_weight, self.k_proj_weight, self.v_proj_weight
-        return F.linear(query, wq, bq), F.linear(key, wk, bk), F.linear(value, wv, bv)
+    def __setstate__(self, state):
+        if "_qkv_same_embed_dim" not in state:  # pickles from before kdim/vdim existed
+            state["_qkv_same_embed_dim"] = True
+        super().__setstate__(state)
 
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         is_batched = query.dim() == 3
+        key_padding_mask = F._canonical_mask(key_padding_mask, "key_padding_mask", F._none_or_dtype(attn_mask),
+                                             "attn_mask", query.dtype)
+        attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if self.batch_first and is_batched:
             query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        if not is_batched:
-            query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
-            if key_padding_mask is not None:
-                key_padding_mask = key_padding_mask.unsqueeze(0)
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
-                               "method `generate_square_subsequent_mask` to create this mask.")
-        tgt_len, bsz, embed_dim = query.shape
-        if embed_dim != self.embed_dim:
-            raise AssertionError(f"was expecting embedding dimension of {self.embed_dim}, but got {embed_dim}")
-        heads, head_dim = self.num_heads, self.head_dim
-        q, k, v = self._project(query, key, value)
-        dtype = q.dtype
-        attn_mask = _additive_mask(attn_mask, "attn_mask", dtype)
-        key_padding_mask = _additive_mask(key_padding_mask, "key_padding_mask", dtype)
-        if attn_mask is not None:
-            if attn_mask.dim() == 2:
-                if tuple(attn_mask.shape) != (tgt_len, key.shape[0]):
-                    raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(attn_mask.shape)}, but should be "
-                                       f"{(tgt_len, key.shape[0])}.")
-                attn_mask = attn_mask.unsqueeze(0)
-            elif attn_mask.dim() == 3:
-                if tuple(attn_mask.shape) != (bsz * heads, tgt_len, key.shape[0]):
-                    raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(attn_mask.shape)}, but should be "
-                                       f"{(bsz * heads, tgt_len, key.shape[0])}.")
-            else:
-                raise RuntimeError(f"attn_mask's dimension {attn_mask.dim()} is not supported")
-        if self.bias_k is not None:
-            k = _C.cat([k, self.bias_k.expand(1, bsz, embed_dim)])
-            v = _C.cat([v, self.bias_v.expand(1, bsz, embed_dim)])
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, (0, 1))
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        q = q.reshape(tgt_len, bsz * heads, head_dim).transpose(0, 1)
-        k = k.reshape(k.shape[0], bsz * heads, head_dim).transpose(0, 1)
-        v = v.reshape(v.shape[0], bsz * heads, head_dim).transpose(0, 1)
-        if self.add_zero_attn:
-            k = _C.cat([k, _C.zeros((bsz * heads, 1, head_dim), dtype=dtype, device=k.device)], 1)
-            v = _C.cat([v, _C.zeros((bsz * heads, 1, head_dim), dtype=dtype, device=v.device)], 1)
-            if attn_mask is not None:
-                attn_mask = F.pad(attn_mask, (0, 1))
-            if key_padding_mask is not None:
-                key_padding_mask = F.pad(key_padding_mask, (0, 1))
-        src_len = k.shape[1]
+        separate = not self._qkv_same_embed_dim
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights,
+            attn_mask=attn_mask, use_separate_proj_weight=separate, q_proj_weight=self.q_proj_weight,
+            k_proj_weight=self.k_proj_weight, v_proj_weight=self.v_proj_weight,
+            average_attn_weights=average_attn_weights, is_causal=is_causal)
+        return (out.transpose(1, 0) if self.batch_first and is_batched else out), weights
+
+    def merge_masks(self, attn_mask, key_padding_mask, query):
+        """(mask, mask_type) for a batch-first self-attention query (N, L, E): the attention mask and the
+        key padding mask (both additive) combined into one (N, heads, L, L) mask; mask_type 1 for a key
+        padding mask alone, 2 otherwise, None without masks."""
+        if attn_mask is None:
+            return key_padding_mask, (None if key_padding_mask is None else 1)
+        batch_size, seq_len, _ = query.shape
+        if attn_mask.dim() == 3:
+            merged = attn_mask.reshape(batch_size, -1, seq_len, seq_len)
+        else:
+            merged = attn_mask.reshape(1, 1, seq_len, seq_len).expand(batch_size, self.num_heads, -1, -1)
         if key_padding_mask is not None:
-            if tuple(key_padding_mask.shape) != (bsz, src_len):
-                raise AssertionError(f"expecting key_padding_mask shape of {(bsz, src_len)}, but got "
-                                     f"{tuple(key_padding_mask.shape)}")
-            kpm = key_padding_mask.reshape(bsz, 1, 1, src_len).expand(bsz, heads, 1, src_len)
-            kpm = kpm.reshape(bsz * heads, 1, src_len)
-            attn_mask = kpm if attn_mask is None else attn_mask + kpm
-        scores = _C.bmm(q * (1.0 / math.sqrt(head_dim)), k.transpose(1, 2))
-        if attn_mask is not None:
-            scores = scores + attn_mask
-        weights = F.softmax(scores, dim=-1)
-        if self.training and self.dropout > 0.0:
-            weights = F.dropout(weights, p=self.dropout)
-        out = _C.bmm(weights, v)  # (bsz * heads, tgt_len, head_dim)
-        out = out.transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = F.linear(out, self.out_proj.weight, self.out_proj.bias).reshape(tgt_len, bsz, embed_dim)
-        if not is_batched:
-            out = out.squeeze(1)
-        elif self.batch_first:
-            out = out.transpose(1, 0)
-        if not need_weights:
-            return out, None
-        weights = weights.reshape(bsz, heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        if not is_batched:
-            weights = weights.squeeze(0)
-        return out, weights
+            merged = merged + key_padding_mask.reshape(batch_size, 1, 1, seq_len).expand(-1, self.num_heads, -1, -1)
+        return merged, 2
 
 
 def _generate_square_subsequent_mask(sz, device=None, dtype=None):
