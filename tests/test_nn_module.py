@@ -586,3 +586,48 @@ def test_full_backward_hook_input_without_grad():
     m(torch.randn(4, 3)).sum().backward()
     assert calls == [((None,), (4, 2))]
     assert m.weight.grad is not None
+
+
+def test_state_dict_post_hooks_like_torch():
+    real_torch = pytest.importorskip("torch")
+
+    def run(lib):
+        net = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.Linear(2, 1))
+        seen = []
+
+        def post(module, sd, prefix, local_metadata):
+            seen.append((type(module).__name__, prefix, sorted(sd), local_metadata["version"]))
+            sd[prefix + "extra"] = 1
+
+        net[1].register_state_dict_post_hook(post)
+        handle = net.register_state_dict_post_hook(post)
+        keys = sorted(net.state_dict())
+        handle.remove()
+        net._register_state_dict_hook(lambda m, sd, prefix, meta: {"replaced": 0})
+        replaced = list(net.state_dict())
+        net.register_state_dict_post_hook(lambda m, sd, prefix, meta: {"x": 1})
+        with pytest.raises(RuntimeError, match="must return None"):
+            net.state_dict()
+        return seen, keys, replaced
+
+    assert run(torch) == run(real_torch)
+
+
+def test_set_submodule_and_to_empty():
+    net = nn.Sequential(nn.Linear(2, 3), nn.Sequential(nn.ReLU()))
+    net.set_submodule("1.0", nn.Tanh())
+    assert isinstance(net[1][0], nn.Tanh)
+    net.set_submodule("1.extra", nn.ReLU())
+    assert isinstance(net[1].extra, nn.ReLU)
+    with pytest.raises(AttributeError, match="has no attribute `missing`"):
+        net.set_submodule("1.missing", nn.ReLU(), strict=True)
+    with pytest.raises(ValueError, match="not an nn.Module"):
+        net.set_submodule("0", 3)
+    with pytest.raises(ValueError, match="without a target name"):
+        net.set_submodule("", nn.ReLU())
+    with pytest.raises(AttributeError, match="is not an nn.Module"):
+        net.set_submodule("0.weight", nn.ReLU())
+    weight, storage = net[0].weight, net[0].weight.data_ptr()
+    assert net.to_empty(device="cpu") is net
+    # as in PyTorch, the Parameter object stays and its data is replaced
+    assert net[0].weight is weight and weight.data_ptr() != storage and weight.shape == (3, 2)

@@ -299,6 +299,21 @@ class Module:
                 raise AttributeError("`" + item + "` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target, module, strict=False):
+        """Puts module at the dotted path target (replacing what is there); the parent must exist,
+        and with strict=True so must the name."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(parent._get_name() + " has no attribute `" + name + "`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module):
+            raise AttributeError("`" + name + "` is not an nn.Module")
+        setattr(parent, name, module)
+
     def get_parameter(self, target):
         module_path, _, param_name = target.rpartition(".")
         mod = self.get_submodule(module_path)
@@ -402,7 +417,8 @@ class Module:
     def __setstate__(self, state):
         self.__dict__.update(state)
         for name in ("_forward_hooks_with_kwargs", "_forward_hooks_always_called", "_forward_pre_hooks_with_kwargs",
-                     "_state_dict_pre_hooks", "_load_state_dict_post_hooks", "_backward_hooks",
+                     "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks", "_backward_hooks",
                      "_backward_pre_hooks"):
             self.__dict__.setdefault(name, OrderedDict())
         self.__dict__.setdefault("_non_persistent_buffers_set", set())
@@ -559,6 +575,11 @@ class Module:
     def type(self, dst_type):
         return self._apply(lambda t: t.to(dst_type))
 
+    def to_empty(self, *, device, recurse=True):
+        """Moves the parameters and buffers to device without copying their values (each becomes
+        an uninitialised tensor of the same shape and dtype); returns self."""
+        return self._apply(lambda t: _C.empty_like(t, device=device), recurse=recurse)
+
     def float(self):
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
 
@@ -661,6 +682,19 @@ class Module:
         self._state_dict_pre_hooks[handle.id] = hook
         return handle
 
+    def register_state_dict_post_hook(self, hook):
+        """hook(module, state_dict, prefix, local_metadata) -> None runs after state_dict() has
+        written this module's entries and its children's; it may edit state_dict in place."""
+        hook._from_public_api = True
+        return self._register_state_dict_hook(hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The older form, which PyTorch's own modules use: the hook may also return a new
+        state_dict, which replaces the one being built."""
+        handle = RemovableHandle(self._state_dict_hooks)
+        self._state_dict_hooks[handle.id] = hook
+        return handle
+
     def register_load_state_dict_pre_hook(self, hook):
         """hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
         error_msgs) runs before this module loads its entries of a state_dict."""
@@ -698,15 +732,23 @@ class Module:
         if destination is None:
             destination = OrderedDict()
             destination._metadata = OrderedDict()
+        local_metadata = {"version": self._version}
         metadata = getattr(destination, "_metadata", None)
         if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
+            metadata[prefix[:-1]] = local_metadata
         for hook in self._state_dict_pre_hooks.values():
             hook(self, prefix, keep_vars)
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
+        for hook in self._state_dict_hooks.values():
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
         return destination
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
