@@ -89,6 +89,31 @@ def test_twenty_steps_match_torch(name, kwargs):
             assert opt.state[p]["step"].dtype == tl.float32 and float(opt.state[p]["step"]) == 20
 
 
+FOREACH_KERNELS = [c for c in CONFIGS if c[1].get("foreach") and c[0] != "Adafactor"]
+
+
+@pytest.mark.parametrize("name,kwargs", FOREACH_KERNELS, ids=[c[0] for c in FOREACH_KERNELS])
+def test_foreach_kernels_float32_and_strided(name, kwargs):
+    # float32 parameters (the kernels compute in float), one of them a transposed view, in two
+    # groups: PyTorch's foreach path gives the same values to float32 rounding.
+    init, grads = _data(10)
+    init = [a.astype(np.float32) for a in init]
+
+    def run(lib):
+        base = lib.tensor(init[0].T.copy(), requires_grad=True)
+        params = [base.detach().T.requires_grad_(), *(lib.tensor(a, requires_grad=True) for a in init[1:])]
+        opt = getattr(lib.optim, name)([{"params": params[:1]}, {"params": params[1:], "lr": 0.02}], **kwargs)
+        for step_grads in grads:
+            for p, g in zip(params, step_grads):
+                p.grad = lib.tensor(g.astype(np.float32))
+            opt.step()
+        return params
+
+    params, t_params = run(tl), run(torch)
+    assert params[0].dtype == tl.float32 and not params[0].is_contiguous()
+    _close(params, t_params, rtol=2e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("kwargs", [dict(lr=0.02), dict(lr=0.02, momentum=0.9, nesterov=False, weight_decay=0.01),
                                     dict(lr=0.02, adjust_lr_fn="match_rms_adamw", ns_steps=3)])
 def test_muon_matches_torch(kwargs):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
+from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -23,8 +24,10 @@ class Adadelta(_ElementwiseOptimizer):
         v = rho * v + (1 - rho) * g * g;  delta = sqrt(u + eps) / sqrt(v + eps) * g
         u = rho * u + (1 - rho) * delta * delta;  param -= lr * delta
 
-    `foreach` and `capturable` select no other code path here (the update is the same).
+    foreach=True runs one `_fused_adadelta_` call per group; `capturable` changes nothing here.
     """
+
+    _has_foreach_kernel = True
 
     def __init__(
         self,
@@ -69,3 +72,19 @@ class Adadelta(_ElementwiseOptimizer):
         delta = acc_delta.add(eps).sqrt_().div_(square_avg.add(eps).sqrt_()).mul_(grad)
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-_as_float(group["lr"]))
+
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        _C._foreach_add_([s["step"] for s in states], 1)
+        _C._fused_adadelta_(
+            params,
+            grads,
+            [s["square_avg"] for s in states],
+            [s["acc_delta"] for s in states],
+            lr=_as_float(group["lr"]),
+            rho=float(group["rho"]),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

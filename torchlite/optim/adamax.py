@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
+from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -23,8 +24,10 @@ class Adamax(_ElementwiseOptimizer):
         m = lerp(m, g, 1 - beta1);  u = max(beta2 * u, |g| + eps)
         param -= lr / (1 - beta1^t) * m / u
 
-    `foreach` and `capturable` select no other code path here (the update is the same).
+    foreach=True runs one `_fused_adamax_` call per group; `capturable` changes nothing here.
     """
+
+    _has_foreach_kernel = True
 
     def __init__(
         self,
@@ -67,3 +70,23 @@ class Adamax(_ElementwiseOptimizer):
         _tl.maximum(exp_inf.mul_(beta2), grad.abs().add_(group["eps"]), out=exp_inf)
         clr = _as_float(group["lr"]) / (1 - beta1**step)
         param.addcdiv_(exp_avg, exp_inf, value=-clr)
+
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        steps = [s["step"] for s in states]
+        _C._foreach_add_(steps, 1)
+        beta1, beta2 = group["betas"]
+        _C._fused_adamax_(
+            params,
+            grads,
+            [s["exp_avg"] for s in states],
+            [s["exp_inf"] for s in states],
+            steps,
+            lr=_as_float(group["lr"]),
+            beta1=float(beta1),
+            beta2=float(beta2),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
+from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -24,9 +25,11 @@ class ASGD(_ElementwiseOptimizer):
         param *= 1 - lambd * eta;  param -= eta * g;  ax += mu * (param - ax)  (ax = param while mu == 1)
         eta = lr / (1 + lambd * lr * t)^alpha;  mu = 1 / max(1, t - t0)
 
-    eta and mu are 0-dim state tensors (PyTorch's scalar dtype), as in PyTorch. `foreach` and
-    `capturable` select no other code path here.
+    eta and mu are 0-dim state tensors (PyTorch's scalar dtype), as in PyTorch. foreach=True runs
+    one `_fused_asgd_` call per group; `capturable` changes nothing here.
     """
+
+    _has_foreach_kernel = True
 
     def __init__(
         self,
@@ -62,19 +65,41 @@ class ASGD(_ElementwiseOptimizer):
         state["mu"] = _new_scalar(1.0)
         state["ax"] = _tl.zeros_like(param)
 
+    @staticmethod
+    def _schedule(state: dict[str, Any], group: dict[str, Any]) -> None:
+        """Sets eta and mu for the next step from the step just taken."""
+        lr, step = _as_float(group["lr"]), state["step"].item()
+        # Through a tensor of the scalar dtype, as PyTorch does: a float64 eta (loaded into float64
+        # parameters' state) still takes float32-rounded values under a float32 default dtype.
+        state["eta"].copy_(_new_scalar(lr / ((1 + group["lambd"] * lr * step) ** group["alpha"])))
+        state["mu"].copy_(_new_scalar(1 / max(1, step - group["t0"])))
+
     def _update(self, param: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
-        lr, lambd = _as_float(group["lr"]), group["lambd"]
-        step = state["step"].add_(1).item()
+        state["step"].add_(1)
         grad = _signed_grad(param, grad, group["maximize"], group["weight_decay"])
-        eta, mu, ax = state["eta"], state["mu"], state["ax"]
-        eta_value = eta.item()
-        param.mul_(1 - lambd * eta_value)
+        mu, ax = state["mu"], state["ax"]
+        eta_value = state["eta"].item()
+        param.mul_(1 - group["lambd"] * eta_value)
         param.add_(grad, alpha=-eta_value)
         if mu.item() != 1:
             ax.add_(param.sub(ax).mul_(mu))
         else:
             ax.copy_(param)
-        # Through a tensor of the scalar dtype, as PyTorch does: a float64 eta (loaded into float64
-        # parameters' state) still takes float32-rounded values under a float32 default dtype.
-        eta.copy_(_new_scalar(lr / ((1 + lambd * lr * step) ** group["alpha"])))
-        mu.copy_(_new_scalar(1 / max(1, step - group["t0"])))
+        self._schedule(state, group)
+
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        _C._foreach_add_([s["step"] for s in states], 1)
+        _C._fused_asgd_(
+            params,
+            grads,
+            [s["ax"] for s in states],
+            [s["mu"] for s in states],
+            [s["eta"] for s in states],
+            lambd=float(group["lambd"]),
+            weight_decay=float(group["weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )
+        for state in states:
+            self._schedule(state, group)

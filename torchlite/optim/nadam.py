@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
+from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -26,8 +27,11 @@ class NAdam(_ElementwiseOptimizer):
         param -= lr * (1 - mu_t) / (1 - prod) * g / d + lr * mu_{t+1} / (1 - prod * mu_{t+1}) * m / d
 
     Weight decay is added to the gradient, or with decoupled_weight_decay=True applied as
-    param *= 1 - lr * weight_decay. `foreach` and `capturable` select no other code path here.
+    param *= 1 - lr * weight_decay. foreach=True runs one `_fused_nadam_` call per group;
+    `capturable` changes nothing here.
     """
+
+    _has_foreach_kernel = True
 
     def __init__(
         self,
@@ -86,3 +90,26 @@ class NAdam(_ElementwiseOptimizer):
         denom = exp_avg_sq.div(1 - beta2**step).sqrt().add_(group["eps"])
         param.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
         param.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))
+
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        steps = [s["step"] for s in states]
+        _C._foreach_add_(steps, 1)
+        beta1, beta2 = group["betas"]
+        _C._fused_nadam_(
+            params,
+            grads,
+            [s["exp_avg"] for s in states],
+            [s["exp_avg_sq"] for s in states],
+            [s["mu_product"] for s in states],
+            steps,
+            lr=_as_float(group["lr"]),
+            beta1=float(beta1),
+            beta2=float(beta2),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            momentum_decay=float(group["momentum_decay"]),
+            decoupled_weight_decay=bool(group["decoupled_weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

@@ -344,8 +344,12 @@ def _check_no_differentiable(defaults: dict[str, Any]) -> None:
 
 class _ElementwiseOptimizer(Optimizer):
     """An optimizer whose update treats each parameter on its own: `step` creates a parameter's
-    state on its first gradient (`_init_state`) and applies `_update` to every parameter that has
-    a gradient, in group order, as PyTorch's single-tensor (foreach=False) path does."""
+    state on its first gradient (`_init_state`), then applies `_update` to every parameter that has
+    a gradient, in group order, as PyTorch's single-tensor path does; for a group with
+    foreach=True, subclasses with a multi-tensor kernel (`_has_foreach_kernel`) update all its
+    parameters in one `_foreach_update` call instead."""
+
+    _has_foreach_kernel = False
 
     def _init_state(self, param: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -353,19 +357,29 @@ class _ElementwiseOptimizer(Optimizer):
     def _update(self, param: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         raise NotImplementedError
 
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        raise NotImplementedError
+
     @_use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Performs a single optimization step; `closure` re-evaluates the model and returns the loss."""
         loss = self._run_closure(closure)
         for group in self.param_groups:
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
+            params, grads = self._params_with_grad(group)
+            states = []
+            for p in params:
                 if p.is_complex():
                     raise RuntimeError(f"{type(self).__name__} does not support complex parameters in torchlite")
                 state = self.state[p]
                 if len(state) == 0:
                     self._init_state(p, group, state)
-                self._update(p, p.grad, state, group)
+                states.append(state)
+            if self._has_foreach_kernel and group.get("foreach") and params:
+                self._foreach_update(params, grads, states, group)
+            else:
+                for p, g, state in zip(params, grads, states):
+                    self._update(p, g, state, group)
         self._run_post_hooks()
         return loss

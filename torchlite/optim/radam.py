@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
+from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -27,8 +28,11 @@ class RAdam(_ElementwiseOptimizer):
 
     with r_t = sqrt((rho_t - 4)(rho_t - 2) rho_inf / ((rho_inf - 4)(rho_inf - 2) rho_t)). Weight
     decay is added to the gradient, or with decoupled_weight_decay=True applied as
-    param *= 1 - lr * weight_decay. `foreach` and `capturable` select no other code path here.
+    param *= 1 - lr * weight_decay. foreach=True runs one `_fused_radam_` call per group;
+    `capturable` changes nothing here.
     """
+
+    _has_foreach_kernel = True
 
     def __init__(
         self,
@@ -86,3 +90,24 @@ class RAdam(_ElementwiseOptimizer):
             param.add_(bias_corrected_exp_avg * lr * adaptive_lr * rect, alpha=-1.0)
         else:
             param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
+
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        steps = [s["step"] for s in states]
+        _C._foreach_add_(steps, 1)
+        beta1, beta2 = group["betas"]
+        _C._fused_radam_(
+            params,
+            grads,
+            [s["exp_avg"] for s in states],
+            [s["exp_avg_sq"] for s in states],
+            steps,
+            lr=_as_float(group["lr"]),
+            beta1=float(beta1),
+            beta2=float(beta2),
+            eps=float(group["eps"]),
+            weight_decay=float(group["weight_decay"]),
+            decoupled_weight_decay=bool(group["decoupled_weight_decay"]),
+            maximize=bool(group["maximize"]),
+        )

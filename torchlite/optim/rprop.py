@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
+from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -23,8 +24,10 @@ class Rprop(_ElementwiseOptimizer):
         s = sign(g * prev);  step_size *= etaplus (s > 0), etaminus (s < 0), 1 (s == 0), clamped to step_sizes
         g = 0 where s < 0;  param -= sign(g) * step_size;  prev = g
 
-    `foreach` and `capturable` select no other code path here (the update is the same).
+    foreach=True runs one `_fused_rprop_` call per group; `capturable` changes nothing here.
     """
+
+    _has_foreach_kernel = True
 
     def __init__(
         self,
@@ -71,3 +74,21 @@ class Rprop(_ElementwiseOptimizer):
         grad = _tl.where(sign.lt(0), 0.0, grad)
         param.addcmul_(grad.sign(), step_size, value=-1)
         prev.copy_(grad)
+
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        _C._foreach_add_([s["step"] for s in states], 1)
+        etaminus, etaplus = group["etas"]
+        step_size_min, step_size_max = group["step_sizes"]
+        _C._fused_rprop_(
+            params,
+            grads,
+            [s["prev"] for s in states],
+            [s["step_size"] for s in states],
+            etaminus=float(etaminus),
+            etaplus=float(etaplus),
+            step_size_min=float(step_size_min),
+            step_size_max=float(step_size_max),
+            maximize=bool(group["maximize"]),
+        )
