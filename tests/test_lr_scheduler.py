@@ -63,6 +63,17 @@ SCHEDULERS = {
                                                        m.ExponentialLR(o, gamma=0.8),
                                                        m.StepLR(o, step_size=2)], milestones=[2, 5]), 10),
     "OneCycleLR-nomomentum": (lambda m, o: m.OneCycleLR(o, max_lr=1.0, total_steps=10, cycle_momentum=False), 9),
+    "CyclicLR": (lambda m, o: m.CyclicLR(o, base_lr=0.01, max_lr=[0.1, 0.2], step_size_up=4), 30),
+    "CyclicLR-triangular2": (lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=3, step_size_down=5,
+                                                     mode="triangular2", base_momentum=0.7), 30),
+    "CyclicLR-exp_range": (lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=2, mode="exp_range", gamma=0.9,
+                                                   cycle_momentum=False), 30),
+    "CyclicLR-scale_fn": (lambda m, o: m.CyclicLR(o, 0.01, 0.1, step_size_up=3, scale_fn=lambda x: 1 / (x + 1),
+                                                  scale_mode="iterations"), 30),
+    "CosineAnnealingWarmRestarts": (lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=5, eta_min=0.001), 30),
+    "CosineAnnealingWarmRestarts-mult": (lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=3), 30),
+    "ChainedScheduler": (lambda m, o: m.ChainedScheduler([m.ConstantLR(o, factor=0.5, total_iters=4),
+                                                          m.ExponentialLR(o, gamma=0.9)]), 30),
 }
 
 
@@ -70,6 +81,8 @@ SCHEDULERS = {
 def test_matches_torch(name):
     pytest.importorskip("torch")
     make, steps = SCHEDULERS[name]
+    if not name.startswith("OneCycleLR"):  # OneCycleLR refuses to step past its total_steps
+        steps = max(steps, 30)
     assert _sequence(tl, make, steps) == _sequence(TORCH, make, steps)
 
 
@@ -80,6 +93,54 @@ def test_one_cycle_with_adam_betas_matches_torch(name):
     ours = _sequence(tl, make, steps, opt="Adam")
     assert ours == _sequence(TORCH, make, steps, opt="Adam")
     assert ours[0][1] == [0.95, 0.95] and min(m for _, ms in ours for m in ms) == pytest.approx(0.85)
+
+
+def test_cyclic_lr_with_adam_betas_matches_torch():
+    pytest.importorskip("torch")
+    make = SCHEDULERS["CyclicLR-triangular2"][0]
+    ours = _sequence(tl, make, 30, opt="Adam")
+    assert ours == _sequence(TORCH, make, 30, opt="Adam")
+    assert {m for _, ms in ours for m in ms} >= {0.7, 0.9}
+
+
+def test_warm_restarts_with_fractional_epochs_matches_torch():
+    pytest.importorskip("torch")
+    epochs = [0.5, 1.0, 2.5, 3.0, 7.25, 13.0, 2.0, 20.5, 40.0]
+
+    def lrs(lib, t_mult):
+        o = _optimizer(lib)
+        sched = lib.optim.lr_scheduler.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=t_mult, eta_min=0.01)
+        out = []
+        for e in epochs:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                sched.step(e)
+            out.append((sched.get_last_lr(), sched.T_cur, sched.T_i, sched.last_epoch))
+        return out
+
+    for t_mult in (1, 2):
+        assert lrs(tl, t_mult) == lrs(TORCH, t_mult)
+    with pytest.raises(ValueError, match="Expected non-negative epoch"):
+        lr_scheduler.CosineAnnealingWarmRestarts(_optimizer(tl), T_0=2).step(-1)
+
+
+def test_chained_and_cyclic_state_dict_round_trip():
+    o = _optimizer(tl)
+    chain = lr_scheduler.ChainedScheduler([lr_scheduler.StepLR(o, 2, 0.5), lr_scheduler.ExponentialLR(o, 0.9)])
+    for _ in range(3):
+        o.step()
+        chain.step()
+    sd = chain.state_dict()
+    assert [s["last_epoch"] for s in sd["_schedulers"]] == [3, 3]
+    o2 = _optimizer(tl)
+    chain2 = lr_scheduler.ChainedScheduler([lr_scheduler.StepLR(o2, 2, 0.5), lr_scheduler.ExponentialLR(o2, 0.9)])
+    chain2.load_state_dict(sd)
+    assert [s.last_epoch for s in chain2._schedulers] == [3, 3] and chain2.get_last_lr() == chain.get_last_lr()
+    cyc = lr_scheduler.CyclicLR(_optimizer(tl), 0.01, 0.1, step_size_up=3, mode="exp_range", gamma=0.5)
+    sd = cyc.state_dict()
+    assert sd["_scale_fn_custom"] is None and "_scale_fn_ref" not in sd
+    cyc.load_state_dict(sd)
+    assert cyc.scale_fn(2) == 0.25 and cyc.scale_mode == "iterations"
 
 
 # ---- closed forms (no PyTorch needed) -------------------------------------------------------------

@@ -137,4 +137,117 @@ struct FusedRmspropMath {
   }
 };
 
+// Adadelta.
+template <typename T, bool kWeightDecay>
+struct FusedAdadeltaMath {
+  T sign, lr, rho, one_minus_rho, eps, weight_decay;  // 1 - rho: rounded once from double
+
+  TL_HOST_DEVICE TL_OPTIM_INLINE void operator()(T& param, T grad, T& square_avg, T& acc_delta) const {
+    grad = grad * sign;
+    if constexpr (kWeightDecay) grad = grad + weight_decay * param;
+    square_avg = square_avg * rho;
+    square_avg = square_avg + one_minus_rho * grad * grad;
+    T delta = std::sqrt(acc_delta + eps) / std::sqrt(square_avg + eps);
+    delta = delta * grad;
+    acc_delta = acc_delta * rho;
+    acc_delta = acc_delta + one_minus_rho * delta * delta;
+    param = param + (-lr) * delta;
+  }
+};
+
+// Adamax: `clr` is lr / (1 - beta1^step).
+template <typename T, bool kWeightDecay>
+struct FusedAdamaxMath {
+  T sign, one_minus_beta1, beta2, eps, weight_decay, clr;
+
+  TL_HOST_DEVICE TL_OPTIM_INLINE void operator()(T& param, T grad, T& exp_avg, T& exp_inf) const {
+    grad = grad * sign;
+    if constexpr (kWeightDecay) grad = grad + weight_decay * param;
+    exp_avg = optim_lerp(exp_avg, grad, one_minus_beta1);
+    const T decayed = exp_inf * beta2;
+    const T bound = std::abs(grad) + eps;
+    // torch.maximum keeps a NaN from either side.
+    exp_inf = (decayed > bound || decayed != decayed) ? decayed : bound;
+    param = param + (-clr) * (exp_avg / exp_inf);
+  }
+};
+
+// NAdam: the coefficients of the gradient and momentum terms, -lr (1 - mu_t) / (1 - prod mu) and
+// -lr mu_{t+1} / (1 - prod mu * mu_{t+1}), come per parameter from the caller; decay_factor is
+// 1 - lr * weight_decay with decoupled weight decay, else 1.
+template <typename T, bool kWeightDecay>
+struct FusedNadamMath {
+  T sign, one_minus_beta1, beta2, one_minus_beta2, weight_decay, eps, decay_factor;
+  T bias_correction2, grad_coef, avg_coef;
+
+  TL_HOST_DEVICE TL_OPTIM_INLINE void operator()(T& param, T grad, T& exp_avg, T& exp_avg_sq) const {
+    grad = grad * sign;
+    param = param * decay_factor;
+    if constexpr (kWeightDecay) grad = grad + weight_decay * param;
+    exp_avg = optim_lerp(exp_avg, grad, one_minus_beta1);
+    exp_avg_sq = exp_avg_sq * beta2;
+    exp_avg_sq = exp_avg_sq + one_minus_beta2 * grad * grad;
+    const T denom = std::sqrt(exp_avg_sq / bias_correction2) + eps;
+    param = param + grad_coef * (grad / denom);
+    param = param + avg_coef * (exp_avg / denom);
+  }
+};
+
+// RAdam: kRectify when the variance is tractable (rho_t > 5) at this parameter's step; `rect` is
+// the rectification term, computed per parameter by the caller.
+template <typename T, bool kWeightDecay, bool kRectify>
+struct FusedRadamMath {
+  T sign, one_minus_beta1, beta2, one_minus_beta2, weight_decay, eps, decay_factor;
+  T lr, bias_correction1, bias_correction2_sqrt, rect;
+
+  TL_HOST_DEVICE TL_OPTIM_INLINE void operator()(T& param, T grad, T& exp_avg, T& exp_avg_sq) const {
+    grad = grad * sign;
+    param = param * decay_factor;
+    if constexpr (kWeightDecay) grad = grad + weight_decay * param;
+    exp_avg = optim_lerp(exp_avg, grad, one_minus_beta1);
+    exp_avg_sq = exp_avg_sq * beta2;
+    exp_avg_sq = exp_avg_sq + one_minus_beta2 * grad * grad;
+    T update = exp_avg / bias_correction1 * lr;
+    if constexpr (kRectify) update = update * (bias_correction2_sqrt / (std::sqrt(exp_avg_sq) + eps)) * rect;
+    param = param - update;
+  }
+};
+
+// ASGD: `decay` is 1 - lambd * eta; kAverage while mu != 1 (before that, ax follows the parameter).
+template <typename T, bool kWeightDecay, bool kAverage>
+struct FusedAsgdMath {
+  T sign, weight_decay, decay, eta, mu;
+
+  TL_HOST_DEVICE TL_OPTIM_INLINE void operator()(T& param, T grad, T& ax) const {
+    grad = grad * sign;
+    if constexpr (kWeightDecay) grad = grad + weight_decay * param;
+    param = param * decay;
+    param = param + (-eta) * grad;
+    if constexpr (kAverage) {
+      ax = ax + (param - ax) * mu;
+    } else {
+      ax = param;
+    }
+  }
+};
+
+// Rprop. Signs as torch.sign (a NaN counts as 0); the clamp keeps a NaN step size.
+template <typename T>
+struct FusedRpropMath {
+  T sign, etaminus, etaplus, step_size_min, step_size_max;
+
+  TL_HOST_DEVICE TL_OPTIM_INLINE void operator()(T& param, T grad, T& prev, T& step_size) const {
+    grad = grad * sign;
+    const T agreement = grad * prev;
+    const bool flipped = agreement < T(0);
+    T s = step_size * (agreement > T(0) ? etaplus : (flipped ? etaminus : T(1)));
+    s = s < step_size_min ? step_size_min : (s > step_size_max ? step_size_max : s);
+    step_size = s;
+    if (flipped) grad = T(0);  // after a sign change the step is skipped and the gradient forgotten
+    const T grad_sign = T((T(0) < grad) - (grad < T(0)));
+    param = param + T(-1) * grad_sign * s;
+    prev = grad;
+  }
+};
+
 }  // namespace tl::native

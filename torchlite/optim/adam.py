@@ -38,7 +38,7 @@ class Adam(Optimizer):
         capturable: bool = False,
         differentiable: bool = False,
         fused: bool | None = None,
-        decoupled_weight_decay: bool | None = None,
+        decoupled_weight_decay: bool = False,
     ) -> None:
         if isinstance(lr, _tl.Tensor) and lr.numel() != 1:
             raise ValueError("Tensor lr must be 1-element")
@@ -52,8 +52,6 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
-        if decoupled_weight_decay is None:
-            decoupled_weight_decay = self._decoupled_default
         defaults = dict(
             lr=lr,
             betas=betas,

@@ -54,9 +54,14 @@ def _scalar_dtype() -> Any:
     return _tl.float64 if _tl.get_default_dtype() == _tl.float64 else _tl.float32
 
 
+def _new_scalar(value: float) -> Any:
+    """A 0-dim state tensor of PyTorch's scalar dtype (step counters, ASGD's eta/mu, NAdam's mu_product)."""
+    return _tl.tensor(float(value), dtype=_scalar_dtype())
+
+
 def _new_step() -> Any:
     """The per-parameter step counter PyTorch keeps in the state: a 0-dim float tensor."""
-    return _tl.tensor(0.0, dtype=_scalar_dtype())
+    return _new_scalar(0.0)
 
 
 def _as_float(v: Any, name: str = "lr") -> float:
@@ -301,6 +306,80 @@ class Optimizer:
         return params, grads
 
 
+def _check_args(
+    lr: Any,
+    *,
+    eps: float | None = None,
+    betas: tuple[Any, Any] | None = None,
+    weight_decay: float | None = None,
+) -> None:
+    """The option checks most optimizers share, with PyTorch's messages."""
+    if isinstance(lr, _tl.Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if betas is not None:
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+    if weight_decay is not None and not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+
+
+def _signed_grad(param: Any, grad: Any, maximize: bool, weight_decay: float = 0.0) -> Any:
+    """The gradient an update follows: negated for maximize, plus weight_decay * param (L2 penalty)."""
+    if maximize:
+        grad = -grad
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    return grad
+
+
 def _check_no_differentiable(defaults: dict[str, Any]) -> None:
     if defaults.get("differentiable"):
         raise RuntimeError("torchlite optimizers do not support differentiable=True")
+
+
+class _ElementwiseOptimizer(Optimizer):
+    """An optimizer whose update treats each parameter on its own: `step` creates a parameter's
+    state on its first gradient (`_init_state`), then applies `_update` to every parameter that has
+    a gradient, in group order, as PyTorch's single-tensor path does; for a group with
+    foreach=True, subclasses with a multi-tensor kernel (`_has_foreach_kernel`) update all its
+    parameters in one `_foreach_update` call instead."""
+
+    _has_foreach_kernel = False
+
+    def _init_state(self, param: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _update(self, param: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _foreach_update(
+        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
+    ) -> None:
+        raise NotImplementedError
+
+    @_use_grad
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Performs a single optimization step; `closure` re-evaluates the model and returns the loss."""
+        loss = self._run_closure(closure)
+        for group in self.param_groups:
+            params, grads = self._params_with_grad(group)
+            states = []
+            for p in params:
+                if p.is_complex():
+                    raise RuntimeError(f"{type(self).__name__} does not support complex parameters in torchlite")
+                state = self.state[p]
+                if len(state) == 0:
+                    self._init_state(p, group, state)
+                states.append(state)
+            if self._has_foreach_kernel and group.get("foreach") and params:
+                self._foreach_update(params, grads, states, group)
+            else:
+                for p, g, state in zip(params, grads, states):
+                    self._update(p, g, state, group)
+        self._run_post_hooks()
+        return loss

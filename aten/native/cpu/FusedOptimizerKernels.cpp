@@ -24,10 +24,16 @@
 #include "generated/ops/_foreach_mul_native.h"
 #include "generated/ops/_foreach_norm_native.h"
 #include "generated/ops/_foreach_zero_native.h"
+#include "generated/ops/_fused_adadelta_native.h"
 #include "generated/ops/_fused_adagrad_native.h"
 #include "generated/ops/_fused_adam_native.h"
+#include "generated/ops/_fused_adamax_native.h"
 #include "generated/ops/_fused_adamw_native.h"
+#include "generated/ops/_fused_asgd_native.h"
+#include "generated/ops/_fused_nadam_native.h"
+#include "generated/ops/_fused_radam_native.h"
 #include "generated/ops/_fused_rmsprop_native.h"
+#include "generated/ops/_fused_rprop_native.h"
 #include "generated/ops/_fused_sgd_native.h"
 #include "generated/ops/add.h"
 #include "generated/ops/add_native.h"
@@ -403,6 +409,191 @@ void _fused_rmsprop_kernel_cpu_(TensorList self, TensorList grads, TensorList sq
     });
   });
   ops.finish();
+}
+
+// ---- Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop (foreach=True) ---------------------------------
+
+namespace {
+
+// Runs the two-state update `make(i, T{})` builds for parameter i over every chunk.
+template <typename Make>
+void two_state_update(const char* op, Operands& ops, int g, int s0, int s1, const Make& make) {
+  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
+    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
+      using scalar_t = typename decltype(tag)::type;
+      using T = opmath_t<scalar_t>;
+      make(i, T{}, [&](const auto& m) {
+        update_loop<false, true, true, false>([&](T& pv, T gv, T& a, T& b, T&) { m(pv, gv, a, b); }, begin, end,
+                                              T(1), ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i),
+                                              ops.data<scalar_t>(s0, i), ops.data<scalar_t>(s1, i),
+                                              static_cast<scalar_t*>(nullptr));
+      });
+    });
+  });
+  ops.finish();
+}
+
+}  // namespace
+
+void _fused_adadelta_kernel_cpu_(TensorList self, TensorList grads, TensorList square_avgs, TensorList acc_deltas,
+                                 double lr, double rho, double eps, double weight_decay, bool maximize) {
+  const char* op = "_fused_adadelta_";
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, false);
+  const int sq = ops.add("square_avgs", square_avgs, true);
+  const int ad = ops.add("acc_deltas", acc_deltas, true);
+  two_state_update(op, ops, g, sq, ad, [&](int64_t, auto zero, const auto& run) {
+    using T = decltype(zero);
+    with_flags(
+        [&](auto wd) {
+          run(FusedAdadeltaMath<T, wd>{T(maximize ? -1 : 1), T(lr), T(rho), T(1.0 - rho), T(eps), T(weight_decay)});
+        },
+        weight_decay != 0.0);
+  });
+}
+
+void _fused_adamax_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_infs,
+                               TensorList state_steps, double lr, double beta1, double beta2, double eps,
+                               double weight_decay, bool maximize) {
+  const char* op = "_fused_adamax_";
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, false);
+  const int m1 = ops.add("exp_avgs", exp_avgs, true);
+  const int mi = ops.add("exp_infs", exp_infs, true);
+  check_count(op, "state_steps", state_steps, self.size());
+  std::vector<double> clr(self.size());
+  for (size_t i = 0; i < self.size(); ++i) clr[i] = lr / (1.0 - std::pow(beta1, step_value(op, state_steps, i)));
+  two_state_update(op, ops, g, m1, mi, [&](int64_t i, auto zero, const auto& run) {
+    using T = decltype(zero);
+    with_flags(
+        [&](auto wd) {
+          run(FusedAdamaxMath<T, wd>{T(maximize ? -1 : 1), T(1.0 - beta1), T(beta2), T(eps), T(weight_decay),
+                                     T(clr[i])});
+        },
+        weight_decay != 0.0);
+  });
+}
+
+void _fused_nadam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                              TensorList mu_products, TensorList state_steps, double lr, double beta1, double beta2,
+                              double eps, double weight_decay, double momentum_decay, bool decoupled_weight_decay,
+                              bool maximize) {
+  const char* op = "_fused_nadam_";
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, false);
+  const int m1 = ops.add("exp_avgs", exp_avgs, true);
+  const int m2 = ops.add("exp_avg_sqs", exp_avg_sqs, true);
+  check_count(op, "state_steps", state_steps, self.size());
+  check_count(op, "mu_products", mu_products, self.size());
+  // Momentum schedule, in double as PyTorch computes it in Python; the running product is kept in
+  // the mu_products tensors (their dtype's rounding, as PyTorch's `mu_product *= mu`).
+  std::vector<double> bc2(self.size()), grad_coef(self.size()), avg_coef(self.size());
+  for (size_t i = 0; i < self.size(); ++i) {
+    const double step = step_value(op, state_steps, i);
+    const double mu = beta1 * (1.0 - 0.5 * std::pow(0.96, step * momentum_decay));
+    const double mu_next = beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1.0) * momentum_decay));
+    const Tensor& prod = mu_products[i];
+    TL_CHECK(prod.defined() && prod.numel() == 1, op, ": mu_products[", i, "] must be a tensor with one element");
+    ops::mul__Scalar::redispatch(prod, Scalar(mu));
+    const double mu_product = prod.item().to_double();
+    bc2[i] = 1.0 - std::pow(beta2, step);
+    grad_coef[i] = -lr * (1.0 - mu) / (1.0 - mu_product);
+    avg_coef[i] = (-lr * mu_next) / (1.0 - mu_product * mu_next);
+  }
+  const bool l2 = weight_decay != 0.0 && !decoupled_weight_decay;
+  const double decay_factor = decoupled_weight_decay ? 1.0 - lr * weight_decay : 1.0;
+  two_state_update(op, ops, g, m1, m2, [&](int64_t i, auto zero, const auto& run) {
+    using T = decltype(zero);
+    with_flags(
+        [&](auto wd) {
+          run(FusedNadamMath<T, wd>{T(maximize ? -1 : 1), T(1.0 - beta1), T(beta2), T(1.0 - beta2), T(weight_decay),
+                                    T(eps), T(decay_factor), T(bc2[i]), T(grad_coef[i]), T(avg_coef[i])});
+        },
+        l2);
+  });
+}
+
+void _fused_radam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
+                              TensorList state_steps, double lr, double beta1, double beta2, double eps,
+                              double weight_decay, bool decoupled_weight_decay, bool maximize) {
+  const char* op = "_fused_radam_";
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, false);
+  const int m1 = ops.add("exp_avgs", exp_avgs, true);
+  const int m2 = ops.add("exp_avg_sqs", exp_avg_sqs, true);
+  check_count(op, "state_steps", state_steps, self.size());
+  std::vector<double> bc1(self.size()), bc2_sqrt(self.size()), rect(self.size());
+  const double rho_inf = 2.0 / (1.0 - beta2) - 1.0;
+  for (size_t i = 0; i < self.size(); ++i) {
+    const double step = step_value(op, state_steps, i);
+    const double bc2 = 1.0 - std::pow(beta2, step);
+    const double rho_t = rho_inf - 2.0 * step * std::pow(beta2, step) / bc2;
+    bc1[i] = 1.0 - std::pow(beta1, step);
+    bc2_sqrt[i] = std::sqrt(bc2);
+    // rect <= 0 marks a step without the adaptive term (rho_t <= 5).
+    rect[i] = rho_t > 5.0 ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                          : 0.0;
+  }
+  const bool l2 = weight_decay != 0.0 && !decoupled_weight_decay;
+  const double decay_factor = decoupled_weight_decay ? 1.0 - lr * weight_decay : 1.0;
+  two_state_update(op, ops, g, m1, m2, [&](int64_t i, auto zero, const auto& run) {
+    using T = decltype(zero);
+    with_flags(
+        [&](auto wd, auto rectify) {
+          run(FusedRadamMath<T, wd, rectify>{T(maximize ? -1 : 1), T(1.0 - beta1), T(beta2), T(1.0 - beta2),
+                                             T(weight_decay), T(eps), T(decay_factor), T(lr), T(bc1[i]),
+                                             T(bc2_sqrt[i]), T(rect[i])});
+        },
+        l2, rect[i] > 0.0);
+  });
+}
+
+void _fused_asgd_kernel_cpu_(TensorList self, TensorList grads, TensorList axs, TensorList mus, TensorList etas,
+                             double lambd, double weight_decay, bool maximize) {
+  const char* op = "_fused_asgd_";
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, false);
+  const int ax = ops.add("axs", axs, true);
+  check_count(op, "mus", mus, self.size());
+  check_count(op, "etas", etas, self.size());
+  std::vector<double> eta(self.size()), mu(self.size());
+  for (size_t i = 0; i < self.size(); ++i) {
+    TL_CHECK(mus[i].defined() && mus[i].numel() == 1 && etas[i].defined() && etas[i].numel() == 1, op,
+             ": mus[", i, "] and etas[", i, "] must be tensors with one element");
+    eta[i] = etas[i].item().to_double();
+    mu[i] = mus[i].item().to_double();
+  }
+  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
+    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
+      using scalar_t = typename decltype(tag)::type;
+      using T = opmath_t<scalar_t>;
+      with_flags(
+          [&](auto wd, auto average) {
+            const FusedAsgdMath<T, wd, average> m{T(maximize ? -1 : 1), T(weight_decay), T(1.0 - lambd * eta[i]),
+                                                  T(eta[i]), T(mu[i])};
+            update_loop<false, true, false, false>(
+                [&](T& pv, T gv, T& av, T&, T&) { m(pv, gv, av); }, begin, end, T(1), ops.data<scalar_t>(0, i),
+                ops.data<scalar_t>(g, i), ops.data<scalar_t>(ax, i), static_cast<scalar_t*>(nullptr),
+                static_cast<scalar_t*>(nullptr));
+          },
+          weight_decay != 0.0, mu[i] != 1.0);
+    });
+  });
+  ops.finish();
+}
+
+void _fused_rprop_kernel_cpu_(TensorList self, TensorList grads, TensorList prevs, TensorList step_sizes,
+                              double etaminus, double etaplus, double step_size_min, double step_size_max,
+                              bool maximize) {
+  const char* op = "_fused_rprop_";
+  Operands ops(op, self);
+  const int g = ops.add("grads", grads, false);
+  const int pv = ops.add("prevs", prevs, true);
+  const int ss = ops.add("step_sizes", step_sizes, true);
+  two_state_update(op, ops, g, pv, ss, [&](int64_t, auto zero, const auto& run) {
+    using T = decltype(zero);
+    run(FusedRpropMath<T>{T(maximize ? -1 : 1), T(etaminus), T(etaplus), T(step_size_min), T(step_size_max)});
+  });
 }
 
 // ---- tensor_lr overloads: lr read once from its 1-element tensor --------------------------------
