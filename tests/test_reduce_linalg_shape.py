@@ -17,6 +17,21 @@ def _r(*shape, seed=0):
 
 # ---- products -----------------------------------------------------------------------------------
 
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("op", ["addmm", "baddbmm", "addmv"])
+def test_reduced_precision_scaled_products_round_once_like_torch(op, dtype):
+    # beta * self + alpha * product is formed in float and rounded once, so every bit matches
+    shapes = {"addmm": [(16, 24), (16, 32), (32, 24)], "baddbmm": [(3, 8, 5), (3, 8, 7), (3, 7, 5)],
+              "addmv": [(16,), (16, 32), (32,)]}[op]
+    arrays = [_r(*s, seed=i).astype(np.float32) for i, s in enumerate(shapes)]
+    for beta, alpha in [(1, 1), (0.5, 2.0), (0, 1.5)]:
+        got = getattr(tl, op)(*[tl.tensor(a).to(getattr(tl, dtype)) for a in arrays], beta=beta, alpha=alpha)
+        want = getattr(TORCH, op)(*[TORCH.tensor(a).to(getattr(TORCH, dtype)) for a in arrays], beta=beta, alpha=alpha)
+        assert got.dtype == getattr(tl, dtype)
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+
+
 @pytest.mark.parametrize("call, message", [
     (lambda: tl.addmm(tl.zeros(2, 4), tl.zeros(3), tl.zeros(3, 4)), "mat1 must be a matrix, got 1-D tensor"),
     (lambda: tl.addmm(tl.zeros(2, 4), tl.zeros(2, 3), tl.zeros(2, 4)),

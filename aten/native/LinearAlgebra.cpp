@@ -50,6 +50,7 @@
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/t.h"
+#include "generated/ops/to.h"
 #include "generated/ops/trace.h"
 #include "generated/ops/trace_native.h"
 #include "generated/ops/unsqueeze.h"
@@ -179,17 +180,24 @@ namespace {
 bool is_one(const Scalar& s) { return s.is_bool() ? s.to<bool>() : s.to_double() == 1.0; }
 bool is_zero(const Scalar& s) { return s.is_bool() ? !s.to<bool>() : s.to_double() == 0.0; }
 
-// beta * self + alpha * prod, where `prod` is a fresh product (modified in place). As in
-// PyTorch, beta == 0 ignores self entirely (even its nan and inf), and the in-place form
-// (out is self) needs self to have the product's shape already.
-Tensor add_scaled_product(const char* name, const Tensor& self, Tensor prod, const Scalar& beta, const Scalar& alpha,
-                          const Tensor& out) {
-  TL_CHECK(self.dtype() == prod.dtype(), name, ": self and the product must have the same dtype, but got ",
-           dtype_name(self.dtype()), " and ", dtype_name(prod.dtype()));
+// beta * self + alpha * product(a, b). As in PyTorch, beta == 0 ignores self entirely (even its
+// nan and inf), and the in-place form (out is self) needs self to have the product's shape
+// already. Half and bfloat16 form the whole sum in float and round once, as PyTorch does:
+// rounding the product before scaling and adding would differ from it in the last bit.
+template <class Product>
+Tensor add_scaled_product(const char* name, const Tensor& self, const Tensor& a, const Tensor& b, Product product,
+                          const Scalar& beta, const Scalar& alpha, const Tensor& out) {
+  const ScalarType dtype = a.dtype();
+  const bool in_float = low_precision(dtype) && b.dtype() == dtype && self.dtype() == dtype;
+  Tensor prod = in_float ? product(a.to(ScalarType::Float), b.to(ScalarType::Float)) : product(a, b);
+  const ScalarType prod_dtype = in_float ? dtype : prod.dtype();
+  TL_CHECK(self.dtype() == prod_dtype, name, ": self and the product must have the same dtype, but got ",
+           dtype_name(self.dtype()), " and ", dtype_name(prod_dtype));
   TL_CHECK(broadcast_shapes(self.sizes(), prod.sizes()) == prod.sizes().vec(), name, ": self of shape ",
            self.sizes(), " cannot be broadcast to the product's shape ", prod.sizes());
   if (!is_one(alpha)) prod.mul_(alpha);
-  if (!is_zero(beta)) prod.add_(self, beta);
+  if (!is_zero(beta)) prod.add_(in_float ? self.to(ScalarType::Float) : self, beta);
+  if (in_float) prod = prod.to(dtype);
   if (!out.defined()) return prod;
   TL_CHECK(!out.is_same(self) || self.sizes().equals(prod.sizes()), name, "_: self of shape ", self.sizes(),
            " cannot hold the result of shape ", prod.sizes());
@@ -215,12 +223,14 @@ Tensor addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, con
                  const Tensor& out) {
   TL_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
   TL_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
-  return add_scaled_product("addmm", self, tl::mm(mat1, mat2), beta, alpha, out);
+  return add_scaled_product("addmm", self, mat1, mat2, [](const Tensor& x, const Tensor& y) { return tl::mm(x, y); },
+                            beta, alpha, out);
 }
 
 Tensor baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
                    const Scalar& alpha, const Tensor& out) {
-  return add_scaled_product("baddbmm", self, tl::bmm(batch1, batch2), beta, alpha, out);
+  return add_scaled_product("baddbmm", self, batch1, batch2,
+                            [](const Tensor& x, const Tensor& y) { return tl::bmm(x, y); }, beta, alpha, out);
 }
 
 Tensor addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha,
@@ -229,7 +239,10 @@ Tensor addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const
            self.dim(), ", ", mat.dim(), ", ", vec.dim());
   TL_CHECK(mat.sizes()[1] == vec.sizes()[0], "size mismatch, got input (", mat.sizes()[0], "), mat (",
            mat.sizes()[0], "x", mat.sizes()[1], "), vec (", vec.sizes()[0], ")");
-  return add_scaled_product("addmv", self, tl::mm(mat, vec.unsqueeze(1)).view({mat.sizes()[0]}), beta, alpha, out);
+  return add_scaled_product(
+      "addmv", self, mat, vec,
+      [](const Tensor& m, const Tensor& v) { return tl::mm(m, v.unsqueeze(1)).view({m.sizes()[0]}); }, beta, alpha,
+      out);
 }
 
 Tensor mv(const Tensor& self, const Tensor& vec) {
