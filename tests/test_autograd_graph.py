@@ -385,3 +385,42 @@ def test_set_detect_anomaly_is_a_function_and_a_context_manager():
         assert lib.is_anomaly_enabled()
         lib.autograd.set_detect_anomaly(False)
         assert not lib.is_anomaly_enabled() and lib.is_anomaly_check_nan_enabled()
+
+
+# ---- allow_mutation_on_saved_tensors and the compile/stream switches ------------------------
+
+def test_allow_mutation_on_saved_tensors():
+    def run(lib):
+        G = lib.autograd.graph
+        a = lib.tensor([[0.5, -1.0, 2.0]], requires_grad=True)
+        with G.allow_mutation_on_saved_tensors():
+            b = a.clone()
+            out = (b ** 2).sum() + (b.exp() * a).sum()
+            b.sin_()  # without the block this fails the backward below
+            out.backward()
+        with G.allow_mutation_on_saved_tensors():
+            y = (a * 2).exp()
+        with pytest.raises(AssertionError, match="Trying to backward outside of the 'allow_mutation_on_saved_tensors' "
+                                                 "contextin which the graph was originally recorded."):
+            y.sum().backward()
+        with pytest.raises(RuntimeError, match="allow_mutation_on_saved_tensors contexts cannot be nested"):
+            with G.allow_mutation_on_saved_tensors(), G.allow_mutation_on_saved_tensors():
+                pass
+        return a.grad.tolist(), b.tolist()
+
+    ours, theirs = both(run)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-6)
+
+
+@pytest.mark.parametrize("budget, error", [(True, TypeError), (2.0, ValueError), (0.5, RuntimeError)])
+def test_region_activation_memory_budget_outside_compile(budget, error):
+    for lib in (tl, torch):
+        with pytest.raises(error, match="region_activation_memory_budget"):
+            lib.autograd.graph.region_activation_memory_budget(budget)
+
+
+def test_stream_switches_accepted():
+    for lib in (tl, torch):
+        assert lib.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False) is None
+        assert lib.autograd.graph.set_override_stale_capture_stream(False) is None

@@ -207,7 +207,7 @@ class NestedIOFunction(Function):
     defines forward_extended(*inputs) and backward_extended(*grad_outputs) and calls an
     instance. New code should use Function with static methods."""
 
-    def __init__(self):
+    def __init__(self, *args, **kwargs):
         self.to_save = ()
         self._to_save_nested = ()
         self.dirty_tensors = ()

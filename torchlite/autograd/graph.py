@@ -2,7 +2,8 @@
 
 Nodes (grad_fn objects) are C++ (torchlite/csrc/autograd/function.h); this module adds what
 PyTorch's torch.autograd.graph offers around them: gradient edges, multi-tensor gradient hooks,
-and the saved tensors hooks that the C++ SavedVariable calls (Note [Saved tensor hooks]).
+and the saved tensors hooks that the C++ SavedVariable calls (Note [Saved tensor hooks]) and
+allow_mutation_on_saved_tensors, built on them.
 """
 
 import abc
@@ -10,6 +11,7 @@ import collections
 import contextlib
 import functools
 import threading
+import weakref
 from typing import NamedTuple
 
 from torchlite import _C
@@ -26,6 +28,10 @@ __all__ = [
     "GradientEdge",
     "get_gradient_edge",
     "increment_version",
+    "allow_mutation_on_saved_tensors",
+    "region_activation_memory_budget",
+    "set_warn_on_accumulate_grad_stream_mismatch",
+    "set_override_stale_capture_stream",
 ]
 
 
@@ -196,3 +202,75 @@ def register_multi_grad_hook(tensors, fn, *, mode="all"):
 
         handles = tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
     return _MultiHandle(handles)
+
+
+def region_activation_memory_budget(budget):
+    """Sets the activation memory budget of a region compiled by torch.compile's partitioner.
+    torchlite.compile runs models eagerly, so (as PyTorch outside a compiled region) a valid
+    budget raises RuntimeError."""
+    if isinstance(budget, bool) or not isinstance(budget, (int, float)):
+        raise TypeError("torch.autograd.graph.region_activation_memory_budget: expects a float, got "
+                        f"{type(budget).__name__}")
+    if not 0.0 <= budget <= 1.0:
+        raise ValueError(f"torch.autograd.graph.region_activation_memory_budget: must be in [0, 1], got {budget}")
+    raise RuntimeError("torch.autograd.graph.region_activation_memory_budget can only be used inside a torch.compile "
+                       "region; it has no effect in eager mode.")
+
+
+def set_warn_on_accumulate_grad_stream_mismatch(enabled: bool) -> None:
+    """Accepted for compatibility: torchlite's engine runs every Node on the current stream, so
+    an AccumulateGrad never sees a gradient from another stream to warn about."""
+
+
+def set_override_stale_capture_stream(enabled: bool) -> None:
+    """Accepted for compatibility: torchlite's autograd records no streams, so none can be stale
+    during a CUDA graph capture."""
+
+
+class _Handle:
+    """What the graph keeps for a tensor saved under allow_mutation_on_saved_tensors."""
+
+
+class _AllowMutationOnSavedContext:
+    """The state of an allow_mutation_on_saved_tensors block: a copy of each tensor saved in it,
+    held as long as the graph holds its handle."""
+
+    def __init__(self):
+        self.copies = weakref.WeakKeyDictionary()
+
+    def clear(self):
+        self.copies.clear()
+
+
+_allow_mutation_on_saved_tensors_enabled = False
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Inside the block, tensors saved for backward may be modified in place afterwards: backward
+    uses their values at the time they were saved. torchlite copies each saved tensor when it is
+    saved (PyTorch copies it on its first in-place change). Run forward and backward inside the
+    same block; yields the block's state, cleared on exit."""
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack(tensor):
+        handle = _Handle()
+        ctx.copies[handle] = tensor.clone()
+        return handle
+
+    def unpack(handle):
+        if not _allow_mutation_on_saved_tensors_enabled or handle not in ctx.copies:
+            raise AssertionError("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                                 "in which the graph was originally recorded.")
+        return ctx.copies[handle]
+
+    with saved_tensors_hooks(pack, unpack):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False
