@@ -424,3 +424,26 @@ def test_stream_switches_accepted():
     for lib in (tl, torch):
         assert lib.autograd.graph.set_warn_on_accumulate_grad_stream_mismatch(False) is None
         assert lib.autograd.graph.set_override_stale_capture_stream(False) is None
+
+
+def test_raw_saved_tensor_register_hooks():
+    def run(lib):
+        calls = []
+        x = lib.tensor([0.5, 1.5], dtype=lib.float64, requires_grad=True)
+        y = x.exp()
+        raw = y.grad_fn._raw_saved_result
+        assert isinstance(raw, lib.autograd.SavedTensor)
+        raw.register_hooks(lambda t: calls.append("pack") or t * 1, lambda t: calls.append("unpack") or t)
+        with pytest.raises(RuntimeError, match="whose hooks have already been set. Hint: only one pair of hooks"):
+            raw.register_hooks(lambda t: t, lambda t: t)
+        seen = y.grad_fn._saved_result
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="Calling register_hooks on a saved tensor after it has been freed"):
+            raw.register_hooks(lambda t: t, lambda t: t)
+        z = x.sin()
+        z.grad_fn._raw_saved_self.register_hooks(lambda t: 1, lambda t: 1)
+        with pytest.raises(TypeError, match="unpack_hook expected to be a Tensor but got result of type int"):
+            z.sum().backward()
+        return calls, seen.tolist(), x.grad.tolist()
+
+    assert run(tl) == run(torch)

@@ -24,6 +24,7 @@ from torchlite.autograd.variable import Variable
 
 _ag = _C._autograd
 Node = _ag.Node
+SavedTensor = _ag.SavedTensor  # grad_fn._raw_saved_<name>: register_hooks(pack, unpack) on one saved tensor
 
 
 def is_view_replay_enabled() -> bool:
@@ -98,6 +99,7 @@ __all__ = [
     "FunctionCtx",
     "NestedIOFunction",
     "Node",
+    "SavedTensor",
     "Variable",
     "backward",
     "detect_anomaly",

@@ -137,14 +137,33 @@ struct PySavedVariableHooks final : SavedVariableHooks {
   }
 };
 
+std::unique_ptr<SavedVariableHooks> make_saved_hooks(py::object pack, py::object unpack) {
+  auto hooks = std::make_unique<PySavedVariableHooks>();
+  hooks->pack = std::move(pack);
+  hooks->unpack = std::move(unpack);
+  return hooks;
+}
+
 std::unique_ptr<SavedVariableHooks> innermost_saved_hooks() {
   if (saved_hooks_stack.empty()) return nullptr;
   py::gil_scoped_acquire gil;
-  auto hooks = std::make_unique<PySavedVariableHooks>();
-  hooks->pack = saved_hooks_stack.back().first;
-  hooks->unpack = saved_hooks_stack.back().second;
-  return hooks;
+  return make_saved_hooks(saved_hooks_stack.back().first, saved_hooks_stack.back().second);
 }
+
+// torch._C._autograd.SavedTensor: one saved tensor of a node, seen from Python. It holds the
+// node weakly (a node owns its SavedVariables), so it never keeps the graph alive.
+struct SavedTensor {
+  std::weak_ptr<Node> node;
+  SavedVariable* var;
+  void register_hooks(py::function pack, py::function unpack) const {
+    auto n = node.lock();
+    TL_CHECK(n != nullptr, "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+             "values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True "
+             "if you need to backward through the graph a second time or if you need to access saved variables after "
+             "calling backward.");
+    var->register_hooks(make_saved_hooks(std::move(pack), std::move(unpack)));
+  }
+};
 
 // Backward node of a torchlite.autograd.Function: calls the Python backward.
 struct PyNode final : Node {
@@ -272,6 +291,10 @@ py::object function_finish(const std::string& name, py::object backward_fn, py::
 
 }  // namespace
 
+py::object raw_saved(const std::shared_ptr<Node>& node, const SavedVariable& var) {
+  return py::cast(SavedTensor{node, const_cast<SavedVariable*>(&var)});
+}
+
 void init_autograd(py::module_& m, PyTensorClass& cls) {
   py::module_ ag = m.def_submodule("_autograd", "autograd engine and grad mode");
 
@@ -324,6 +347,7 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
   py::class_<NotImplemented, Node, std::shared_ptr<NotImplemented>>(ag, "NotImplemented");
   py::class_<PyNode, Node, std::shared_ptr<PyNode>>(ag, "BackwardCFunction")
       .def_property_readonly("_ctx", [](const PyNode& n) { return n.ctx; });
+  py::class_<SavedTensor>(ag, "SavedTensor").def("register_hooks", &SavedTensor::register_hooks);
   py::class_<SavedTensorsHandle>(ag, "_SavedTensorsHandle").def("unpack", &SavedTensorsHandle::unpack);
   init_autograd_functions(ag);
 

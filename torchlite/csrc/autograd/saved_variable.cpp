@@ -33,21 +33,36 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     data_ = t;
     if (requires_grad_ && !fn) grad_accumulator_ = grad_accumulator(t);
   }
-  std::unique_ptr<SavedVariableHooks> hooks = default_hooks ? default_hooks() : nullptr;
-  if (!hooks) return;
-  // Note [Saved tensor hooks]: the pack hook sees the tensor as the forward made it; what the
-  // graph keeps is its result (and enough to give the unpacked tensor its history back).
-  hooks_ = std::move(hooks);
   if (!is_output && fn) input_grad_fn_ = fn;
+  std::unique_ptr<SavedVariableHooks> hooks = default_hooks ? default_hooks() : nullptr;
+  if (hooks) pack_with(std::move(hooks), t);
+}
+
+// Note [Saved tensor hooks]: the pack hook sees the tensor as the forward made it; what the
+// graph keeps is its result (and enough to give the unpacked tensor its history back).
+void SavedVariable::pack_with(std::unique_ptr<SavedVariableHooks> hooks, const Tensor& t) {
+  hooks_ = std::move(hooks);
+  uint32_t version = t._version();
   {
     NoGradGuard no_grad;
     hooks_->call_pack_hook(t);
   }
-  TL_CHECK(t._version() == saved_version_, "A saved tensor pack hook is modifying its input in place. Tensors provided "
+  TL_CHECK(t._version() == version, "A saved tensor pack hook is modifying its input in place. Tensors provided "
            "as input to pack hook cannot be modified by in-place operations as this can lead to unexpected "
            "side-effects. Please open an issue if you need to perform in-place operations on the input to a pack "
            "hook.");
   data_ = Tensor();
+}
+
+void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
+  TL_CHECK(!released_, "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+           "of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you "
+           "need to backward through the graph a second time or if you need to access saved variables after calling "
+           "backward.");
+  TL_CHECK(!hooks_, "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair "
+           "of hooks is allowed at a time.");
+  TL_CHECK(!was_default_constructed_, "Calling register_hooks on a saved tensor with value None is forbidden");
+  pack_with(std::move(hooks), data_);
 }
 
 Tensor SavedVariable::restore_history(Tensor data, const std::shared_ptr<Node>& saved_for) const {

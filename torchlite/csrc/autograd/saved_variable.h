@@ -36,10 +36,13 @@ class SavedVariable {
   // history).
   Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
   void reset_data();
+  // grad_fn._raw_saved_<name>.register_hooks: hooks for this one saved tensor.
+  void register_hooks(std::unique_ptr<SavedVariableHooks> hooks);
   bool was_default_constructed() const { return was_default_constructed_; }
 
  private:
   Tensor restore_history(Tensor data, const std::shared_ptr<Node>& saved_for) const;
+  void pack_with(std::unique_ptr<SavedVariableHooks> hooks, const Tensor& t);
 
   Tensor data_;  // undefined while hooks_ hold the packed value
   std::shared_ptr<SavedVariableHooks> hooks_;
