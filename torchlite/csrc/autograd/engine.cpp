@@ -257,7 +257,9 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
   if (!accumulate_into.empty()) {
     AutoGradMode mode(create_graph);
     for (size_t k = 0; k < inputs.size(); ++k) {
-      if (result[k].defined() && accumulate_into[k].defined()) AccumulateGrad::accumulate(accumulate_into[k], result[k]);
+      if (result[k].defined() && accumulate_into[k].defined()) {
+        AccumulateGrad::accumulate(accumulate_into[k], result[k]);
+      }
     }
     return {};
   }

@@ -1,12 +1,12 @@
 #include "torchlite/csrc/autograd/python_autograd.h"
 
+#include <optional>
+#include <unordered_map>
+
 #include "generated/ops/add.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/t.h"
 #include "generated/ops/zeros.h"
-#include <optional>
-#include <unordered_map>
-
 #include "torchlite/csrc/autograd/anomaly_mode.h"
 #include "torchlite/csrc/autograd/engine.h"
 #include "torchlite/csrc/autograd/saved_variable.h"
@@ -396,8 +396,10 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
     TL_CHECK(saved_hooks_stack.empty(), msg);  // hooks already in force cannot be disabled
   });
   ag.def("_saved_tensors_hooks_enable", [] { saved_hooks_disabled_message.reset(); });
-  ag.def("_saved_tensors_hooks_get_disabled_error_message",
-         []() -> py::object { return saved_hooks_disabled_message ? py::object(py::str(*saved_hooks_disabled_message)) : py::object(py::none()); });
+  ag.def("_saved_tensors_hooks_get_disabled_error_message", []() -> py::object {
+    if (!saved_hooks_disabled_message) return py::none();
+    return py::str(*saved_hooks_disabled_message);
+  });
 
   anomaly_handlers().record_creation = &record_forward_traceback;
   anomaly_handlers().report_failure = &warn_forward_traceback;
