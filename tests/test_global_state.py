@@ -69,8 +69,8 @@ def test_other_flags():
 def test_anomaly_mode_is_autograds():
     assert not tl.is_anomaly_enabled() and tl.is_anomaly_check_nan_enabled()
     tl.set_anomaly_enabled(True, False)
-    assert tl.autograd.is_anomaly_enabled() and not tl.is_anomaly_check_nan_enabled()
-    with tl.autograd.detect_anomaly(check_nan=True):
+    assert tl.is_anomaly_enabled() and not tl.is_anomaly_check_nan_enabled()
+    with pytest.warns(UserWarning, match="Anomaly Detection has been enabled"), tl.autograd.detect_anomaly(check_nan=True):
         assert tl.is_anomaly_enabled() and tl.is_anomaly_check_nan_enabled()
     assert tl.is_anomaly_enabled() and not tl.is_anomaly_check_nan_enabled()
 

@@ -108,14 +108,12 @@ def get_deterministic_debug_mode():
 
 
 def set_anomaly_enabled(enabled, check_nan=True):
-    """set_anomaly_enabled(enabled, check_nan=True): torchlite.autograd's anomaly mode, as
-    torchlite.autograd.set_detect_anomaly sets it (see there for what torchlite does with it).
+    """set_anomaly_enabled(enabled, check_nan=True): switches autograd's anomaly mode (see
+    torchlite.autograd.detect_anomaly).
 
     >>> torchlite.set_anomaly_enabled(False)
     """
-    from torchlite import autograd
-
-    autograd.set_detect_anomaly(enabled, check_nan)
+    _C._autograd._set_anomaly_enabled(enabled, check_nan)
 
 
 def is_anomaly_enabled():
@@ -124,9 +122,7 @@ def is_anomaly_enabled():
     >>> torchlite.is_anomaly_enabled()
     False
     """
-    from torchlite import autograd
-
-    return autograd.is_anomaly_enabled()
+    return _C._autograd.is_anomaly_enabled()
 
 
 def is_anomaly_check_nan_enabled():
@@ -135,9 +131,7 @@ def is_anomaly_check_nan_enabled():
     >>> torchlite.is_anomaly_check_nan_enabled()
     True
     """
-    from torchlite import autograd
-
-    return autograd.is_anomaly_check_nan_enabled()
+    return _C._autograd.is_anomaly_check_nan_enabled()
 
 
 _warn_always = False

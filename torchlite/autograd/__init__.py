@@ -5,78 +5,38 @@ of backward Nodes the generated autograd wrappers record.
 """
 
 from torchlite import _C
-from torchlite.autograd.function import Function, FunctionCtx, once_differentiable
+from torchlite.autograd.anomaly_mode import detect_anomaly, set_detect_anomaly
+from torchlite.autograd.function import Function, FunctionCtx, NestedIOFunction, once_differentiable
 from torchlite.autograd.grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from torchlite.autograd.gradcheck import gradcheck, gradgradcheck
+from torchlite.autograd.graph import GradientEdge
+from torchlite.autograd.variable import Variable
 
 _ag = _C._autograd
 Node = _ag.Node
+SavedTensor = _ag.SavedTensor  # grad_fn._raw_saved_<name>: register_hooks(pack, unpack) on one saved tensor
 
 
-_anomaly_enabled = False
-_anomaly_check_nan = True
-
-
-def set_detect_anomaly(mode: bool, check_nan: bool = True):
-    """Accepted for compatibility; torchlite records no forward tracebacks and runs no NaN checks,
-    it keeps the two flags (is_anomaly_enabled, is_anomaly_check_nan_enabled)."""
-    global _anomaly_enabled, _anomaly_check_nan
-    prev = (_anomaly_enabled, _anomaly_check_nan)
-    _anomaly_enabled, _anomaly_check_nan = bool(mode), bool(check_nan)
-
-    class _Restore:
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            global _anomaly_enabled, _anomaly_check_nan
-            _anomaly_enabled, _anomaly_check_nan = prev
-            return False
-
-    return _Restore()
-
-
-def is_anomaly_enabled() -> bool:
-    return _anomaly_enabled
-
-
-def is_anomaly_check_nan_enabled() -> bool:
-    return _anomaly_check_nan
-
-
-class detect_anomaly:
-    """Context manager form of set_detect_anomaly (compatibility; no extra checks)."""
-
-    def __init__(self, check_nan: bool = True):
-        self.prev = (_anomaly_enabled, _anomaly_check_nan)
-        self.check_nan = check_nan
-
-    def __enter__(self):
-        set_detect_anomaly(True, self.check_nan)
-
-    def __exit__(self, *exc):
-        set_detect_anomaly(*self.prev)
-        return False
-
-
-def Variable(data, requires_grad=False, volatile=False):
-    """Legacy wrapper: returns `data` itself, with requires_grad set as asked."""
-    if requires_grad:
-        data.requires_grad_(True)
-    return data
+def is_view_replay_enabled() -> bool:
+    """Whether autograd replays view ops to rebuild views: never in torchlite (views keep their
+    base and strides instead)."""
+    return False
 
 
 def _as_tuple(x):
     if x is None:
         return ()
-    if isinstance(x, _C.Tensor):
+    if isinstance(x, (_C.Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
 
@@ -132,23 +92,32 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
+from torchlite.autograd import functional, graph  # noqa: E402  (they use grad and backward above)
+
 __all__ = [
     "Function",
     "FunctionCtx",
+    "NestedIOFunction",
     "Node",
+    "SavedTensor",
     "Variable",
     "backward",
     "detect_anomaly",
     "enable_grad",
+    "enforce_grad_layout_policy",
+    "functional",
     "grad",
     "gradcheck",
     "gradgradcheck",
+    "graph",
     "inference_mode",
-    "is_anomaly_enabled",
     "is_grad_enabled",
     "is_inference_mode_enabled",
+    "is_multithreading_enabled",
+    "is_view_replay_enabled",
     "no_grad",
     "once_differentiable",
     "set_detect_anomaly",
     "set_grad_enabled",
+    "set_multithreading_enabled",
 ]

@@ -1,11 +1,13 @@
-"""Grad mode switches: no_grad, enable_grad, set_grad_enabled, inference_mode.
+"""Grad mode switches: no_grad, enable_grad, set_grad_enabled, inference_mode, and the engine
+settings set_multithreading_enabled and enforce_grad_layout_policy.
 
-Each is a context manager and a decorator, as in PyTorch. The state is thread-local and
-lives in C++ (torchlite/csrc/autograd/grad_mode.h).
+Each is a context manager and a decorator, as in PyTorch. The grad mode state is thread-local
+and lives in C++ (torchlite/csrc/autograd/grad_mode.h).
 """
 
 import functools
 import inspect
+import threading
 
 from torchlite._C import _autograd as _ag
 
@@ -85,6 +87,10 @@ class set_grad_enabled(_DecoratorContextManager):
         self.mode = bool(mode)
         _ag._set_grad_enabled(self.mode)
 
+    def __call__(self, orig_func):
+        _ag._set_grad_enabled(self.prev)  # as a decorator it applies only inside the call
+        return super().__call__(orig_func)
+
     def __enter__(self):
         pass
 
@@ -116,6 +122,57 @@ class inference_mode(_DecoratorContextManager):
         _ag._set_inference_mode(self.prev_inf)
         _ag._set_grad_enabled(self.prev_grad)
         return False
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+_multithreading = threading.local()
+
+
+def is_multithreading_enabled() -> bool:
+    """Whether set_multithreading_enabled last allowed a multithreaded backward on this thread."""
+    return getattr(_multithreading, "enabled", True)
+
+
+class set_multithreading_enabled(_DecoratorContextManager):
+    """Allows (True) or forbids a multithreaded backward on this thread; takes effect at once and,
+    used as a context manager or decorator, is undone on exit. torchlite's engine always runs the
+    backward pass on the calling thread, which is what mode=False asks for."""
+
+    def __init__(self, mode: bool) -> None:
+        self.prev = is_multithreading_enabled()
+        self.mode = mode
+        _multithreading.enabled = bool(mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _multithreading.enabled = self.prev
+
+    def clone(self):
+        return self.__class__(self.mode)
+
+
+class enforce_grad_layout_policy(_DecoratorContextManager):
+    """Whether a .grad that AccumulateGrad creates is given its parameter's strides (enable=True,
+    the default) or may keep the incoming gradient's layout; takes effect at once."""
+
+    def __init__(self, enable: bool = True) -> None:
+        self.prev = _ag._is_grad_layout_enforcement_enabled()
+        self.mode = enable
+        _ag._set_grad_layout_enforcement_enabled(bool(enable))
+
+    def __call__(self, orig_func):
+        _ag._set_grad_layout_enforcement_enabled(self.prev)  # as a decorator it applies only inside the call
+        return super().__call__(orig_func)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc) -> None:
+        _ag._set_grad_layout_enforcement_enabled(self.prev)
 
     def clone(self):
         return self.__class__(self.mode)

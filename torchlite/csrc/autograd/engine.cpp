@@ -1,6 +1,7 @@
 #include "torchlite/csrc/autograd/engine.h"
 
 #include <algorithm>
+#include <atomic>
 #include <queue>
 #include <sstream>
 #include <unordered_map>
@@ -8,10 +9,13 @@
 
 #include "aten/core/Tensor.h"
 #include "generated/ops/add.h"
+#include "generated/ops/any.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/isnan.h"
 #include "generated/ops/real.h"
 #include "generated/ops/to.h"
+#include "torchlite/csrc/autograd/anomaly_mode.h"
 #include "torchlite/csrc/autograd/functions_manual.h"
 #include "torchlite/csrc/autograd/variable.h"
 
@@ -19,12 +23,18 @@ namespace tl::autograd {
 
 namespace {
 
+int64_t next_task_id() {
+  static std::atomic<int64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
 struct ExecInfo {
   bool needed = false;  // must run apply()
   std::vector<std::pair<uint32_t, size_t>> captures;  // (input_nr, index in the result)
 };
 
 struct GraphTask {
+  int64_t id = next_task_id();
   bool keep_graph = false;
   std::unordered_map<Node*, int> dependencies;
   std::unordered_map<Node*, variable_list> not_ready;
@@ -69,6 +79,17 @@ Tensor validate_grad(Tensor g, const Edge& e, const Node& producer, size_t index
   return g;
 }
 
+// Anomaly mode with check_nan: a gradient holding NaN fails at the node that computed it.
+void check_no_nan(const Node& fn, const variable_list& outputs) {
+  NoGradGuard no_grad;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& g = outputs[i];
+    if (!g.defined() || !(is_floating_point(g.dtype()) || is_complex(g.dtype()))) continue;
+    TL_CHECK(!tl::isnan(g).any().item().to<bool>(), "Function '", fn.name(), "' returned nan values in its ", i,
+             "th output.");
+  }
+}
+
 class TaskScope {
  public:
   explicit TaskScope(GraphTask* t) : prev_(current_task) { current_task = t; }
@@ -109,21 +130,28 @@ void compute_exec_info(GraphTask& task, Node* root, const edge_list& outputs) {
 
 void evaluate(GraphTask& task, const std::shared_ptr<Node>& fn, variable_list&& inputs,
               std::priority_queue<ReadyItem, std::vector<ReadyItem>, CompareReady>& ready) {
+  // A node the pass does not need runs nothing, not even its hooks (as in PyTorch).
+  auto info = task.exec_info.find(fn.get());
+  if (!task.exec_info.empty() && info == task.exec_info.end()) return;
   fn->run_pre_hooks(inputs);
   if (!task.exec_info.empty()) {
-    auto it = task.exec_info.find(fn.get());
-    if (it == task.exec_info.end()) return;
-    for (auto [input_nr, k] : it->second.captures) {
+    for (auto [input_nr, k] : info->second.captures) {
       if (input_nr < inputs.size()) task.captured[k] = inputs[input_nr];
     }
-    if (!it->second.needed) return;
+    if (!info->second.needed) return;
   }
   variable_list outputs;
-  if (fn->has_post_hooks()) {
-    variable_list kept = inputs;
-    outputs = fn->run_post_hooks(fn->apply(std::move(inputs)), kept);
-  } else {
-    outputs = fn->apply(std::move(inputs));
+  try {
+    if (fn->has_post_hooks()) {
+      variable_list kept = inputs;
+      outputs = fn->run_post_hooks(fn->apply(std::move(inputs)), kept);
+    } else {
+      outputs = fn->apply(std::move(inputs));
+    }
+    if (AnomalyMode::is_enabled() && AnomalyMode::should_check_nan()) check_no_nan(*fn, outputs);
+  } catch (...) {
+    if (AnomalyMode::is_enabled() && anomaly_handlers().report_failure) anomaly_handlers().report_failure(*fn);
+    throw;
   }
   if (!task.keep_graph) fn->release_variables();
   const edge_list& edges = fn->next_edges();
@@ -149,6 +177,16 @@ void evaluate(GraphTask& task, const std::shared_ptr<Node>& fn, variable_list&& 
 }
 
 }  // namespace
+
+int64_t current_graph_task_id() { return current_task != nullptr ? current_task->id : -1; }
+
+bool will_execute_node(const Node* node) {
+  GraphTask* t = current_task;
+  TL_CHECK(t != nullptr, "_get_should_execute_nodes should only be called during the backward pass");
+  if (t->exec_info.empty()) return t->dependencies.count(const_cast<Node*>(node)) > 0;
+  auto it = t->exec_info.find(const_cast<Node*>(node));
+  return it != t->exec_info.end() && (it->second.needed || !it->second.captures.empty());
+}
 
 bool task_should_compute(const Edge& e) {
   GraphTask* t = current_task;
@@ -192,7 +230,8 @@ variable_list execute(const edge_list& roots, const variable_list& grads, bool k
 }
 
 variable_list run_backward(const variable_list& tensors, const variable_list& grad_tensors, bool keep_graph,
-                           bool create_graph, const variable_list& inputs, bool allow_unused, bool accumulate_grad) {
+                           bool create_graph, const edge_list& inputs, bool allow_unused,
+                           const variable_list& accumulate_into) {
   edge_list roots;
   variable_list grads;
   TL_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(), "grad_tensors should have the same length ",
@@ -213,18 +252,14 @@ variable_list run_backward(const variable_list& tensors, const variable_list& gr
     roots.push_back(std::move(e));
     grads.push_back(std::move(g));
   }
-  edge_list outputs;
-  for (const Tensor& t : inputs) {
-    Edge e = gradient_edge(t);
-    TL_CHECK(e.is_valid(), "One of the differentiated Tensors does not require grad");
-    outputs.push_back(std::move(e));
-  }
-  variable_list result = execute(roots, grads, keep_graph, create_graph, outputs);
+  variable_list result = execute(roots, grads, keep_graph, create_graph, inputs);
   if (inputs.empty()) return {};
-  if (accumulate_grad) {
+  if (!accumulate_into.empty()) {
     AutoGradMode mode(create_graph);
     for (size_t k = 0; k < inputs.size(); ++k) {
-      if (result[k].defined()) AccumulateGrad::accumulate(inputs[k], result[k]);
+      if (result[k].defined() && accumulate_into[k].defined()) {
+        AccumulateGrad::accumulate(accumulate_into[k], result[k]);
+      }
     }
     return {};
   }

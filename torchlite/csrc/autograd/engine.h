@@ -12,11 +12,21 @@ namespace tl::autograd {
 variable_list execute(const edge_list& roots, const variable_list& grads, bool keep_graph, bool create_graph,
                       const edge_list& outputs);
 
-// Tensor-level entry used by Tensor.backward / autograd.backward / autograd.grad.
+// Tensor-level entry used by Tensor.backward / autograd.backward / autograd.grad. `inputs`:
+// the gradient edges wanted (none: every leaf); their gradients are returned, or, with
+// `accumulate_into` (one tensor per input, as backward(inputs=...)), added into those .grad.
 variable_list run_backward(const variable_list& tensors, const variable_list& grad_tensors, bool keep_graph,
-                           bool create_graph, const variable_list& inputs, bool allow_unused, bool accumulate_grad);
+                           bool create_graph, const edge_list& inputs, bool allow_unused,
+                           const variable_list& accumulate_into);
 
 // Whether the running backward pass needs the gradient for `e` (true outside a pass).
 bool task_should_compute(const Edge& e);
+
+// Id of the backward pass running on this thread, -1 outside one (register_multi_grad_hook
+// keeps its per-pass state under it).
+int64_t current_graph_task_id();
+
+// Whether the running backward pass will run `node` (torch._C._will_engine_execute_node).
+bool will_execute_node(const Node* node);
 
 }  // namespace tl::autograd

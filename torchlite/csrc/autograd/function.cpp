@@ -1,11 +1,13 @@
 #include "torchlite/csrc/autograd/function.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "aten/core/Tensor.h"
 #include "generated/ops/add.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/fill.h"
@@ -179,17 +181,59 @@ void AccumulateGrad::run_pre_hooks(variable_list& grads) {
   Node::run_pre_hooks(grads);
 }
 
+namespace {
+
+std::atomic<bool> grad_layout_enforced{true};
+
+// Dense and non-overlapping: the elements fill a block of memory, in some order of the dims.
+bool non_overlapping_and_dense(const Tensor& t) {
+  std::vector<int64_t> dims(t.dim());
+  for (size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
+  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
+    return t.strides()[a] != t.strides()[b] ? t.strides()[a] < t.strides()[b] : t.sizes()[a] < t.sizes()[b];
+  });
+  int64_t expected = 1;
+  for (int64_t d : dims) {
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
+// The layout a new .grad must have under the policy: its variable's strides (dims of size 1
+// aside) when the variable is dense, contiguous otherwise.
+bool obeys_layout_contract(const Tensor& variable, const Tensor& grad) {
+  if (!AccumulateGrad::layout_enforced()) return true;
+  if (!non_overlapping_and_dense(variable)) return grad.is_contiguous();
+  for (int64_t d = 0; d < variable.dim(); ++d)
+    if (variable.sizes()[d] != 1 && variable.strides()[d] != grad.strides()[d]) return false;
+  return true;
+}
+
+}  // namespace
+
+bool AccumulateGrad::layout_enforced() { return grad_layout_enforced.load(std::memory_order_relaxed); }
+
+void AccumulateGrad::set_layout_enforced(bool enabled) { grad_layout_enforced = enabled; }
+
 void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
   AutogradMeta* m = materialize_meta(variable);
   Tensor& g = m->grad_;
   if (!g.defined()) {
     // Steal a fresh gradient nobody else holds; otherwise store a copy (which records
-    // history when grad mode is on, i.e. under create_graph).
+    // history when grad mode is on, i.e. under create_graph), laid out as the policy asks.
     bool exclusive = new_grad.impl_ptr().use_count() == 1 && new_grad.impl()->storage().use_count() == 1;
-    if (!GradMode::is_enabled() && exclusive && new_grad.is_contiguous() && !requires_grad(new_grad)) {
+    bool obeys = obeys_layout_contract(variable, new_grad);
+    if (!GradMode::is_enabled() && exclusive && obeys && !requires_grad(new_grad)) {
       g = make_detached(new_grad);
-    } else {
+    } else if (obeys) {
       g = new_grad.clone();
+    } else if (non_overlapping_and_dense(variable)) {
+      g = empty_strided_tensor(variable.sizes(), variable.strides(), new_grad.options());
+      g.copy_(new_grad);
+    } else {
+      g = new_grad.contiguous().clone();
     }
   } else if (!GradMode::is_enabled()) {
     if (g.sizes().equals(new_grad.sizes()) && !requires_grad(g)) {

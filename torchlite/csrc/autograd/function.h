@@ -160,6 +160,11 @@ struct AccumulateGrad final : Node {
   // Adds `new_grad` into `variable.grad` following PyTorch's rules (steal, clone or add).
   static void accumulate(const Tensor& variable, Tensor new_grad);
 
+  // torch.autograd.enforce_grad_layout_policy: a new .grad gets the strides of its variable
+  // when that is dense and non-overlapping, else contiguous ones (on by default).
+  static bool layout_enforced();
+  static void set_layout_enforced(bool enabled);
+
  private:
   Tensor variable_;
 };

@@ -1,9 +1,13 @@
 #include "torchlite/csrc/autograd/python_autograd.h"
 
+#include <optional>
+#include <unordered_map>
+
 #include "generated/ops/add.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/t.h"
 #include "generated/ops/zeros.h"
+#include "torchlite/csrc/autograd/anomaly_mode.h"
 #include "torchlite/csrc/autograd/engine.h"
 #include "torchlite/csrc/autograd/saved_variable.h"
 #include "torchlite/csrc/autograd/variable.h"
@@ -54,6 +58,112 @@ variable_list from_sequence(py::handle seq) {
   for (py::handle h : seq) out.push_back(tensor_or_undefined(h));
   return out;
 }
+
+// Python data of graph nodes: Node.metadata, where anomaly mode keeps the forward traceback
+// (under "traceback_", as PyTorch). A Node's Python wrappers come and go, so the dict is kept
+// here, keyed by the node; entries of freed nodes are swept as the table grows. GIL held.
+class NodeMetadataTable {
+ public:
+  py::dict get(const std::shared_ptr<Node>& node) {
+    auto it = entries_.find(node.get());
+    if (it != entries_.end() && it->second.first.lock() == node) return it->second.second;
+    if (entries_.size() >= sweep_at_) sweep();
+    py::dict d;
+    entries_[node.get()] = {node, d};
+    return d;
+  }
+  std::optional<py::dict> find(const Node& node) {
+    auto it = entries_.find(&node);
+    if (it == entries_.end() || it->second.first.lock().get() != &node) return std::nullopt;
+    return it->second.second;
+  }
+
+ private:
+  void sweep() {
+    for (auto it = entries_.begin(); it != entries_.end();) it = it->second.first.expired() ? entries_.erase(it) : ++it;
+    sweep_at_ = std::max<size_t>(64, 2 * entries_.size());
+  }
+  std::unordered_map<const Node*, std::pair<std::weak_ptr<Node>, py::dict>> entries_;
+  size_t sweep_at_ = 64;
+};
+
+NodeMetadataTable& node_metadata() {
+  static auto* table = new NodeMetadataTable();  // never destroyed: it holds Python objects past finalization
+  return *table;
+}
+
+void record_forward_traceback(const std::shared_ptr<Node>& node) {
+  py::gil_scoped_acquire gil;
+  py::dict d = node_metadata().get(node);
+  if (!d.contains("traceback_")) d["traceback_"] = py::module_::import("traceback").attr("format_stack")();
+}
+
+void warn_forward_traceback(const Node& node) {
+  py::gil_scoped_acquire gil;
+  std::optional<py::dict> d = node_metadata().find(node);
+  std::string msg = "Error detected in " + node.name() + ". ";
+  if (d && d->contains("traceback_")) {
+    msg += "Traceback of forward call that caused the error:\n" +
+           py::str("").attr("join")((*d)["traceback_"]).cast<std::string>();
+  } else {
+    msg += "No forward pass information available. Enable detect anomaly during forward pass for more information.";
+  }
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+}
+
+// Note [Saved tensor hooks]: this thread's saved_tensors_hooks stack, innermost last, and the
+// message of disable_saved_tensors_hooks while it is in force.
+thread_local std::vector<std::pair<py::object, py::object>> saved_hooks_stack;
+thread_local std::optional<std::string> saved_hooks_disabled_message;
+
+struct PySavedVariableHooks final : SavedVariableHooks {
+  py::object pack, unpack, packed;
+  void call_pack_hook(const Tensor& t) override {
+    py::gil_scoped_acquire gil;
+    packed = pack(t);
+  }
+  Tensor call_unpack_hook() override {
+    py::gil_scoped_acquire gil;
+    py::object r = unpack(packed);
+    if (!py::isinstance<TensorImpl>(r)) {
+      throw py::type_error("Output of saved tensor unpack_hook expected to be a Tensor but got result of type " +
+                           py::str(py::type::of(r).attr("__name__")).cast<std::string>());
+    }
+    return r.cast<Tensor>();
+  }
+  ~PySavedVariableHooks() override {
+    py::gil_scoped_acquire gil;
+    pack = unpack = packed = py::object();
+  }
+};
+
+std::unique_ptr<SavedVariableHooks> make_saved_hooks(py::object pack, py::object unpack) {
+  auto hooks = std::make_unique<PySavedVariableHooks>();
+  hooks->pack = std::move(pack);
+  hooks->unpack = std::move(unpack);
+  return hooks;
+}
+
+std::unique_ptr<SavedVariableHooks> innermost_saved_hooks() {
+  if (saved_hooks_stack.empty()) return nullptr;
+  py::gil_scoped_acquire gil;
+  return make_saved_hooks(saved_hooks_stack.back().first, saved_hooks_stack.back().second);
+}
+
+// torch._C._autograd.SavedTensor: one saved tensor of a node, seen from Python. It holds the
+// node weakly (a node owns its SavedVariables), so it never keeps the graph alive.
+struct SavedTensor {
+  std::weak_ptr<Node> node;
+  SavedVariable* var;
+  void register_hooks(py::function pack, py::function unpack) const {
+    auto n = node.lock();
+    TL_CHECK(n != nullptr, "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate "
+             "values of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True "
+             "if you need to backward through the graph a second time or if you need to access saved variables after "
+             "calling backward.");
+    var->register_hooks(make_saved_hooks(std::move(pack), std::move(unpack)));
+  }
+};
 
 // Backward node of a torchlite.autograd.Function: calls the Python backward.
 struct PyNode final : Node {
@@ -121,6 +231,7 @@ py::object function_finish(const std::string& name, py::object backward_fn, py::
                            bool materialize) {
   auto node = std::make_shared<PyNode>();
   node->name_ = name;
+  record_node_creation(node);
   node->backward_fn = std::move(backward_fn);
   node->ctx = ctx;
   node->materialize = materialize;
@@ -180,6 +291,10 @@ py::object function_finish(const std::string& name, py::object backward_fn, py::
 
 }  // namespace
 
+py::object raw_saved(const std::shared_ptr<Node>& node, const SavedVariable& var) {
+  return py::cast(SavedTensor{node, const_cast<SavedVariable*>(&var)});
+}
+
 void init_autograd(py::module_& m, PyTensorClass& cls) {
   py::module_ ag = m.def_submodule("_autograd", "autograd engine and grad mode");
 
@@ -203,6 +318,7 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
         return t;
       })
       .def_property_readonly("_sequence_nr", &Node::sequence_nr)
+      .def_property_readonly("metadata", [](const std::shared_ptr<Node>& n) { return node_metadata().get(n); })
       .def("_register_hook", [](const std::shared_ptr<Node>& n, py::function f) {
         auto fn = std::make_shared<PyCallable>(std::move(f));
         return n->add_post_hook([fn](const variable_list& grad_inputs, const variable_list& grad_outputs) {
@@ -231,6 +347,7 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
   py::class_<NotImplemented, Node, std::shared_ptr<NotImplemented>>(ag, "NotImplemented");
   py::class_<PyNode, Node, std::shared_ptr<PyNode>>(ag, "BackwardCFunction")
       .def_property_readonly("_ctx", [](const PyNode& n) { return n.ctx; });
+  py::class_<SavedTensor>(ag, "SavedTensor").def("register_hooks", &SavedTensor::register_hooks);
   py::class_<SavedTensorsHandle>(ag, "_SavedTensorsHandle").def("unpack", &SavedTensorsHandle::unpack);
   init_autograd_functions(ag);
 
@@ -240,17 +357,63 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
   ag.def("_set_inference_mode", &InferenceMode::set_enabled);
   ag.def("_run_backward", [](py::object tensors, py::object grad_tensors, bool keep_graph, bool create_graph,
                              py::object inputs, bool allow_unused, bool accumulate_grad) {
-    variable_list roots = from_sequence(tensors), grads = from_sequence(grad_tensors), wrt = from_sequence(inputs);
+    variable_list roots = from_sequence(tensors), grads = from_sequence(grad_tensors), wrt;
+    // An input is a tensor or a GradientEdge (node, output_nr).
+    edge_list wrt_edges;
+    for (py::handle h : inputs) {
+      if (py::isinstance<TensorImpl>(h)) {
+        wrt.push_back(h.cast<Tensor>());
+        wrt_edges.push_back(gradient_edge(wrt.back()));
+        TL_CHECK(wrt_edges.back().is_valid(), "One of the differentiated Tensors does not require grad");
+      } else {
+        wrt.emplace_back();
+        wrt_edges.emplace_back(h.attr("node").cast<std::shared_ptr<Node>>(), h.attr("output_nr").cast<uint32_t>());
+      }
+    }
+    if (!accumulate_grad) wrt.clear();
     variable_list out;
     {
       // Other Python threads run while the graph is walked; Python hooks and Functions take the
       // GIL back themselves (PyCallable, PyFunctionNode).
       py::gil_scoped_release no_gil;
-      out = run_backward(roots, grads, keep_graph, create_graph, wrt, allow_unused, accumulate_grad);
+      out = run_backward(roots, grads, keep_graph, create_graph, wrt_edges, allow_unused, wrt);
     }
     return to_tuple(out);
   });
   ag.def("_function_finish", &function_finish);
+
+  set_default_saved_variable_hooks(&innermost_saved_hooks);
+  ag.def("_push_saved_tensors_default_hooks", [](py::object pack, py::object unpack) {
+    TL_CHECK(!saved_hooks_disabled_message, *saved_hooks_disabled_message);
+    saved_hooks_stack.emplace_back(std::move(pack), std::move(unpack));
+  });
+  ag.def("_pop_saved_tensors_default_hooks", [] {
+    TL_CHECK(!saved_hooks_stack.empty(), "no saved tensors hooks to pop");
+    saved_hooks_stack.pop_back();
+  });
+  ag.def("_saved_tensors_hooks_disable", [](std::string msg) {
+    saved_hooks_disabled_message = msg;
+    TL_CHECK(saved_hooks_stack.empty(), msg);  // hooks already in force cannot be disabled
+  });
+  ag.def("_saved_tensors_hooks_enable", [] { saved_hooks_disabled_message.reset(); });
+  ag.def("_saved_tensors_hooks_get_disabled_error_message", []() -> py::object {
+    if (!saved_hooks_disabled_message) return py::none();
+    return py::str(*saved_hooks_disabled_message);
+  });
+
+  anomaly_handlers().record_creation = &record_forward_traceback;
+  anomaly_handlers().report_failure = &warn_forward_traceback;
+  ag.def("_set_anomaly_enabled", &AnomalyMode::set_enabled, py::arg("enabled"), py::arg("check_nan") = true);
+  ag.def("is_anomaly_enabled", &AnomalyMode::is_enabled);
+  ag.def("is_anomaly_check_nan_enabled", &AnomalyMode::should_check_nan);
+
+  ag.def("_set_grad_layout_enforcement_enabled", &AccumulateGrad::set_layout_enforced);
+  ag.def("_is_grad_layout_enforcement_enabled", &AccumulateGrad::layout_enforced);
+  ag.def("_current_graph_task_id", &current_graph_task_id);
+  ag.def("_will_engine_execute_node", [](const std::shared_ptr<Node>& n) { return will_execute_node(n.get()); });
+  ag.def("_increment_version", [](py::object tensors) {
+    for (const Tensor& t : from_sequence(tensors)) t.bump_version();
+  });
 
   cls.def_property(
          "requires_grad", [](const Tensor& t) { return requires_grad(t); },

@@ -11,6 +11,12 @@ const char* const kBackwardTwiceMessage =
     "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
     "you need to access saved tensors after calling backward.";
 
+namespace {
+DefaultSavedVariableHooks default_hooks = nullptr;
+}  // namespace
+
+void set_default_saved_variable_hooks(DefaultSavedVariableHooks f) { default_hooks = f; }
+
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (!t.defined()) return;
   was_default_constructed_ = false;
@@ -27,11 +33,57 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
     data_ = t;
     if (requires_grad_ && !fn) grad_accumulator_ = grad_accumulator(t);
   }
+  if (!is_output && fn) input_grad_fn_ = fn;
+  std::unique_ptr<SavedVariableHooks> hooks = default_hooks ? default_hooks() : nullptr;
+  if (hooks) pack_with(std::move(hooks), t);
+}
+
+// Note [Saved tensor hooks]: the pack hook sees the tensor as the forward made it; what the
+// graph keeps is its result (and enough to give the unpacked tensor its history back).
+void SavedVariable::pack_with(std::unique_ptr<SavedVariableHooks> hooks, const Tensor& t) {
+  hooks_ = std::move(hooks);
+  uint32_t version = t._version();
+  {
+    NoGradGuard no_grad;
+    hooks_->call_pack_hook(t);
+  }
+  TL_CHECK(t._version() == version, "A saved tensor pack hook is modifying its input in place. Tensors provided "
+           "as input to pack hook cannot be modified by in-place operations as this can lead to unexpected "
+           "side-effects. Please open an issue if you need to perform in-place operations on the input to a pack "
+           "hook.");
+  data_ = Tensor();
+}
+
+void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
+  TL_CHECK(!released_, "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values "
+           "of the graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you "
+           "need to backward through the graph a second time or if you need to access saved variables after calling "
+           "backward.");
+  TL_CHECK(!hooks_, "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair "
+           "of hooks is allowed at a time.");
+  TL_CHECK(!was_default_constructed_, "Calling register_hooks on a saved tensor with value None is forbidden");
+  pack_with(std::move(hooks), data_);
+}
+
+Tensor SavedVariable::restore_history(Tensor data, const std::shared_ptr<Node>& saved_for) const {
+  if (!requires_grad_ || (!is_output_ && requires_grad(data))) return data;
+  Tensor out = make_detached(data);
+  AutogradMeta* m = materialize_meta(out);
+  if (is_output_ || input_grad_fn_) {
+    m->grad_fn_ = is_output_ ? saved_for : input_grad_fn_;
+    m->output_nr_ = output_nr_;
+  } else {
+    m->requires_grad_ = true;
+    m->grad_accumulator_ = grad_accumulator_;
+  }
+  return out;
 }
 
 Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (released_) TL_ERROR(kBackwardTwiceMessage);
   if (was_default_constructed_) return Tensor();
+  // A packed tensor is the hooks' business: PyTorch checks no version for it either.
+  if (hooks_) return restore_history(hooks_->call_unpack_hook(), saved_for);
   if (saved_version_ != data_._version()) {
     std::ostringstream os;
     os << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
@@ -44,18 +96,13 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   }
   if (!is_output_ || !requires_grad_ || get_meta(data_) != nullptr) return data_;
   // A saved output: give it its history back (the node that saved it).
-  Tensor out = make_detached(data_);
-  if (saved_for) {
-    AutogradMeta* m = materialize_meta(out);
-    m->grad_fn_ = saved_for;
-    m->output_nr_ = output_nr_;
-  }
-  return out;
+  return saved_for ? restore_history(data_, saved_for) : make_detached(data_);
 }
 
 void SavedVariable::reset_data() {
   if (was_default_constructed_) return;
   data_ = Tensor();
+  hooks_.reset();
   released_ = true;
 }
 

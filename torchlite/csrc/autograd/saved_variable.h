@@ -11,6 +11,20 @@
 
 namespace tl::autograd {
 
+// Note [Saved tensor hooks]: under torchlite.autograd.graph.saved_tensors_hooks, a saved tensor
+// is handed to the pack hook at forward time and only what it returns is kept; backward gets
+// the tensor back from the unpack hook. One object holds the pair and the packed value.
+struct SavedVariableHooks {
+  virtual ~SavedVariableHooks() = default;
+  virtual void call_pack_hook(const Tensor& t) = 0;
+  virtual Tensor call_unpack_hook() = 0;
+};
+
+// The innermost saved_tensors_hooks of this thread as a fresh hooks object, or null when there
+// is none; installed by the Python bindings.
+using DefaultSavedVariableHooks = std::unique_ptr<SavedVariableHooks> (*)();
+void set_default_saved_variable_hooks(DefaultSavedVariableHooks f);
+
 class SavedVariable {
  public:
   SavedVariable() = default;
@@ -22,10 +36,17 @@ class SavedVariable {
   // history).
   Tensor unpack(const std::shared_ptr<Node>& saved_for = nullptr) const;
   void reset_data();
+  // grad_fn._raw_saved_<name>.register_hooks: hooks for this one saved tensor.
+  void register_hooks(std::unique_ptr<SavedVariableHooks> hooks);
   bool was_default_constructed() const { return was_default_constructed_; }
 
  private:
-  Tensor data_;
+  Tensor restore_history(Tensor data, const std::shared_ptr<Node>& saved_for) const;
+  void pack_with(std::unique_ptr<SavedVariableHooks> hooks, const Tensor& t);
+
+  Tensor data_;  // undefined while hooks_ hold the packed value
+  std::shared_ptr<SavedVariableHooks> hooks_;
+  std::shared_ptr<Node> input_grad_fn_;  // history a packed non-leaf input gets back
   std::weak_ptr<Node> grad_accumulator_;
   std::string grad_fn_name_;
   uint32_t saved_version_ = 0;

@@ -3,6 +3,7 @@
 #include "aten/core/Tensor.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/zeros.h"
+#include "torchlite/csrc/autograd/anomaly_mode.h"
 
 namespace tl::autograd {
 
@@ -48,6 +49,7 @@ Edge gradient_edge(const Tensor& t) {
 }
 
 void set_history(const Tensor& t, const std::shared_ptr<Node>& fn, bool differentiable) {
+  if (fn->num_inputs() == 0) record_node_creation(fn);  // its first output: the node is new
   if (!t.defined()) {
     fn->add_input_metadata_undefined();
     return;
@@ -66,6 +68,7 @@ void set_history(const std::vector<Tensor>& ts, const std::shared_ptr<Node>& fn,
 }
 
 void rebase_history(const Tensor& t, const std::shared_ptr<Node>& fn) {
+  if (fn->num_inputs() == 0) record_node_creation(fn);
   if (!is_differentiable_type(t.dtype())) {
     fn->add_input_metadata_undefined();
     return;
