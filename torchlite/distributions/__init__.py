@@ -8,20 +8,45 @@ parameters (the pathwise estimator), and `log_prob` of a `sample` gives the scor
 """
 
 from torchlite.distributions import constraints  # noqa: F401  (a submodule, as in PyTorch)
-from torchlite.distributions.distribution import Distribution
+from torchlite.distributions.bernoulli import Bernoulli
+from torchlite.distributions.beta import Beta
+from torchlite.distributions.binomial import Binomial
+from torchlite.distributions.categorical import Categorical
 from torchlite.distributions.cauchy import Cauchy
+from torchlite.distributions.chi2 import Chi2
+from torchlite.distributions.dirichlet import Dirichlet
+from torchlite.distributions.distribution import Distribution
 from torchlite.distributions.exp_family import ExponentialFamily
 from torchlite.distributions.exponential import Exponential
+from torchlite.distributions.gamma import Gamma
+from torchlite.distributions.geometric import Geometric
 from torchlite.distributions.laplace import Laplace
+from torchlite.distributions.multinomial import Multinomial
+from torchlite.distributions.negative_binomial import NegativeBinomial
 from torchlite.distributions.normal import Normal
+from torchlite.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from torchlite.distributions.poisson import Poisson
 from torchlite.distributions.uniform import Uniform
 
 __all__ = [
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
     "Cauchy",
+    "Chi2",
+    "Dirichlet",
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "Gamma",
+    "Geometric",
     "Laplace",
+    "Multinomial",
+    "NegativeBinomial",
     "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Poisson",
     "Uniform",
 ]
