@@ -24,6 +24,7 @@ from torchlite.distributions.gamma import Gamma
 from torchlite.distributions.generalized_pareto import GeneralizedPareto
 from torchlite.distributions.geometric import Geometric
 from torchlite.distributions.independent import Independent
+from torchlite.distributions.kl import _add_kl_info, kl_divergence, register_kl
 from torchlite.distributions.laplace import Laplace
 from torchlite.distributions.lkj_cholesky import LKJCholesky
 from torchlite.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -38,6 +39,9 @@ from torchlite.distributions.studentT import StudentT
 from torchlite.distributions.uniform import Uniform
 from torchlite.distributions.von_mises import VonMises
 from torchlite.distributions.wishart import Wishart
+
+_add_kl_info()
+del _add_kl_info
 
 __all__ = [
     "Bernoulli",
@@ -71,4 +75,6 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Wishart",
+    "kl_divergence",
+    "register_kl",
 ]
