@@ -81,7 +81,8 @@ double standard_gamma_grad_one(double a, double x) {
     r *= x / (a + n);
     sum += r * (log_x - psi);
     r_total += r;
-    if (n > x - a && r < 1e-17 * r_total) break;  // past the largest term, and negligible
+    if (!std::isfinite(r)) break;  // x far in the tail of a tiny a: no finite answer
+    if (n > x - a && !(r > 1e-17 * r_total)) break;  // past the largest term, and negligible
   }
   return -sum;
 }
@@ -109,7 +110,7 @@ double dirichlet_grad_one(double x, double alpha, double total) {
     if (!flip) psi_a += 1.0 / (alpha + n);
     sum += r * (log_x + psi_total - psi_a);
     r_total += r;
-    if (r < 1e-17 * r_total) break;
+    if (!(r > 1e-17 * r_total)) break;  // negligible (or not a number: an infinite total)
   }
   return (flip ? sum : -sum) / (1.0 - x);
 }

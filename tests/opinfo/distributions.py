@@ -27,17 +27,31 @@ def _beta_cdf(x, a, b):
 
 
 def _gamma_grad_one(a, x, h=1e-6):
-    """-(dP/da) / (dP/dx): the derivative of the quantile at a fixed level."""
+    """-(dP/da) / (dP/dx): the derivative of the quantile at a fixed level (0 at x = 0, NaN
+    outside a > 0, x >= 0 finite, as the kernel defines it)."""
+    if x == 0:
+        return 0.0
+    if not (a > 0 and 0 < x < math.inf):
+        return math.nan
     density = math.exp((a - 1) * math.log(x) - x - math.lgamma(a))
     return -(_gamma_cdf(a + h, x) - _gamma_cdf(a - h, x)) / (2 * h) / density
 
 
 def _dirichlet_grad_one(x, a, total, h=1e-6):
-    """(dx/da at a fixed quantile and fixed b) / (1 - x) for x ~ Beta(a, b = total - a)."""
+    """(dx/da at a fixed quantile and fixed b) / (1 - x) for x ~ Beta(a, b = total - a); 0 outside
+    0 < x < 1, a > 0, b > 0, as the kernel defines it."""
     b = total - a
+    if math.isnan(x + a + total):
+        return math.nan
+    if not (0 < x < 1 and a > 0 and b > 0):
+        return 0.0
     density = math.exp((a - 1) * math.log(x) + (b - 1) * math.log1p(-x) - math.lgamma(a) - math.lgamma(b)
                        + math.lgamma(total))
-    return -(_beta_cdf(x, a + h, b) - _beta_cdf(x, a - h, b)) / (2 * h) / density / (1 - x)
+    if x <= 0.5:
+        d_cdf = (_beta_cdf(x, a + h, b) - _beta_cdf(x, a - h, b)) / (2 * h)
+    else:  # the series of I_(1-x)(b, a) = 1 - I_x(a, b) converges there
+        d_cdf = -(_beta_cdf(1 - x, b, a + h) - _beta_cdf(1 - x, b, a - h)) / (2 * h)
+    return -d_cdf / density / (1 - x)
 
 
 def _elementwise(fn):
