@@ -92,6 +92,20 @@ def test_gcd_lcm_edges():
     assert tl.gcd_(tl.tensor([9]), tl.tensor([6])).tolist() == [3]
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint8", "int32", "int64"])
+def test_lcm_overflow_wraps_like_pytorch(dtype):
+    # found by the fuzz campaign: int8/int16 take |a / gcd * b| in int before the wrap (PyTorch's
+    # C++ promotes them), wider types after it
+    torch = pytest.importorskip("torch")
+    big = np.iinfo(dtype).max
+    a = np.array([42, big - 1, 100, 7, big], dtype=dtype)
+    b = np.array([big // 3 + 1, 3, big // 2, 9, big - 2], dtype=dtype)
+    if np.issubdtype(a.dtype, np.signedinteger):
+        a, b = a * np.array([1, -1, 1, -1, 1], dtype=dtype), b * np.array([-1, 1, 1, 1, -1], dtype=dtype)
+    np.testing.assert_array_equal(tl.lcm(tl.tensor(a), tl.tensor(b)).numpy(),
+                                  torch.lcm(torch.tensor(a), torch.tensor(b)).numpy())
+
+
 # ---- floating special values -------------------------------------------------------------------
 
 def test_logaddexp_special_values():

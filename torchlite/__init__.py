@@ -95,6 +95,8 @@ def _export_generated_ops() -> None:
 
 
 _export_generated_ops()
+# the samplers torch.distributions calls, public under their underscored names as in PyTorch
+from torchlite._C import _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: F401, E402
 
 if _typing.TYPE_CHECKING:  # what _export_generated_ops adds at run time, as type checkers read it from _C.pyi
     from torchlite._C import *  # noqa: F403
@@ -153,5 +155,6 @@ from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.st
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
+from torchlite import distributions  # noqa: F401, E402  (torch.distributions is reachable after `import torch`)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -734,12 +734,19 @@ struct GcdFunctor {
     else return int_gcd(a, b);
   }
 };
-// |a / gcd * b|, wrapping on overflow like PyTorch.
+// |a / gcd * b|, wrapping on overflow like PyTorch. PyTorch's C++ promotes types narrower than
+// int to int, so for them the product and its absolute value are taken before the wrap
+// (int8: lcm(42, -56) is |-168| = 168, stored as -88), and for int32/int64 after it.
 template <typename T>
 struct LcmFunctor {
   TL_HOST_DEVICE T operator()(T a, T b) const {
     if constexpr (std::is_same_v<T, bool>) {
       return a;
+    } else if constexpr (sizeof(T) < sizeof(int)) {
+      T g = int_gcd(a, b);
+      if (g == 0) return T(0);
+      const int l = static_cast<int>(ew::int_div_trunc(a, g)) * static_cast<int>(b);
+      return static_cast<T>(l < 0 ? -l : l);
     } else {
       T g = int_gcd(a, b);
       if (g == 0) return T(0);
