@@ -149,5 +149,6 @@ from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.st
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
+from torchlite import distributions  # noqa: F401, E402  (torch.distributions is reachable after `import torch`)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

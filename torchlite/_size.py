@@ -16,3 +16,19 @@ class Size(tuple):
     def __getitem__(self, key):
         out = tuple.__getitem__(self, key)
         return Size(out) if isinstance(key, slice) else out
+
+    # concatenation and repetition stay a Size, as torch.Size's do (shape + (n,) is a shape)
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        if not isinstance(other, tuple):
+            return NotImplemented
+        return Size(other + tuple(self))
+
+    def __mul__(self, n):
+        return Size(tuple.__mul__(self, n))
+
+    __rmul__ = __mul__
