@@ -16,6 +16,12 @@ from torchlite.distributions.laplace import Laplace
 from torchlite.distributions.normal import Normal
 from torchlite.distributions.uniform import Uniform
 
+# Transforms, the constraint registries and the families built from transforms (branch disttf).
+from torchlite.distributions import transforms  # noqa: F401  (a submodule, as in PyTorch)
+from torchlite.distributions.constraint_registry import biject_to, transform_to
+from torchlite.distributions.transforms import *  # noqa: F403
+from torchlite.distributions.transforms import __all__ as _transforms_all
+
 __all__ = [
     "Cauchy",
     "Distribution",
@@ -25,3 +31,5 @@ __all__ = [
     "Normal",
     "Uniform",
 ]
+# disttf: transforms, registries and transform-based families.
+__all__ += ["biject_to", "transform_to"] + _transforms_all
