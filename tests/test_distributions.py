@@ -15,9 +15,9 @@ from torchlite.distributions import constraints
 
 torch = pytest.importorskip("torch")
 
-def _t(lib):
-    """lib.tensor in float64 (and integer-valued lists stay float64 too)."""
-    return lambda data: lib.tensor(data, dtype=lib.float64)
+def _t(lib, dtype="float64"):
+    """lib.tensor in float64 (integer-valued lists too), or the dtype named."""
+    return lambda data: lib.tensor(data, dtype=getattr(lib, dtype))
 
 
 @dataclass
@@ -29,6 +29,11 @@ class Case:
     bad: object = None  # (D, t) -> a distribution with invalid parameters (ValueError)
     bad_value: list = None  # a value outside the support (ValueError from log_prob)
     moments: bool = True  # whether the sample mean converges to .mean
+    dtype: str = "float64"
+    # whether d rsample / d params averages to d mean / d params (PyTorch's formulas, which we
+    # follow, are constant in the parameters in places: ContinuousBernoulli's Taylor region,
+    # GeneralizedPareto at concentration 0)
+    rsample_grad: bool = True
 
 
 CASES = [
@@ -43,13 +48,82 @@ CASES = [
          bad=lambda D, t: D.Laplace(t([0.0]), t([0.0]))),
     Case("Cauchy", lambda D, t: D.Cauchy(t([0.0, 1.0]), t([1.0, 0.5])), value=[-0.3, 2.0],
          bad=lambda D, t: D.Cauchy(t([0.0]), t([-2.0])), moments=False),
+    Case("Gamma", lambda D, t: D.Gamma(t([2.0, 0.5]), t([1.0, 3.0])), value=[1.5, 0.2],
+         bad=lambda D, t: D.Gamma(t([0.0]), t([1.0])), bad_value=[-1.0, 1.0]),
+    Case("Chi2", lambda D, t: D.Chi2(t([3.0, 0.7])), value=[2.0, 0.1], bad=lambda D, t: D.Chi2(t([-1.0]))),
+    Case("Beta", lambda D, t: D.Beta(t([2.0, 0.5]), t([3.0, 0.8])), value=[0.3, 0.9],
+         bad=lambda D, t: D.Beta(t([2.0]), t([0.0])), bad_value=[1.5, 0.5]),
+    Case("Beta-scalar", lambda D, t: D.Beta(2.0, 3.0), value=0.3),
+    Case("Dirichlet", lambda D, t: D.Dirichlet(t([[1.0, 2.0, 3.0], [0.5, 0.6, 0.7]])),
+         value=[[0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], bad=lambda D, t: D.Dirichlet(t([1.0, -1.0])),
+         bad_value=[[0.2, 0.3, 0.6], [0.1, 0.1, 0.8]]),
+    Case("Bernoulli", lambda D, t: D.Bernoulli(t([0.3, 0.5, 0.9])), value=[1.0, 0.0, 1.0],
+         bad=lambda D, t: D.Bernoulli(t([1.5])), bad_value=[0.5, 0.0, 1.0]),
+    Case("Bernoulli-logits", lambda D, t: D.Bernoulli(logits=t([-1.0, 2.0])), value=[0.0, 1.0]),
+    Case("Categorical", lambda D, t: D.Categorical(t([[0.2, 0.3, 0.5], [1.0, 1.0, 2.0]])), value=[2.0, 0.0],
+         bad=lambda D, t: D.Categorical(t([0.5, -0.5])), bad_value=[3.0, 0.0], moments=False),
+    Case("Categorical-logits", lambda D, t: D.Categorical(logits=t([[0.0, -1.0, 2.0]])), value=[1.0], moments=False),
+    Case("OneHotCategorical", lambda D, t: D.OneHotCategorical(t([[0.2, 0.3, 0.5], [1.0, 1.0, 2.0]])),
+         value=[[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], bad_value=[[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]]),
+    Case("OneHotCategoricalStraightThrough",
+         lambda D, t: D.OneHotCategoricalStraightThrough(logits=t([[0.0, -1.0, 2.0]])), value=[[0.0, 1.0, 0.0]]),
+    Case("Poisson", lambda D, t: D.Poisson(t([2.0, 0.5])), value=[3.0, 0.0],
+         bad=lambda D, t: D.Poisson(t([-1.0])), bad_value=[1.5, 0.0]),
+    Case("Binomial", lambda D, t: D.Binomial(t([10.0, 10.0]), t([0.3, 0.7])), value=[4.0, 10.0],
+         bad=lambda D, t: D.Binomial(t([2.5]), t([0.5])), bad_value=[11.0, 1.0]),
+    Case("Binomial-logits", lambda D, t: D.Binomial(t([5.0, 8.0]), logits=t([0.5, -1.0])), value=[2.0, 8.0]),
+    Case("Multinomial", lambda D, t: D.Multinomial(5, t([0.2, 0.3, 0.5])), value=[1.0, 2.0, 2.0],
+         bad_value=[1.0, -2.0, 2.0]),
+    Case("Geometric", lambda D, t: D.Geometric(t([0.3, 0.8])), value=[2.0, 0.0],
+         bad=lambda D, t: D.Geometric(t([1.5]))),
+    Case("Geometric-logits", lambda D, t: D.Geometric(logits=t([0.3, -2.0])), value=[1.0, 5.0]),
+    Case("NegativeBinomial", lambda D, t: D.NegativeBinomial(t([3.0, 5.5]), t([0.4, 0.7])), value=[2.0, 7.0],
+         bad=lambda D, t: D.NegativeBinomial(t([3.0]), t([1.0]))),
+    Case("StudentT", lambda D, t: D.StudentT(t([3.0, 1.5, 0.8]), t([0.0, 1.0, -1.0]), t([1.0, 2.0, 0.5])),
+         value=[0.5, -2.0, 1.0], bad=lambda D, t: D.StudentT(t([0.0])), moments=False),
+    Case("StudentT-df5", lambda D, t: D.StudentT(t([5.0, 9.0]), t([0.0, 1.0]), t([1.0, 2.0])), value=[0.5, -2.0]),
+    Case("StudentT-scalar", lambda D, t: D.StudentT(t([5.0, 9.0])), value=[0.5, -2.0]),
+    Case("FisherSnedecor", lambda D, t: D.FisherSnedecor(t([3.0, 1.5, 6.0]), t([5.0, 3.0, 9.0])),
+         value=[0.5, 2.0, 1.0], bad=lambda D, t: D.FisherSnedecor(t([0.0]), t([1.0])), moments=False),
+    Case("FisherSnedecor-moments", lambda D, t: D.FisherSnedecor(t([6.0, 10.0]), t([12.0, 20.0])), value=[0.5, 2.0]),
+    Case("ContinuousBernoulli", lambda D, t: D.ContinuousBernoulli(t([0.2, 0.4995, 0.9])), value=[0.3, 0.5, 0.99],
+         q=[0.2, 0.5, 0.7], bad_value=[1.2, 0.5, 0.5], rsample_grad=False),
+    Case("ContinuousBernoulli-logits", lambda D, t: D.ContinuousBernoulli(logits=t([-2.0, 0.0005, 1.0])),
+         value=[0.3, 0.5, 0.99], q=[0.2, 0.5, 0.7], rsample_grad=False),
+    Case("ContinuousBernoulli-stable", lambda D, t: D.ContinuousBernoulli(t([0.2, 0.7])), value=[0.3, 0.99]),
+    Case("GeneralizedPareto", lambda D, t: D.GeneralizedPareto(t([0.0, 1.0, -1.0]), t([1.0, 2.0, 0.5]),
+                                                               t([0.2, 0.0, -0.3])), value=[0.5, 2.0, -0.5],
+         q=[0.2, 0.5, 0.7], bad=lambda D, t: D.GeneralizedPareto(0.0, -1.0, 0.0), bad_value=[0.5, 0.0, 1.0],
+         dtype="float32", rsample_grad=False),  # PyTorch's log_prob compares with a float32 zero: no float64
+    Case("Independent", lambda D, t: D.Independent(D.Normal(t([[0.0, 1.0], [2.0, 3.0]]), t([[1.0, 2.0], [0.5, 1.0]])), 1),
+         value=[[0.1, 0.2], [0.3, 0.4]]),
+    Case("Independent-discrete", lambda D, t: D.Independent(D.Bernoulli(t([0.2, 0.6])), 0), value=[1.0, 0.0]),
+    Case("MixtureSameFamily", lambda D, t: D.MixtureSameFamily(D.Categorical(t([[0.2, 0.8], [0.5, 0.5]])),
+                                                               D.Normal(t([[-1.0, 1.0], [0.0, 3.0]]), t([[1.0, 0.5], [2.0, 1.0]]))),
+         value=[0.3, -1.0]),
+    Case("MixtureSameFamily-mvn", lambda D, t: D.MixtureSameFamily(
+        D.Categorical(t([0.3, 0.7])), D.MultivariateNormal(t([[0.0, 1.0], [2.0, -1.0]]), t([[1.0, 0.3], [0.3, 2.0]]))),
+        value=[[0.1, 0.2], [1.0, 2.0]]),
+    Case("MultivariateNormal-cov", lambda D, t: D.MultivariateNormal(t([[0.0, 1.0], [2.0, -1.0]]),
+                                                                     t([[2.0, 0.5], [0.5, 1.0]])),
+         value=[[0.3, 0.1], [1.0, 2.0]], bad=lambda D, t: D.MultivariateNormal(t([0.0, 0.0]), t([[1.0, 2.0], [2.0, 1.0]]))),
+    Case("MultivariateNormal-precision", lambda D, t: D.MultivariateNormal(t([0.0, 1.0, 2.0]), precision_matrix=t(
+        [[2.0, 0.5, 0.1], [0.5, 1.0, 0.2], [0.1, 0.2, 3.0]])), value=[[0.3, 0.1, 0.5]]),
+    Case("MultivariateNormal-tril", lambda D, t: D.MultivariateNormal(t([0.0, 1.0]), scale_tril=t(
+        [[[1.0, 0.0], [0.5, 2.0]], [[0.3, 0.0], [-1.0, 1.0]]])), value=[0.3, 0.1],
+         bad=lambda D, t: D.MultivariateNormal(t([0.0, 0.0]), scale_tril=t([[1.0, 1.0], [0.0, 1.0]]))),
+    Case("LowRankMultivariateNormal", lambda D, t: D.LowRankMultivariateNormal(
+        t([[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]]), t([[1.0, 0.0], [0.5, 2.0], [0.0, 1.0]]), t([1.0, 0.5, 2.0])),
+        value=[[0.3, 0.1, 0.5], [1.0, 2.0, 3.0]], bad=lambda D, t: D.LowRankMultivariateNormal(
+            t([0.0]), t([[0.5]]), t([-1.0]))),
 ]
 IDS = [c.name for c in CASES]
-METHODS = ["log_prob", "cdf", "icdf", "entropy", "mean", "variance", "stddev", "mode"]
+METHODS = ["log_prob", "cdf", "icdf", "entropy", "mean", "variance", "stddev", "mode", "enumerate_support",
+           "perplexity"]
 
 
 def _pair(case):
-    return case.make(tl.distributions, _t(tl)), case.make(torch.distributions, _t(torch))
+    return case.make(tl.distributions, _t(tl, case.dtype)), case.make(torch.distributions, _t(torch, case.dtype))
 
 
 def _as_np(x):
@@ -72,14 +146,15 @@ def _call(dist, method, case, t):
 def test_method_matches_torch(case, method):
     ours, ref = _pair(case)
     try:
-        expected = _call(ref, method, case, _t(torch))
+        expected = _call(ref, method, case, _t(torch, case.dtype))
     except NotImplementedError:
         with pytest.raises(NotImplementedError):
-            _call(ours, method, case, _t(tl))
+            _call(ours, method, case, _t(tl, case.dtype))
         return
-    got = _call(ours, method, case, _t(tl))
-    assert tuple(got.shape) == tuple(expected.shape)
-    np.testing.assert_allclose(_as_np(got), _as_np(expected), rtol=1e-9, atol=1e-12)
+    got = _call(ours, method, case, _t(tl, case.dtype))
+    assert tuple(got.shape) == tuple(expected.shape) and str(got.dtype)[10:] == str(expected.dtype)[6:]
+    tol = 1e-9 if expected.dtype == torch.float64 else 1e-6
+    np.testing.assert_allclose(_as_np(got), _as_np(expected), rtol=tol, atol=tol * 1e-3)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
@@ -114,18 +189,18 @@ def test_sample_mean(case):
 @pytest.mark.parametrize("case", [c for c in CASES if c.bad], ids=[c.name for c in CASES if c.bad])
 def test_bad_parameters_raise(case):
     with pytest.raises(ValueError, match="Expected parameter"):
-        case.bad(torch.distributions, _t(torch))
+        case.bad(torch.distributions, _t(torch, case.dtype))
     with pytest.raises(ValueError, match="Expected parameter"):
-        case.bad(tl.distributions, _t(tl))
+        case.bad(tl.distributions, _t(tl, case.dtype))
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.bad_value], ids=[c.name for c in CASES if c.bad_value])
 def test_value_outside_support_raises(case):
     ours, ref = _pair(case)
     with pytest.raises(ValueError, match="support"):
-        ref.log_prob(_t(torch)(case.bad_value))
+        ref.log_prob(_t(torch, case.dtype)(case.bad_value))
     with pytest.raises(ValueError, match="support"):
-        ours.log_prob(_t(tl)(case.bad_value))
+        ours.log_prob(_t(tl, case.dtype)(case.bad_value))
 
 
 def test_value_shape_is_checked():
@@ -146,6 +221,38 @@ def test_validation_can_be_turned_off():
         tl.distributions.Distribution.set_default_validate_args(True)
     with pytest.raises(ValueError):
         tl.distributions.Distribution.set_default_validate_args(2)
+
+
+RSAMPLE_CASES = [c for c in CASES if c.moments and c.rsample_grad and c.make(tl.distributions, _t(tl)).has_rsample
+                 and not c.name.endswith("-scalar")]
+
+
+@pytest.mark.parametrize("case", RSAMPLE_CASES, ids=[c.name for c in RSAMPLE_CASES])
+def test_rsample_gradient_matches_the_mean_gradient(case):
+    """E[d x / d theta] = d E[x] / d theta: the gradient of the mean of many reparameterised samples
+    approaches the gradient of the analytic mean."""
+    leaves = []
+
+    def t(data):
+        leaves.append(tl.tensor(data, dtype=tl.float64, requires_grad=True))
+        return leaves[-1]
+
+    tl.manual_seed(0)
+    dist = case.make(tl.distributions, t)
+    sampled = tl.autograd.grad(dist.rsample((20000,)).mean(0).sum(), leaves, retain_graph=True)
+    exact = tl.autograd.grad(dist.mean.sum(), leaves, materialize_grads=True)
+    for got, want in zip(sampled, exact):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=0.05, atol=0.03)  # ~3 standard errors
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_samples_are_seeded(case):
+    ours, _ = _pair(case)
+    tl.manual_seed(3)
+    a = ours.sample((5,))
+    tl.manual_seed(3)
+    b = ours.sample((5,))
+    np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
 def test_normal_rsample_gradient():
@@ -228,3 +335,93 @@ def test_utils_match_torch():
     assert a.shape == (2, 1) and b.dtype == tl.float64 and b.shape == (2, 1)
     with pytest.raises(ValueError, match="Number"):
         ours.broadcast_all("x")
+
+
+# ---- the samplers (torchlite._standard_gamma, _sample_dirichlet, binomial) ---------------------
+
+N_DRAWS = 100_000
+
+
+def _within(samples, mean, var, k=6):
+    """Sample means within k standard errors of the analytic mean (seeded: deterministic)."""
+    got = samples.double().mean(0).numpy()
+    np.testing.assert_array_less(np.abs(got - mean), k * np.sqrt(var / samples.shape[0]) + 1e-12)
+
+
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_standard_gamma_moments(dtype):
+    alpha = np.array([0.05, 0.3, 1.0, 4.5, 300.0])
+    tl.manual_seed(0)
+    x = tl._standard_gamma(tl.tensor(alpha, dtype=dtype).expand(N_DRAWS, 5))
+    assert x.dtype == dtype and bool((x > 0).all())
+    _within(x, alpha, alpha)
+    _within(x * x, alpha * (alpha + 1), alpha * (alpha + 1) * (4 * alpha + 6))  # E[x^2], Var[x^2]
+
+
+def test_standard_gamma_edges():
+    x = tl._standard_gamma(tl.tensor([0.0, -1.0, math.nan, math.inf]))
+    np.testing.assert_array_equal(x.numpy(), torch._standard_gamma(torch.tensor([0.0, -1.0, math.nan, math.inf])))
+    assert tl._standard_gamma(tl.ones(0, 3)).shape == (0, 3)
+
+
+def test_sampler_seeding_and_generator():
+    for sample in (lambda g: tl._standard_gamma(tl.full((50,), 2.0), generator=g),
+                   lambda g: tl._sample_dirichlet(tl.ones(10, 3), generator=g),
+                   lambda g: tl.binomial(tl.full((50,), 30.0), tl.full((50,), 0.4), generator=g)):
+        tl.manual_seed(7)
+        a = sample(None)
+        tl.manual_seed(7)
+        np.testing.assert_array_equal(a.numpy(), sample(None).numpy())
+        g1, g2 = tl.Generator().manual_seed(1), tl.Generator().manual_seed(1)
+        np.testing.assert_array_equal(sample(g1).numpy(), sample(g2).numpy())
+        assert not np.array_equal(sample(g1).numpy(), sample(tl.Generator().manual_seed(2)).numpy())
+
+
+def test_sample_dirichlet_moments():
+    alpha = np.array([[0.2, 1.0, 3.0], [50.0, 50.0, 1e-3]])
+    tl.manual_seed(0)
+    x = tl._sample_dirichlet(tl.tensor(alpha).expand(N_DRAWS, 2, 3))
+    np.testing.assert_allclose(x.sum(-1).numpy(), 1.0, rtol=1e-12)
+    total = alpha.sum(-1, keepdims=True)
+    mean = alpha / total
+    _within(x, mean, mean * (1 - mean) / (total + 1))
+    assert tl._sample_dirichlet(tl.ones(())).item() == 1.0
+
+
+@pytest.mark.parametrize("count,prob", [(5.0, 0.3), (50.0, 0.2), (1000.0, 0.7), (7.0, 0.9), (1e6, 0.5), (40.0, 0.02)])
+def test_binomial_moments(count, prob):
+    tl.manual_seed(0)
+    k = tl.binomial(tl.full((N_DRAWS,), count, dtype=tl.float64), tl.full((N_DRAWS,), prob, dtype=tl.float64))
+    assert bool((k == k.floor()).all()) and bool(((k >= 0) & (k <= count)).all())
+    var = count * prob * (1 - prob)
+    _within(k[:, None], count * prob, var)
+    _within(((k - count * prob) ** 2)[:, None], var, 2 * var * var + var * (1 - 6 * prob * (1 - prob)))
+
+
+def test_binomial_edges_match_torch():
+    count, prob = [10.0, 0.0, 5.0, 100.0, -3.0, 4.0, 2.0], [0.5, 0.5, 1.0, 0.0, 0.5, 1.5, math.nan]
+    got = tl.binomial(tl.tensor(count), tl.tensor(prob)).numpy()
+    want = torch.binomial(torch.tensor(count), torch.tensor(prob)).numpy()
+    np.testing.assert_array_equal(got[1:], want[1:])
+    assert tl.binomial(tl.tensor([10.0, 3.0]), tl.tensor([0.5])).shape == (2,)  # broadcast
+
+
+def test_reparameterisation_gradients_match_torch():
+    a = np.array([0.05, 0.5, 1.0, 2.0, 10.0, 100.0, 1000.0, 1e5])
+    x = np.array([1e-20, 0.3, 1.0, 2.5, 9.0, 110.0, 980.0, 1e5 + 300])
+    np.testing.assert_allclose(tl._standard_gamma_grad(tl.tensor(a), tl.tensor(x)).numpy(),
+                               torch._standard_gamma_grad(torch.tensor(a), torch.tensor(x)).numpy(), rtol=2e-3)
+    xs, alpha, total = [0.3, 0.5, 0.9, 0.01, 0.999, 0.5], [1.0, 2.0, 3.0, 0.5, 5.0, 100.0], [3.0, 4.0, 5.0, 10.0, 5.5, 200.0]
+    np.testing.assert_allclose(tl._dirichlet_grad(*map(tl.tensor, (xs, alpha, total))).numpy(),
+                               torch._dirichlet_grad(*map(torch.tensor, (xs, alpha, total))).numpy(), rtol=2e-3)
+
+
+def test_standard_gamma_backward():
+    alpha = tl.tensor([0.5, 3.0], dtype=tl.float64, requires_grad=True)
+    x = tl._standard_gamma(alpha)
+    x.sum().backward()
+    np.testing.assert_allclose(alpha.grad.numpy(), tl._standard_gamma_grad(alpha.detach(), x.detach()).numpy())
+    assert x.grad_fn.name() == "StandardGammaBackward0"
+    count = tl.tensor([3.0], requires_grad=True)
+    with pytest.raises(RuntimeError, match="not implemented"):
+        tl.binomial(count, tl.tensor([0.5])).sum().backward()

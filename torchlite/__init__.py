@@ -95,6 +95,8 @@ def _export_generated_ops() -> None:
 
 
 _export_generated_ops()
+# the samplers torch.distributions calls, public under their underscored names as in PyTorch
+from torchlite._C import _dirichlet_grad, _sample_dirichlet, _standard_gamma, _standard_gamma_grad  # noqa: F401, E402
 
 if _typing.TYPE_CHECKING:  # what _export_generated_ops adds at run time, as type checkers read it from _C.pyi
     from torchlite._C import *  # noqa: F403

@@ -8,12 +8,32 @@ parameters (the pathwise estimator), and `log_prob` of a `sample` gives the scor
 """
 
 from torchlite.distributions import constraints  # noqa: F401  (a submodule, as in PyTorch)
-from torchlite.distributions.distribution import Distribution
+from torchlite.distributions.bernoulli import Bernoulli
+from torchlite.distributions.beta import Beta
+from torchlite.distributions.binomial import Binomial
+from torchlite.distributions.categorical import Categorical
 from torchlite.distributions.cauchy import Cauchy
+from torchlite.distributions.chi2 import Chi2
+from torchlite.distributions.continuous_bernoulli import ContinuousBernoulli
+from torchlite.distributions.dirichlet import Dirichlet
+from torchlite.distributions.distribution import Distribution
 from torchlite.distributions.exp_family import ExponentialFamily
 from torchlite.distributions.exponential import Exponential
+from torchlite.distributions.fishersnedecor import FisherSnedecor
+from torchlite.distributions.gamma import Gamma
+from torchlite.distributions.generalized_pareto import GeneralizedPareto
+from torchlite.distributions.geometric import Geometric
+from torchlite.distributions.independent import Independent
 from torchlite.distributions.laplace import Laplace
+from torchlite.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
+from torchlite.distributions.mixture_same_family import MixtureSameFamily
+from torchlite.distributions.multinomial import Multinomial
+from torchlite.distributions.multivariate_normal import MultivariateNormal
+from torchlite.distributions.negative_binomial import NegativeBinomial
 from torchlite.distributions.normal import Normal
+from torchlite.distributions.one_hot_categorical import OneHotCategorical, OneHotCategoricalStraightThrough
+from torchlite.distributions.poisson import Poisson
+from torchlite.distributions.studentT import StudentT
 from torchlite.distributions.uniform import Uniform
 
 # Transforms, the constraint registries and the families built from transforms (branch disttf).
@@ -23,12 +43,33 @@ from torchlite.distributions.transforms import *  # noqa: F403
 from torchlite.distributions.transforms import __all__ as _transforms_all
 
 __all__ = [
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
     "Cauchy",
+    "Chi2",
+    "ContinuousBernoulli",
+    "Dirichlet",
     "Distribution",
     "Exponential",
     "ExponentialFamily",
+    "FisherSnedecor",
+    "Gamma",
+    "GeneralizedPareto",
+    "Geometric",
+    "Independent",
     "Laplace",
+    "LowRankMultivariateNormal",
+    "MixtureSameFamily",
+    "Multinomial",
+    "MultivariateNormal",
+    "NegativeBinomial",
     "Normal",
+    "OneHotCategorical",
+    "OneHotCategoricalStraightThrough",
+    "Poisson",
+    "StudentT",
     "Uniform",
 ]
 # disttf: transforms, registries and transform-based families.

@@ -194,6 +194,8 @@ class Distribution:
         for name in names:
             if name in self.__dict__:
                 setattr(new, name, self.__dict__[name].expand(param_shape))
+                if self.__dict__.get("_param") is self.__dict__[name]:  # probs or logits, whichever was given
+                    new._param = new.__dict__[name]
         Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
         new._validate_args = self._validate_args
         return new

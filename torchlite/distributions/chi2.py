@@ -1,0 +1,28 @@
+from torchlite.distributions import constraints
+from torchlite.distributions.gamma import Gamma
+
+__all__ = ["Chi2"]
+
+
+class Chi2(Gamma):
+    """The chi-squared distribution with `df` degrees of freedom: Gamma(df / 2, 1 / 2).
+
+    >>> Chi2(torchlite.tensor([4.0])).mean
+    tensor([4.])
+
+    Args:
+        df (float or Tensor): the degrees of freedom.
+    """
+
+    arg_constraints = {"df": constraints.positive}
+
+    def __init__(self, df, validate_args=None):
+        super().__init__(0.5 * df, 0.5, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Chi2, _instance)
+        return super().expand(batch_shape, new)
+
+    @property
+    def df(self):
+        return self.concentration * 2
