@@ -503,7 +503,7 @@ BAD_FAMILY_INPUTS = {
     "relaxed_bernoulli_probs": lambda: tld.RelaxedBernoulli(tl.tensor(0.5), probs=tl.tensor([1.5])),
     "relaxed_bernoulli_both": lambda: tld.RelaxedBernoulli(tl.tensor(0.5), probs=0.5, logits=0.0),
     "logit_relaxed_bernoulli_neither": lambda: tld.relaxed_bernoulli.LogitRelaxedBernoulli(tl.tensor(0.5)),
-    "relaxed_categorical_probs": lambda: tld.RelaxedOneHotCategorical(tl.tensor(0.5), probs=tl.tensor([0.5, 0.7])),
+    "relaxed_categorical_probs": lambda: tld.RelaxedOneHotCategorical(tl.tensor(0.5), probs=tl.tensor([-0.5, 1.5])),
     "lognormal_value": lambda: tld.LogNormal(0.0, 1.0).log_prob(tl.tensor([-1.0])),
     "halfcauchy_value": lambda: tld.HalfCauchy(1.0).log_prob(tl.tensor([-1.0])),
     "pareto_value": lambda: tld.Pareto(tl.tensor([2.0]), tl.tensor([1.0])).log_prob(tl.tensor([1.0])),

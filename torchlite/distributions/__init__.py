@@ -41,6 +41,18 @@ from torchlite.distributions import transforms  # noqa: F401  (a submodule, as i
 from torchlite.distributions.constraint_registry import biject_to, transform_to
 from torchlite.distributions.transforms import *  # noqa: F403
 from torchlite.distributions.transforms import __all__ as _transforms_all
+from torchlite.distributions.transformed_distribution import TransformedDistribution
+from torchlite.distributions.gumbel import Gumbel
+from torchlite.distributions.half_cauchy import HalfCauchy
+from torchlite.distributions.half_normal import HalfNormal
+from torchlite.distributions.inverse_gamma import InverseGamma
+from torchlite.distributions.kumaraswamy import Kumaraswamy
+from torchlite.distributions.log_normal import LogNormal
+from torchlite.distributions.logistic_normal import LogisticNormal
+from torchlite.distributions.pareto import Pareto
+from torchlite.distributions.relaxed_bernoulli import RelaxedBernoulli
+from torchlite.distributions.relaxed_categorical import RelaxedOneHotCategorical
+from torchlite.distributions.weibull import Weibull
 
 __all__ = [
     "Bernoulli",
@@ -73,4 +85,19 @@ __all__ = [
     "Uniform",
 ]
 # disttf: transforms, registries and transform-based families.
-__all__ += ["biject_to", "transform_to"] + _transforms_all
+__all__ += [
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
+    "InverseGamma",
+    "Kumaraswamy",
+    "LogNormal",
+    "LogisticNormal",
+    "Pareto",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "TransformedDistribution",
+    "Weibull",
+    "biject_to",
+    "transform_to",
+] + _transforms_all
