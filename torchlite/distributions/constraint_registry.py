@@ -5,6 +5,8 @@
 that suits optimisation, such as the non-bijective SoftmaxTransform for the simplex).
 """
 
+import numbers
+
 from torchlite.distributions import constraints, transforms
 
 __all__ = [
@@ -12,9 +14,6 @@ __all__ = [
     "biject_to",
     "transform_to",
 ]
-
-_Number = transforms._Number
-
 
 class ConstraintRegistry:
     """Maps constraint classes to factories ``constraint -> Transform``."""
@@ -106,7 +105,7 @@ def _transform_to_less_than(constraint):
 def _transform_to_interval(constraint):
     lower, upper = constraint.lower_bound, constraint.upper_bound
     # The unit interval needs no affine step (and keeps SigmoidTransform's clamping).
-    if isinstance(lower, _Number) and lower == 0 and isinstance(upper, _Number) and upper == 1:
+    if isinstance(lower, numbers.Number) and lower == 0 and isinstance(upper, numbers.Number) and upper == 1:
         return transforms.SigmoidTransform()
     return transforms.ComposeTransform(
         [transforms.SigmoidTransform(), transforms.AffineTransform(lower, upper - lower)]

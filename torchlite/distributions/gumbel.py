@@ -1,11 +1,12 @@
 """Gumbel: ``loc - scale * log(-log(U))`` for uniform U."""
 
 import math
+import numbers
 
 import torchlite as torch
 from torchlite.distributions import constraints
 from torchlite.distributions.transformed_distribution import TransformedDistribution
-from torchlite.distributions.transforms import _Number, AffineTransform, ExpTransform
+from torchlite.distributions.transforms import AffineTransform, ExpTransform
 from torchlite.distributions.uniform import Uniform
 from torchlite.distributions.utils import broadcast_all, euler_constant
 
@@ -22,7 +23,7 @@ class Gumbel(TransformedDistribution):
         self.loc, self.scale = broadcast_all(loc, scale)
         finfo = torch.finfo(self.loc.dtype)
         # U stays inside (tiny, 1 - eps) so both logs stay finite.
-        if isinstance(loc, _Number) and isinstance(scale, _Number):
+        if isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number):
             base_dist = Uniform(finfo.tiny, 1 - finfo.eps, validate_args=validate_args)
         else:
             base_dist = Uniform(

@@ -1,10 +1,12 @@
 """Relaxed (Concrete / Gumbel-softmax) Bernoulli, on logits and on (0, 1)."""
 
+import numbers
+
 import torchlite as torch
 from torchlite.distributions import constraints
 from torchlite.distributions.distribution import Distribution
 from torchlite.distributions.transformed_distribution import _EMPTY_SHAPE, TransformedDistribution
-from torchlite.distributions.transforms import _Number, SigmoidTransform
+from torchlite.distributions.transforms import SigmoidTransform
 from torchlite.distributions.utils import (
     broadcast_all,
     clamp_probs,
@@ -33,7 +35,7 @@ class LogitRelaxedBernoulli(Distribution):
             self.probs = self._param
         else:
             self.logits = self._param
-        batch_shape = torch.Size() if isinstance(param, _Number) else self._param.size()
+        batch_shape = torch.Size() if isinstance(param, numbers.Number) else self._param.size()
         super().__init__(batch_shape, validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):

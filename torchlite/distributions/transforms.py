@@ -6,6 +6,7 @@ also give ``log|dy/dx|`` so TransformedDistribution can change variables.
 
 import functools
 import math
+import numbers
 import operator
 
 import torchlite as torch
@@ -41,10 +42,6 @@ __all__ = [
     "Transform",
     "identity_transform",
 ]
-
-# Python numbers (PyTorch's torch.types._Number): parameters given as these stay scalars.
-_Number = (bool, int, float)
-
 
 class Transform:
     """Base of invertible maps ``x -> y`` with a computable log-det-Jacobian.
@@ -569,7 +566,7 @@ class AbsTransform(Transform):
 
 
 def _param_equal(a, b):
-    if isinstance(a, _Number) and isinstance(b, _Number):
+    if isinstance(a, numbers.Number) and isinstance(b, numbers.Number):
         return a == b
     return bool((a == b).all().item())
 
@@ -615,7 +612,7 @@ class AffineTransform(Transform):
 
     @property
     def sign(self):
-        if isinstance(self.scale, _Number):
+        if isinstance(self.scale, numbers.Number):
             scale = float(self.scale)
             return 1 if scale > 0 else -1 if scale < 0 else 0
         return self.scale.sign()
@@ -628,7 +625,7 @@ class AffineTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         shape = x.shape
-        if isinstance(self.scale, _Number):
+        if isinstance(self.scale, numbers.Number):
             result = torch.full_like(x, math.log(abs(self.scale)))
         else:
             result = torch.abs(self.scale).log()
