@@ -232,8 +232,7 @@ def test_transform_gradcheck(name):
 def test_inverse_gradients_match_torch(name):
     make = TRANSFORMS[name][0]
     t, r = make(tld), make(tdist)
-    y, yr = (v.detach().requires_grad_(True) for v in (t(_pair(_input(name))[0]), r(_pair(_input(name))[1])))
-    # Same y: rebuild the torch one from the torchlite values.
+    y = t(_pair(_input(name))[0]).detach().requires_grad_(True)
     yr = torch.tensor(_np(y)).requires_grad_(True)
     (t.inv(y) ** 2).sum().backward()
     (r.inv(yr) ** 2).sum().backward()
@@ -280,7 +279,7 @@ def test_constraint_registry_maps_into_the_support(registry, cname):
             ours(c)
         return
     t, r = ours(c), theirs(cr)
-    assert repr(t) == repr(r) or type(t) is getattr(T, type(r).__name__)
+    assert repr(t) == repr(r)  # the same kind of transform (and parts) as PyTorch picks
     # Unconstrained input of the shape the transform takes (6 -> a 4x4 corr Cholesky factor).
     shape = r.inverse_shape(torch.Size([5, 4, 4])) if cname in ("corr_cholesky", "lower_cholesky",
                                                                 "positive_definite", "positive_semidefinite") \
