@@ -25,6 +25,7 @@ from torchlite.distributions.generalized_pareto import GeneralizedPareto
 from torchlite.distributions.geometric import Geometric
 from torchlite.distributions.independent import Independent
 from torchlite.distributions.laplace import Laplace
+from torchlite.distributions.lkj_cholesky import LKJCholesky
 from torchlite.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
 from torchlite.distributions.mixture_same_family import MixtureSameFamily
 from torchlite.distributions.multinomial import Multinomial
@@ -35,6 +36,8 @@ from torchlite.distributions.one_hot_categorical import OneHotCategorical, OneHo
 from torchlite.distributions.poisson import Poisson
 from torchlite.distributions.studentT import StudentT
 from torchlite.distributions.uniform import Uniform
+from torchlite.distributions.von_mises import VonMises
+from torchlite.distributions.wishart import Wishart
 
 # Transforms, the constraint registries and the families built from transforms (branch disttf).
 from torchlite.distributions import transforms  # noqa: F401  (a submodule, as in PyTorch)
@@ -71,6 +74,7 @@ __all__ = [
     "GeneralizedPareto",
     "Geometric",
     "Independent",
+    "LKJCholesky",
     "Laplace",
     "LowRankMultivariateNormal",
     "MixtureSameFamily",
@@ -83,6 +87,8 @@ __all__ = [
     "Poisson",
     "StudentT",
     "Uniform",
+    "VonMises",
+    "Wishart",
 ]
 # disttf: transforms, registries and transform-based families.
 __all__ += [
