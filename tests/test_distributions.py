@@ -475,3 +475,145 @@ def test_standard_gamma_backward():
     count = tl.tensor([3.0], requires_grad=True)
     with pytest.raises(RuntimeError, match="not implemented"):
         tl.binomial(count, tl.tensor([0.5])).sum().backward()
+
+
+# ---- kl_divergence -------------------------------------------------------------------------------
+
+def _normal(D, t):
+    return D.Normal(t([0.5, -1.0, 2.0]), t([1.0, 2.0, 0.5]))
+
+
+def _mvn(D, t, shift=0.0):
+    return D.MultivariateNormal(t([[0.0 + shift, 1.0], [2.0, -1.0 - shift]]), t([[2.0, 0.5 + shift], [0.5 + shift, 1.0]]))
+
+
+def _lowrank(D, t, shift=0.0):
+    return D.LowRankMultivariateNormal(t([[0.0, 1.0], [2.0 + shift, -1.0]]), t([[1.0], [0.5 + shift]]), t([1.0, 0.5]))
+
+
+KL_PAIRS = {
+    "Normal-Normal": (_normal, lambda D, t: D.Normal(t([0.0, 1.0, 2.0]), t([2.0, 1.0, 1.5]))),
+    "Bernoulli-Bernoulli": (lambda D, t: D.Bernoulli(t([0.3, 0.0, 1.0, 0.5])),
+                            lambda D, t: D.Bernoulli(t([0.6, 0.2, 1.0, 0.0]))),
+    "Beta-Beta": (lambda D, t: D.Beta(t([2.0, 0.5]), t([3.0, 0.8])), lambda D, t: D.Beta(t([1.0, 4.0]), t([1.0, 2.0]))),
+    "Binomial-Binomial": (lambda D, t: D.Binomial(t([10.0, 12.0]), t([0.3, 0.5])),
+                          lambda D, t: D.Binomial(t([10.0, 10.0]), t([0.6, 0.5]))),
+    "Categorical-Categorical": (lambda D, t: D.Categorical(t([[0.2, 0.3, 0.5], [0.0, 0.5, 0.5]])),
+                                lambda D, t: D.Categorical(t([[0.1, 0.1, 0.8], [0.3, 0.0, 0.7]]))),
+    "OneHot-OneHot": (lambda D, t: D.OneHotCategorical(t([0.2, 0.3, 0.5])),
+                      lambda D, t: D.OneHotCategorical(logits=t([0.0, 1.0, -1.0]))),
+    "ContinuousBernoulli-ContinuousBernoulli": (lambda D, t: D.ContinuousBernoulli(t([0.2, 0.7])),
+                                                lambda D, t: D.ContinuousBernoulli(t([0.6, 0.4]))),
+    "Dirichlet-Dirichlet": (lambda D, t: D.Dirichlet(t([[1.0, 2.0, 3.0]])), lambda D, t: D.Dirichlet(t([0.5, 0.5, 4.0]))),
+    "Exponential-Exponential": (lambda D, t: D.Exponential(t([0.5, 3.0])), lambda D, t: D.Exponential(t([2.0, 1.0]))),
+    "Gamma-Gamma": (lambda D, t: D.Gamma(t([2.0, 0.5]), t([1.0, 3.0])), lambda D, t: D.Gamma(t([1.0, 4.0]), t([2.0, 2.0]))),
+    "Chi2-Chi2": (lambda D, t: D.Chi2(t([3.0])), lambda D, t: D.Chi2(t([5.0]))),
+    "Geometric-Geometric": (lambda D, t: D.Geometric(t([0.3, 0.8])), lambda D, t: D.Geometric(t([0.5, 0.1]))),
+    "Laplace-Laplace": (lambda D, t: D.Laplace(t([0.0, 1.0]), t([1.0, 0.5])), lambda D, t: D.Laplace(t([1.0, 1.0]), t([2.0, 1.0]))),
+    "Poisson-Poisson": (lambda D, t: D.Poisson(t([2.0, 0.5])), lambda D, t: D.Poisson(t([1.0, 3.0]))),
+    "Uniform-Uniform": (lambda D, t: D.Uniform(t([0.0, 0.0]), t([1.0, 2.0])), lambda D, t: D.Uniform(t([-1.0, 0.5]), t([2.0, 3.0]))),
+    "Cauchy-Cauchy": (lambda D, t: D.Cauchy(t([0.0, 1.0]), t([1.0, 0.5])), lambda D, t: D.Cauchy(t([1.0, 1.0]), t([2.0, 1.0]))),
+    "MVN-MVN": (_mvn, lambda D, t: _mvn(D, t, 0.3)),
+    "MVN-MVN-broadcast": (lambda D, t: D.MultivariateNormal(t([0.0, 1.0]), scale_tril=t([[1.0, 0.0], [0.5, 2.0]])), _mvn),
+    "LowRank-LowRank": (_lowrank, lambda D, t: _lowrank(D, t, 0.4)),
+    "MVN-LowRank": (_mvn, _lowrank),
+    "LowRank-MVN": (_lowrank, _mvn),
+    "Independent-Independent": (lambda D, t: D.Independent(_normal(D, t), 1),
+                                lambda D, t: D.Independent(D.Normal(t([0.0, 0.0, 0.0]), t([1.0, 1.0, 1.0])), 1)),
+    "Bernoulli-Poisson": (lambda D, t: D.Bernoulli(t([0.3, 0.9])), lambda D, t: D.Poisson(t([1.0, 3.0]))),
+    "Poisson-Binomial": (lambda D, t: D.Poisson(t([1.0])), lambda D, t: D.Binomial(t([3.0]), t([0.5]))),
+    "Beta-ContinuousBernoulli": (lambda D, t: D.Beta(t([2.0, 0.5]), t([3.0, 0.8])),
+                                 lambda D, t: D.ContinuousBernoulli(t([0.3, 0.8]))),
+    "Beta-Exponential": (lambda D, t: D.Beta(t([2.0]), t([3.0])), lambda D, t: D.Exponential(t([2.0]))),
+    "Beta-Gamma": (lambda D, t: D.Beta(t([2.0]), t([3.0])), lambda D, t: D.Gamma(t([2.0]), t([3.0]))),
+    "Beta-Normal": (lambda D, t: D.Beta(t([2.0]), t([3.0])), lambda D, t: D.Normal(t([0.5]), t([2.0]))),
+    "Beta-Uniform": (lambda D, t: D.Beta(t([2.0, 2.0]), t([3.0, 3.0])), lambda D, t: D.Uniform(t([0.0, 0.1]), t([1.0, 1.0]))),
+    "ContinuousBernoulli-Exponential": (lambda D, t: D.ContinuousBernoulli(t([0.3])), lambda D, t: D.Exponential(t([2.0]))),
+    "ContinuousBernoulli-Normal": (lambda D, t: D.ContinuousBernoulli(t([0.3])), lambda D, t: D.Normal(t([0.5]), t([2.0]))),
+    "ContinuousBernoulli-Uniform": (lambda D, t: D.ContinuousBernoulli(t([0.3, 0.3])),
+                                    lambda D, t: D.Uniform(t([-0.5, 0.1]), t([1.5, 1.0]))),
+    "Exponential-Gamma": (lambda D, t: D.Exponential(t([2.0])), lambda D, t: D.Gamma(t([2.0]), t([3.0]))),
+    "Exponential-Normal": (lambda D, t: D.Exponential(t([2.0])), lambda D, t: D.Normal(t([0.5]), t([2.0]))),
+    "Exponential-Uniform": (lambda D, t: D.Exponential(t([2.0])), lambda D, t: D.Uniform(t([0.0]), t([2.0]))),
+    "Gamma-Exponential": (lambda D, t: D.Gamma(t([2.0]), t([3.0])), lambda D, t: D.Exponential(t([2.0]))),
+    "Gamma-Normal": (lambda D, t: D.Gamma(t([2.0]), t([3.0])), lambda D, t: D.Normal(t([0.5]), t([2.0]))),
+    "Laplace-Normal": (lambda D, t: D.Laplace(t([0.0, 1.0]), t([1.0, 0.5])), lambda D, t: D.Normal(t([0.5, 1.0]), t([2.0, 1.0]))),
+    "Normal-Laplace": (lambda D, t: D.Normal(t([0.5, 1.0]), t([2.0, 1.0])), lambda D, t: D.Laplace(t([0.0, 1.0]), t([1.0, 0.5]))),
+    "Normal-Gamma": (_normal, lambda D, t: D.Gamma(t([2.0, 1.0, 1.0]), t([3.0, 1.0, 1.0]))),
+    "Uniform-Beta": (lambda D, t: D.Uniform(t([0.2, 0.0]), t([0.6, 1.5])), lambda D, t: D.Beta(t([2.0, 2.0]), t([3.0, 3.0]))),
+    "Uniform-ContinuousBernoulli": (lambda D, t: D.Uniform(t([0.2, 0.0]), t([0.6, 1.5])),
+                                    lambda D, t: D.ContinuousBernoulli(t([0.3, 0.3]))),
+    "Uniform-Exponential": (lambda D, t: D.Uniform(t([0.2, -1.0]), t([0.6, 1.5])), lambda D, t: D.Exponential(t([2.0, 1.0]))),
+    "Uniform-Gamma": (lambda D, t: D.Uniform(t([0.2, -1.0]), t([0.6, 1.5])), lambda D, t: D.Gamma(t([2.0, 1.0]), t([3.0, 1.0]))),
+    "Uniform-Normal": (lambda D, t: D.Uniform(t([0.2, -1.0]), t([0.6, 1.5])), lambda D, t: D.Normal(t([0.5, 1.0]), t([2.0, 1.0]))),
+    "Wishart-Wishart (Bregman)": (lambda D, t: D.Wishart(t(4.0), t([[2.0, 0.5], [0.5, 1.0]])),
+                                  lambda D, t: D.Wishart(t(3.0), t([[1.0, 0.2], [0.2, 1.0]]))),
+    "StudentT-StudentT (none)": (lambda D, t: D.StudentT(t([3.0])), lambda D, t: D.StudentT(t([4.0]))),
+    "Poisson-Exponential (no Bregman across families)": (lambda D, t: D.Poisson(t([1.0])), lambda D, t: D.Exponential(t([1.0]))),
+}
+
+
+@pytest.mark.parametrize("pair", list(KL_PAIRS), ids=list(KL_PAIRS))
+def test_kl_divergence_matches_torch(pair):
+    make_p, make_q = KL_PAIRS[pair]
+    try:
+        expected = torch.distributions.kl_divergence(make_p(torch.distributions, _t(torch)),
+                                                     make_q(torch.distributions, _t(torch)))
+    except NotImplementedError:
+        with pytest.raises(NotImplementedError):
+            tl.distributions.kl_divergence(make_p(tl.distributions, _t(tl)), make_q(tl.distributions, _t(tl)))
+        return
+    got = tl.distributions.kl_divergence(make_p(tl.distributions, _t(tl)), make_q(tl.distributions, _t(tl)))
+    assert tuple(got.shape) == tuple(expected.shape)
+    np.testing.assert_allclose(_as_np(got), _as_np(expected), rtol=1e-9, atol=1e-12)
+
+
+def test_kl_dispatch_picks_the_most_specific_pair_and_warns_when_ambiguous():
+    D = tl.distributions
+
+    class P(D.Normal):
+        pass
+
+    class Q(D.Normal):
+        pass
+
+    p, q = P(0.0, 1.0), Q(1.0, 1.0)
+    assert D.kl_divergence(p, q).item() == 0.5  # inherits (Normal, Normal)
+    D.register_kl(P, D.Normal)(lambda p, q: tl.tensor(1.0))
+    D.register_kl(D.Normal, Q)(lambda p, q: tl.tensor(2.0))
+    with pytest.warns(RuntimeWarning, match=r"Ambiguous kl_divergence\(P, Q\). Please register_kl\(P, Q\)"):
+        assert D.kl_divergence(p, q).item() == 1.0  # the more specific p wins
+    D.register_kl(P, Q)(lambda p, q: tl.tensor(3.0))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert D.kl_divergence(p, q).item() == 3.0
+    with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type StudentT"):
+        D.kl_divergence(D.StudentT(2.0), D.Normal(0.0, 1.0))
+    assert "Normal` and :class:`~torchlite.distributions.Normal" in D.kl_divergence.__doc__
+
+
+BREGMAN_ENTROPY = [
+    lambda D, t: D.Normal(t([0.5, -1.0]), t([1.0, 2.0])), lambda D, t: D.Gamma(t([2.0, 0.5]), t([1.0, 3.0])),
+    lambda D, t: D.Exponential(t([0.5, 3.0])), lambda D, t: D.Bernoulli(t([0.3, 0.8])),
+    lambda D, t: D.ContinuousBernoulli(t([0.2, 0.7])), lambda D, t: D.Wishart(t(4.0), t([[2.0, 0.5], [0.5, 1.0]])),
+]
+
+
+@pytest.mark.parametrize("make", BREGMAN_ENTROPY, ids=["Normal", "Gamma", "Exponential", "Bernoulli",
+                                                       "ContinuousBernoulli", "Wishart"])
+def test_exponential_family_entropy_by_autograd(make):
+    """ExponentialFamily's Bregman-divergence entropy agrees with each family's closed form."""
+    d = make(tl.distributions, _t(tl))
+    np.testing.assert_allclose(tl.distributions.ExponentialFamily.entropy(d).detach().numpy(),
+                               d.entropy().numpy(), rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("pair", ["Normal-Normal", "Gamma-Gamma", "Beta-Beta", "Dirichlet-Dirichlet", "Poisson-Poisson",
+                                  "Exponential-Exponential", "ContinuousBernoulli-ContinuousBernoulli"])
+def test_exponential_family_kl_by_autograd(pair):
+    """The generic (ExponentialFamily, ExponentialFamily) KL agrees with each closed form."""
+    from torchlite.distributions.kl import _kl_expfamily_expfamily
+
+    p, q = (make(tl.distributions, _t(tl)) for make in KL_PAIRS[pair])
+    np.testing.assert_allclose(_kl_expfamily_expfamily(p, q).detach().numpy(),
+                               tl.distributions.kl_divergence(p, q).numpy(), rtol=1e-8, atol=1e-12)

@@ -24,6 +24,7 @@ from torchlite.distributions.gamma import Gamma
 from torchlite.distributions.generalized_pareto import GeneralizedPareto
 from torchlite.distributions.geometric import Geometric
 from torchlite.distributions.independent import Independent
+from torchlite.distributions.kl import _add_kl_info, kl_divergence, register_kl
 from torchlite.distributions.laplace import Laplace
 from torchlite.distributions.lkj_cholesky import LKJCholesky
 from torchlite.distributions.lowrank_multivariate_normal import LowRankMultivariateNormal
@@ -56,6 +57,10 @@ from torchlite.distributions.pareto import Pareto
 from torchlite.distributions.relaxed_bernoulli import RelaxedBernoulli
 from torchlite.distributions.relaxed_categorical import RelaxedOneHotCategorical
 from torchlite.distributions.weibull import Weibull
+from torchlite.distributions import transformed_kl  # noqa: F401  (registers their KL pairs)
+
+_add_kl_info()
+del _add_kl_info
 
 __all__ = [
     "Bernoulli",
@@ -89,6 +94,8 @@ __all__ = [
     "Uniform",
     "VonMises",
     "Wishart",
+    "kl_divergence",
+    "register_kl",
 ]
 # disttf: transforms, registries and transform-based families.
 __all__ += [

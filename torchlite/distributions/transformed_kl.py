@@ -13,7 +13,7 @@ from torchlite.distributions.exponential import Exponential
 from torchlite.distributions.gamma import Gamma
 from torchlite.distributions.gumbel import Gumbel
 from torchlite.distributions.half_normal import HalfNormal
-from torchlite.distributions.kl import kl_divergence, register_kl
+from torchlite.distributions.kl import _infinite_like, _x_log_x, kl_divergence, register_kl
 from torchlite.distributions.laplace import Laplace
 from torchlite.distributions.normal import Normal
 from torchlite.distributions.pareto import Pareto
@@ -22,16 +22,8 @@ from torchlite.distributions.uniform import Uniform
 from torchlite.distributions.utils import euler_constant
 
 
-def _infinite_like(t):
-    return torch.full_like(t, math.inf)
-
-
 def _inf_where(mask, result):
     return torch.where(mask, math.inf, result)
-
-
-def _x_log_x(t):
-    return t * t.log()
 
 
 @register_kl(TransformedDistribution, TransformedDistribution)
