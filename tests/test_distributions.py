@@ -617,3 +617,51 @@ def test_exponential_family_kl_by_autograd(pair):
     p, q = (make(tl.distributions, _t(tl)) for make in KL_PAIRS[pair])
     np.testing.assert_allclose(_kl_expfamily_expfamily(p, q).detach().numpy(),
                                tl.distributions.kl_divergence(p, q).numpy(), rtol=1e-8, atol=1e-12)
+
+
+def _distribution_modules():
+    import importlib
+    import pkgutil
+
+    return [importlib.import_module(f"torchlite.distributions.{m.name}")
+            for m in pkgutil.iter_modules(tl.distributions.__path__)]
+
+
+@pytest.mark.parametrize("module", _distribution_modules(), ids=lambda m: m.__name__.rsplit(".", 1)[-1])
+def test_docstring_examples(module):
+    import doctest
+
+    result = doctest.testmod(module, extraglobs={"torchlite": tl}, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0
+
+
+def test_distribution_base_behaviour():
+    D = tl.distributions
+    d = D.Normal(tl.zeros(2), tl.ones(2))
+    with pytest.warns(FutureWarning, match=r"sample\(\(n,\)\)"):
+        assert d.sample_n(3).shape == (3, 2)
+    np.testing.assert_allclose(d.perplexity().numpy(), np.exp(d.entropy().numpy()), rtol=1e-6)
+    assert d._extended_shape((4,)) == (4, 2) and isinstance(d._extended_shape([4]), tl.Size)
+
+    class NoConstraints(D.Distribution):
+        pass
+
+    with pytest.warns(UserWarning, match="does not define `arg_constraints`"):
+        NoConstraints(validate_args=True)
+
+    class CustomInit(D.Normal):
+        def __init__(self):
+            super().__init__(0.0, 1.0)
+
+    with pytest.raises(NotImplementedError, match="must also define a custom .expand"):
+        CustomInit().expand((2,))
+    with pytest.raises(ValueError, match="Either `probs` or `logits`"):
+        D.Bernoulli(tl.tensor(0.5), tl.tensor(0.0))
+    with pytest.raises(ValueError, match="at least one-dimensional"):
+        D.Categorical(tl.tensor(0.5))
+    with pytest.raises(ValueError, match="Exactly one of covariance_matrix"):
+        D.MultivariateNormal(tl.zeros(2))
+    with pytest.raises(ValueError, match="reinterpreted_batch_ndims"):
+        D.Independent(d, 2)
+    with pytest.raises(ValueError, match="does not equal"):
+        D.MixtureSameFamily(D.Categorical(tl.ones(3)), d)
