@@ -3,6 +3,12 @@
 ``biject_to(c)`` gives a bijective transform from unconstrained space onto ``c``
 (usable in HMC); ``transform_to(c)`` gives any transform onto ``c`` (free to pick one
 that suits optimisation, such as the non-bijective SoftmaxTransform for the simplex).
+
+>>> from torchlite.distributions import constraints
+>>> biject_to(constraints.positive)(torchlite.tensor([0.0]))
+tensor([1.])
+>>> transform_to(constraints.simplex)(torchlite.zeros(2))
+tensor([0.5000, 0.5000])
 """
 
 import numbers

@@ -14,7 +14,11 @@ __all__ = ["Gumbel"]
 
 
 class Gumbel(TransformedDistribution):
-    r"""Gumbel (type-I extreme value) distribution with location ``loc`` and scale ``scale``."""
+    r"""Gumbel (type-I extreme value) distribution with location ``loc`` and scale ``scale``.
+
+    >>> Gumbel(0.0, 1.0).cdf(torchlite.tensor(0.0))
+    tensor(0.3679)
+    """
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real

@@ -13,7 +13,11 @@ __all__ = ["HalfCauchy"]
 
 
 class HalfCauchy(TransformedDistribution):
-    r"""Half-Cauchy distribution with scale ``scale``."""
+    r"""Half-Cauchy distribution with scale ``scale``.
+
+    >>> HalfCauchy(1.0).icdf(torchlite.tensor(0.5))
+    tensor(1.)
+    """
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative

@@ -18,7 +18,11 @@ def _fold_log_prob(dist, value):
 
 
 class HalfNormal(TransformedDistribution):
-    r"""Half-normal distribution with scale ``scale``."""
+    r"""Half-normal distribution with scale ``scale``.
+
+    >>> HalfNormal(1.0).mean
+    tensor(0.7979)
+    """
 
     arg_constraints = {"scale": constraints.positive}
     support = constraints.nonnegative

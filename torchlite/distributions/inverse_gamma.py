@@ -12,7 +12,11 @@ __all__ = ["InverseGamma"]
 
 
 class InverseGamma(TransformedDistribution):
-    r"""Inverse-gamma distribution with shape ``concentration`` and scale ``rate``."""
+    r"""Inverse-gamma distribution with shape ``concentration`` and scale ``rate``.
+
+    >>> InverseGamma(torchlite.tensor(3.0), torchlite.tensor(2.0)).mean
+    tensor(1.)
+    """
 
     arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.positive

@@ -21,7 +21,11 @@ def _moments(a, b, n):
 
 class Kumaraswamy(TransformedDistribution):
     r"""Kumaraswamy distribution on (0, 1) with concentrations ``a`` (``concentration1``)
-    and ``b`` (``concentration0``)."""
+    and ``b`` (``concentration0``).
+
+    >>> Kumaraswamy(torchlite.tensor(2.0), torchlite.tensor(2.0)).mean
+    tensor(0.5333)
+    """
 
     arg_constraints = {
         "concentration1": constraints.positive,

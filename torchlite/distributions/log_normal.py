@@ -9,7 +9,11 @@ __all__ = ["LogNormal"]
 
 
 class LogNormal(TransformedDistribution):
-    r"""``X = exp(Y)`` with ``Y ~ Normal(loc, scale)``."""
+    r"""``X = exp(Y)`` with ``Y ~ Normal(loc, scale)``.
+
+    >>> LogNormal(0.0, 1.0).log_prob(torchlite.tensor(1.0))
+    tensor(-0.9189)
+    """
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive

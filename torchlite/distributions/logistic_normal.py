@@ -10,7 +10,11 @@ __all__ = ["LogisticNormal"]
 
 class LogisticNormal(TransformedDistribution):
     r"""``StickBreakingTransform()(X)`` for ``X ~ Normal(loc, scale)`` (K normals give
-    K + 1 simplex coordinates)."""
+    K + 1 simplex coordinates).
+
+    >>> LogisticNormal(torchlite.zeros(2), torchlite.ones(2)).sample().shape
+    torchlite.Size([3])
+    """
 
     arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex

@@ -10,7 +10,11 @@ __all__ = ["Pareto"]
 
 
 class Pareto(TransformedDistribution):
-    r"""Pareto type-1 distribution with minimum ``scale`` and tail index ``alpha``."""
+    r"""Pareto type-1 distribution with minimum ``scale`` and tail index ``alpha``.
+
+    >>> Pareto(1.0, 2.0).mean
+    tensor(2.)
+    """
 
     arg_constraints = {"alpha": constraints.positive, "scale": constraints.positive}
 

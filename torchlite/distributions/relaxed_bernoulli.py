@@ -20,7 +20,11 @@ __all__ = ["LogitRelaxedBernoulli", "RelaxedBernoulli"]
 
 class LogitRelaxedBernoulli(Distribution):
     r"""The logit of a RelaxedBernoulli sample: ``(logit(U) + logits) / temperature``
-    for uniform U. Give exactly one of ``probs`` and ``logits``."""
+    for uniform U. Give exactly one of ``probs`` and ``logits``.
+
+    >>> LogitRelaxedBernoulli(torchlite.tensor(1.0), logits=torchlite.tensor([0.0])).log_prob(torchlite.tensor([0.0]))
+    tensor([-1.3863])
+    """
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.real
@@ -85,7 +89,11 @@ class LogitRelaxedBernoulli(Distribution):
 
 class RelaxedBernoulli(TransformedDistribution):
     r"""A continuous relaxation of Bernoulli on (0, 1): the sigmoid of a
-    LogitRelaxedBernoulli; reparameterizable."""
+    LogitRelaxedBernoulli; reparameterizable.
+
+    >>> RelaxedBernoulli(torchlite.tensor(0.5), probs=torchlite.tensor([0.3])).sample((2,)).shape
+    torchlite.Size([2, 1])
+    """
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.unit_interval

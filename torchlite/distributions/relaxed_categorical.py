@@ -13,7 +13,11 @@ __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 
 class ExpRelaxedCategorical(Distribution):
     r"""The log of a RelaxedOneHotCategorical sample: ``log_softmax((logits + G) /
-    temperature)`` with Gumbel noise G. Give exactly one of ``probs`` and ``logits``."""
+    temperature)`` with Gumbel noise G. Give exactly one of ``probs`` and ``logits``.
+
+    >>> ExpRelaxedCategorical(torchlite.tensor(1.0), logits=torchlite.zeros(3)).sample((4,)).shape
+    torchlite.Size([4, 3])
+    """
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     # The samples really lie on a submanifold (their exps sum to 1).
@@ -76,7 +80,11 @@ class ExpRelaxedCategorical(Distribution):
 
 class RelaxedOneHotCategorical(TransformedDistribution):
     r"""A continuous relaxation of OneHotCategorical on the simplex: the exp of an
-    ExpRelaxedCategorical; reparameterizable."""
+    ExpRelaxedCategorical; reparameterizable.
+
+    >>> RelaxedOneHotCategorical(torchlite.tensor(0.5), probs=torchlite.tensor([0.2, 0.8])).sample((3,)).shape
+    torchlite.Size([3, 2])
+    """
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.simplex

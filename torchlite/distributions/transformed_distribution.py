@@ -18,6 +18,10 @@ class TransformedDistribution(Distribution):
 
     ``log_prob(y) = base.log_prob(x) - sum_i log|df_i/dx|`` with ``x`` reached by
     inverting the transforms; the event shape is the largest any transform couples.
+
+    >>> from torchlite.distributions import Normal, ExpTransform
+    >>> TransformedDistribution(Normal(0.0, 1.0), [ExpTransform()]).log_prob(torchlite.tensor(1.0))
+    tensor(-0.9189)
     """
 
     arg_constraints = {}

@@ -414,7 +414,11 @@ class ReshapeTransform(Transform):
 
 
 class ExpTransform(Transform):
-    r"""``y = exp(x)``."""
+    r"""``y = exp(x)``.
+
+    >>> ExpTransform()(torchlite.tensor([0.0, 1.0]))
+    tensor([1.0000, 2.7183])
+    """
 
     domain = constraints.real
     codomain = constraints.positive
@@ -723,7 +727,11 @@ def _stick_breaking_offset(x):
 
 class StickBreakingTransform(Transform):
     """Real vectors of length K to the simplex of K + 1 entries by stick-breaking:
-    each sigmoid takes a share of what is left of the stick (bijective)."""
+    each sigmoid takes a share of what is left of the stick (bijective).
+
+    >>> StickBreakingTransform()(torchlite.zeros(2))
+    tensor([0.3333, 0.3333, 0.3333])
+    """
 
     domain = constraints.real_vector
     codomain = constraints.simplex

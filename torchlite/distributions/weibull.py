@@ -15,7 +15,11 @@ def _weibull_transforms(concentration_reciprocal, scale):
 
 
 class Weibull(TransformedDistribution):
-    r"""Two-parameter Weibull distribution."""
+    r"""Two-parameter Weibull distribution.
+
+    >>> Weibull(torchlite.tensor([1.0]), torchlite.tensor([2.0])).cdf(torchlite.tensor([1.0]))
+    tensor([0.6321])
+    """
 
     arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
     support = constraints.positive
