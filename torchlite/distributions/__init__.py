@@ -40,6 +40,25 @@ from torchlite.distributions.uniform import Uniform
 from torchlite.distributions.von_mises import VonMises
 from torchlite.distributions.wishart import Wishart
 
+# Transforms, the constraint registries and the families built from transforms (branch disttf).
+from torchlite.distributions import transforms  # noqa: F401  (a submodule, as in PyTorch)
+from torchlite.distributions.constraint_registry import biject_to, transform_to
+from torchlite.distributions.transforms import *  # noqa: F403
+from torchlite.distributions.transforms import __all__ as _transforms_all
+from torchlite.distributions.transformed_distribution import TransformedDistribution
+from torchlite.distributions.gumbel import Gumbel
+from torchlite.distributions.half_cauchy import HalfCauchy
+from torchlite.distributions.half_normal import HalfNormal
+from torchlite.distributions.inverse_gamma import InverseGamma
+from torchlite.distributions.kumaraswamy import Kumaraswamy
+from torchlite.distributions.log_normal import LogNormal
+from torchlite.distributions.logistic_normal import LogisticNormal
+from torchlite.distributions.pareto import Pareto
+from torchlite.distributions.relaxed_bernoulli import RelaxedBernoulli
+from torchlite.distributions.relaxed_categorical import RelaxedOneHotCategorical
+from torchlite.distributions.weibull import Weibull
+from torchlite.distributions import transformed_kl  # noqa: F401  (registers their KL pairs)
+
 _add_kl_info()
 del _add_kl_info
 
@@ -78,3 +97,20 @@ __all__ = [
     "kl_divergence",
     "register_kl",
 ]
+# disttf: transforms, registries and transform-based families.
+__all__ += [
+    "Gumbel",
+    "HalfCauchy",
+    "HalfNormal",
+    "InverseGamma",
+    "Kumaraswamy",
+    "LogNormal",
+    "LogisticNormal",
+    "Pareto",
+    "RelaxedBernoulli",
+    "RelaxedOneHotCategorical",
+    "TransformedDistribution",
+    "Weibull",
+    "biject_to",
+    "transform_to",
+] + _transforms_all
