@@ -114,6 +114,25 @@ def test_foreach_kernels_float32_and_strided(name, kwargs):
     _close(params, t_params, rtol=2e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("name", sorted({c[0] for c in FOREACH_KERNELS if getattr(optim, c[0]).__dict__.get(
+    "_fused_kernel")}))
+def test_foreach_runs_one_kernel_call_per_group(name, monkeypatch):
+    # foreach=True must reach the optimizer's multi-tensor kernel, not fall back to the
+    # per-parameter path (which gives the same values, so the parity tests cannot tell)
+    from torchlite import _C
+
+    kernel = getattr(optim, name)._fused_kernel
+    calls = []
+    original = getattr(_C, kernel)
+    monkeypatch.setattr(_C, kernel, lambda *a, **k: calls.append(len(a[0])) or original(*a, **k))
+    params = [tl.nn.Parameter(tl.randn(3)), tl.nn.Parameter(tl.randn(2, 2))]
+    opt = getattr(optim, name)(params, foreach=True)
+    for p in params:
+        p.grad = tl.ones_like(p)
+    opt.step()
+    assert calls == [2]
+
+
 @pytest.mark.parametrize("kwargs", [dict(lr=0.02), dict(lr=0.02, momentum=0.9, nesterov=False, weight_decay=0.01),
                                     dict(lr=0.02, adjust_lr_fn="match_rms_adamw", ns_steps=3)])
 def test_muon_matches_torch(kwargs):

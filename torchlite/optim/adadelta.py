@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
-from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -27,7 +26,8 @@ class Adadelta(_ElementwiseOptimizer):
     foreach=True runs one `_fused_adadelta_` call per group; `capturable` changes nothing here.
     """
 
-    _has_foreach_kernel = True
+    _fused_kernel = "_fused_adadelta_"
+    _fused_state = ("square_avg", "acc_delta")
 
     def __init__(
         self,
@@ -73,18 +73,6 @@ class Adadelta(_ElementwiseOptimizer):
         acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho)
         param.add_(delta, alpha=-_as_float(group["lr"]))
 
-    def _foreach_update(
-        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
-    ) -> None:
-        _C._foreach_add_([s["step"] for s in states], 1)
-        _C._fused_adadelta_(
-            params,
-            grads,
-            [s["square_avg"] for s in states],
-            [s["acc_delta"] for s in states],
-            lr=_as_float(group["lr"]),
-            rho=float(group["rho"]),
-            eps=float(group["eps"]),
-            weight_decay=float(group["weight_decay"]),
-            maximize=bool(group["maximize"]),
-        )
+    def _fused_options(self, group: dict[str, Any]) -> dict[str, Any]:
+        return dict(lr=_as_float(group["lr"]), rho=float(group["rho"]), eps=float(group["eps"]),
+                    weight_decay=float(group["weight_decay"]), maximize=bool(group["maximize"]))

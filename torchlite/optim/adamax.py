@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
-from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -27,7 +26,8 @@ class Adamax(_ElementwiseOptimizer):
     foreach=True runs one `_fused_adamax_` call per group; `capturable` changes nothing here.
     """
 
-    _has_foreach_kernel = True
+    _fused_kernel = "_fused_adamax_"
+    _fused_state = ("exp_avg", "exp_inf", "step")
 
     def __init__(
         self,
@@ -71,22 +71,7 @@ class Adamax(_ElementwiseOptimizer):
         clr = _as_float(group["lr"]) / (1 - beta1**step)
         param.addcdiv_(exp_avg, exp_inf, value=-clr)
 
-    def _foreach_update(
-        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
-    ) -> None:
-        steps = [s["step"] for s in states]
-        _C._foreach_add_(steps, 1)
+    def _fused_options(self, group: dict[str, Any]) -> dict[str, Any]:
         beta1, beta2 = group["betas"]
-        _C._fused_adamax_(
-            params,
-            grads,
-            [s["exp_avg"] for s in states],
-            [s["exp_inf"] for s in states],
-            steps,
-            lr=_as_float(group["lr"]),
-            beta1=float(beta1),
-            beta2=float(beta2),
-            eps=float(group["eps"]),
-            weight_decay=float(group["weight_decay"]),
-            maximize=bool(group["maximize"]),
-        )
+        return dict(lr=_as_float(group["lr"]), beta1=float(beta1), beta2=float(beta2), eps=float(group["eps"]),
+                    weight_decay=float(group["weight_decay"]), maximize=bool(group["maximize"]))

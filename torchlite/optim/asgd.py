@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
-from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -29,7 +28,8 @@ class ASGD(_ElementwiseOptimizer):
     one `_fused_asgd_` call per group; `capturable` changes nothing here.
     """
 
-    _has_foreach_kernel = True
+    _fused_kernel = "_fused_asgd_"
+    _fused_state = ("ax", "mu", "eta")
 
     def __init__(
         self,
@@ -87,19 +87,13 @@ class ASGD(_ElementwiseOptimizer):
             ax.copy_(param)
         self._schedule(state, group)
 
+    def _fused_options(self, group: dict[str, Any]) -> dict[str, Any]:
+        return dict(lambd=float(group["lambd"]), weight_decay=float(group["weight_decay"]),
+                    maximize=bool(group["maximize"]))
+
     def _foreach_update(
         self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
     ) -> None:
-        _C._foreach_add_([s["step"] for s in states], 1)
-        _C._fused_asgd_(
-            params,
-            grads,
-            [s["ax"] for s in states],
-            [s["mu"] for s in states],
-            [s["eta"] for s in states],
-            lambd=float(group["lambd"]),
-            weight_decay=float(group["weight_decay"]),
-            maximize=bool(group["maximize"]),
-        )
+        super()._foreach_update(params, grads, states, group)
         for state in states:
             self._schedule(state, group)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
-from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -31,7 +30,8 @@ class NAdam(_ElementwiseOptimizer):
     `capturable` changes nothing here.
     """
 
-    _has_foreach_kernel = True
+    _fused_kernel = "_fused_nadam_"
+    _fused_state = ("exp_avg", "exp_avg_sq", "mu_product", "step")
 
     def __init__(
         self,
@@ -91,25 +91,8 @@ class NAdam(_ElementwiseOptimizer):
         param.addcdiv_(grad, denom, value=-lr * (1.0 - mu) / (1.0 - mu_product))
         param.addcdiv_(exp_avg, denom, value=-lr * mu_next / (1.0 - mu_product * mu_next))
 
-    def _foreach_update(
-        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
-    ) -> None:
-        steps = [s["step"] for s in states]
-        _C._foreach_add_(steps, 1)
+    def _fused_options(self, group: dict[str, Any]) -> dict[str, Any]:
         beta1, beta2 = group["betas"]
-        _C._fused_nadam_(
-            params,
-            grads,
-            [s["exp_avg"] for s in states],
-            [s["exp_avg_sq"] for s in states],
-            [s["mu_product"] for s in states],
-            steps,
-            lr=_as_float(group["lr"]),
-            beta1=float(beta1),
-            beta2=float(beta2),
-            eps=float(group["eps"]),
-            weight_decay=float(group["weight_decay"]),
-            momentum_decay=float(group["momentum_decay"]),
-            decoupled_weight_decay=bool(group["decoupled_weight_decay"]),
-            maximize=bool(group["maximize"]),
-        )
+        return dict(lr=_as_float(group["lr"]), beta1=float(beta1), beta2=float(beta2), eps=float(group["eps"]),
+                    weight_decay=float(group["weight_decay"]), momentum_decay=float(group["momentum_decay"]),
+                    decoupled_weight_decay=bool(group["decoupled_weight_decay"]), maximize=bool(group["maximize"]))

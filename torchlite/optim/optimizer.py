@@ -346,10 +346,14 @@ class _ElementwiseOptimizer(Optimizer):
     """An optimizer whose update treats each parameter on its own: `step` creates a parameter's
     state on its first gradient (`_init_state`), then applies `_update` to every parameter that has
     a gradient, in group order, as PyTorch's single-tensor path does; for a group with
-    foreach=True, subclasses with a multi-tensor kernel (`_has_foreach_kernel`) update all its
-    parameters in one `_foreach_update` call instead."""
+    foreach=True, subclasses with a multi-tensor kernel update all its parameters in one call of
+    it instead (`_foreach_update`)."""
 
-    _has_foreach_kernel = False
+    # The multi-tensor kernel foreach=True calls (Note [Fused optimizer kernels]): its name in _C
+    # and the state entries it takes, as lists after the params and grads; `_fused_options(group)`
+    # gives its keyword options. None: foreach=True runs the per-parameter path.
+    _fused_kernel: str | None = None
+    _fused_state: tuple[str, ...] = ()
 
     def _init_state(self, param: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
         raise NotImplementedError
@@ -357,10 +361,15 @@ class _ElementwiseOptimizer(Optimizer):
     def _update(self, param: Any, grad: Any, state: dict[str, Any], group: dict[str, Any]) -> None:
         raise NotImplementedError
 
+    def _fused_options(self, group: dict[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
     def _foreach_update(
         self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
     ) -> None:
-        raise NotImplementedError
+        _C._foreach_add_([s["step"] for s in states], 1)
+        kernel = getattr(_C, self._fused_kernel)
+        kernel(params, grads, *([s[key] for s in states] for key in self._fused_state), **self._fused_options(group))
 
     @_use_grad
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -376,7 +385,7 @@ class _ElementwiseOptimizer(Optimizer):
                 if len(state) == 0:
                     self._init_state(p, group, state)
                 states.append(state)
-            if self._has_foreach_kernel and group.get("foreach") and params:
+            if self._fused_kernel and group.get("foreach") and params:
                 self._foreach_update(params, grads, states, group)
             else:
                 for p, g, state in zip(params, grads, states):

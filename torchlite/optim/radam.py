@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
-from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -32,7 +31,8 @@ class RAdam(_ElementwiseOptimizer):
     `capturable` changes nothing here.
     """
 
-    _has_foreach_kernel = True
+    _fused_kernel = "_fused_radam_"
+    _fused_state = ("exp_avg", "exp_avg_sq", "step")
 
     def __init__(
         self,
@@ -91,23 +91,8 @@ class RAdam(_ElementwiseOptimizer):
         else:
             param.add_(bias_corrected_exp_avg * lr, alpha=-1.0)
 
-    def _foreach_update(
-        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
-    ) -> None:
-        steps = [s["step"] for s in states]
-        _C._foreach_add_(steps, 1)
+    def _fused_options(self, group: dict[str, Any]) -> dict[str, Any]:
         beta1, beta2 = group["betas"]
-        _C._fused_radam_(
-            params,
-            grads,
-            [s["exp_avg"] for s in states],
-            [s["exp_avg_sq"] for s in states],
-            steps,
-            lr=_as_float(group["lr"]),
-            beta1=float(beta1),
-            beta2=float(beta2),
-            eps=float(group["eps"]),
-            weight_decay=float(group["weight_decay"]),
-            decoupled_weight_decay=bool(group["decoupled_weight_decay"]),
-            maximize=bool(group["maximize"]),
-        )
+        return dict(lr=_as_float(group["lr"]), beta1=float(beta1), beta2=float(beta2), eps=float(group["eps"]),
+                    weight_decay=float(group["weight_decay"]),
+                    decoupled_weight_decay=bool(group["decoupled_weight_decay"]), maximize=bool(group["maximize"]))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import torchlite as _tl
-from torchlite import _C
 from torchlite.optim.optimizer import (
     _as_float,
     _check_args,
@@ -27,7 +26,8 @@ class Rprop(_ElementwiseOptimizer):
     foreach=True runs one `_fused_rprop_` call per group; `capturable` changes nothing here.
     """
 
-    _has_foreach_kernel = True
+    _fused_kernel = "_fused_rprop_"
+    _fused_state = ("prev", "step_size")
 
     def __init__(
         self,
@@ -75,20 +75,7 @@ class Rprop(_ElementwiseOptimizer):
         param.addcmul_(grad.sign(), step_size, value=-1)
         prev.copy_(grad)
 
-    def _foreach_update(
-        self, params: list[Any], grads: list[Any], states: list[dict[str, Any]], group: dict[str, Any]
-    ) -> None:
-        _C._foreach_add_([s["step"] for s in states], 1)
-        etaminus, etaplus = group["etas"]
-        step_size_min, step_size_max = group["step_sizes"]
-        _C._fused_rprop_(
-            params,
-            grads,
-            [s["prev"] for s in states],
-            [s["step_size"] for s in states],
-            etaminus=float(etaminus),
-            etaplus=float(etaplus),
-            step_size_min=float(step_size_min),
-            step_size_max=float(step_size_max),
-            maximize=bool(group["maximize"]),
-        )
+    def _fused_options(self, group: dict[str, Any]) -> dict[str, Any]:
+        (etaminus, etaplus), (step_size_min, step_size_max) = group["etas"], group["step_sizes"]
+        return dict(etaminus=float(etaminus), etaplus=float(etaplus), step_size_min=float(step_size_min),
+                    step_size_max=float(step_size_max), maximize=bool(group["maximize"]))
