@@ -180,6 +180,19 @@ class Identity(BasePruningMethod):
         return super().apply(module, name)
 
 
+def _unstructured_mask(amount, default_mask, scores, largest):
+    """default_mask with `amount` more entries zeroed: those whose scores() rank highest
+    (largest=True) or lowest. scores is called only when something is pruned, so a random
+    score draws from the generator exactly when PyTorch's does."""
+    tensor_size = default_mask.nelement()
+    nparams_toprune = _compute_nparams_toprune(amount, tensor_size)
+    _validate_pruning_amount(nparams_toprune, tensor_size)
+    mask = default_mask.clone(memory_format=_C.contiguous_format)
+    if nparams_toprune != 0:
+        mask.view(-1)[_C.topk(scores().reshape(-1), k=nparams_toprune, largest=largest).indices] = 0
+    return mask
+
+
 class RandomUnstructured(BasePruningMethod):
     """Prunes `amount` entries (a count, or a fraction of the tensor) chosen at random."""
 
@@ -190,14 +203,7 @@ class RandomUnstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone(memory_format=_C.contiguous_format)
-        if nparams_toprune != 0:
-            prob = _C.rand_like(t)
-            mask.view(-1)[_C.topk(prob.view(-1), k=nparams_toprune).indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, default_mask, lambda: _C.rand_like(t), largest=True)
 
     @classmethod
     def apply(cls, module, name, amount):
@@ -214,13 +220,7 @@ class L1Unstructured(BasePruningMethod):
         self.amount = amount
 
     def compute_mask(self, t, default_mask):
-        tensor_size = t.nelement()
-        nparams_toprune = _compute_nparams_toprune(self.amount, tensor_size)
-        _validate_pruning_amount(nparams_toprune, tensor_size)
-        mask = default_mask.clone(memory_format=_C.contiguous_format)
-        if nparams_toprune != 0:
-            mask.view(-1)[_C.topk(t.abs().view(-1), k=nparams_toprune, largest=False).indices] = 0
-        return mask
+        return _unstructured_mask(self.amount, default_mask, t.abs, largest=False)
 
     @classmethod
     def apply(cls, module, name, amount, importance_scores=None):
