@@ -623,3 +623,28 @@ def test_training_loop_with_autograd_and_scheduler(name):
         np.testing.assert_allclose(losses, t_losses, rtol=1e-5, atol=1e-6)
         for p, tp in zip(params, t_params):
             np.testing.assert_allclose(p, tp, rtol=1e-4, atol=2e-5)
+
+
+def test_state_dict_hooks_like_torch():
+    real_torch = pytest.importorskip("torch")
+
+    def run(lib):
+        p = lib.nn.Parameter(lib.ones(2))
+        opt = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        p.grad = lib.ones(2)
+        opt.step()
+        calls = []
+        opt.register_state_dict_pre_hook(lambda o: calls.append("pre"))
+        opt.register_state_dict_post_hook(lambda o, sd: calls.append("post") or {**sd, "extra": 1})
+        opt.register_state_dict_post_hook(lambda o, sd: calls.append("post-first"), prepend=True)
+        sd = opt.state_dict()
+        handle = opt.register_load_state_dict_pre_hook(
+            lambda o, sd: calls.append("load-pre") or {k: v for k, v in sd.items() if k != "extra"})
+        opt.register_load_state_dict_post_hook(lambda o: calls.append(("load-post", o.param_groups[0]["lr"])))
+        sd["param_groups"][0]["lr"] = 0.5
+        opt.load_state_dict(sd)
+        handle.remove()
+        opt.load_state_dict({k: v for k, v in sd.items() if k != "extra"})
+        return calls, sorted(sd)
+
+    assert run(tl) == run(real_torch)

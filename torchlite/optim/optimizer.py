@@ -72,6 +72,12 @@ def _as_float(v: Any, name: str = "lr") -> float:
     return float(v)
 
 
+# The hook tables of an optimizer: step, state_dict and load_state_dict, each before and after.
+_HOOK_TABLES = ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks", "_optimizer_state_dict_pre_hooks",
+               "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+               "_optimizer_load_state_dict_post_hooks")
+
+
 class Optimizer:
     """Base class for all optimizers.
 
@@ -83,8 +89,8 @@ class Optimizer:
 
     def __init__(self, params: Any, defaults: dict[str, Any]) -> None:
         self.defaults = defaults
-        self._optimizer_step_pre_hooks: OrderedDict[int, Callable] = OrderedDict()
-        self._optimizer_step_post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        for table in _HOOK_TABLES:
+            setattr(self, table, OrderedDict())
         self._opt_called = False
         if isinstance(params, _tl.Tensor):
             raise TypeError(
@@ -198,9 +204,27 @@ class Optimizer:
         """hook(optimizer, args, kwargs) runs after each step."""
         return self._add_hook(self._optimizer_step_post_hooks, hook)
 
-    def _add_hook(self, table: OrderedDict, hook: Callable) -> RemovableHandle:
+    def register_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer) runs before state_dict() builds its dict."""
+        return self._add_hook(self._optimizer_state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer, state_dict) -> None or a dict that replaces it, after state_dict() built it."""
+        return self._add_hook(self._optimizer_state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer, state_dict) -> None or a dict to load instead, before load_state_dict()."""
+        return self._add_hook(self._optimizer_load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """hook(optimizer) runs after load_state_dict() has loaded."""
+        return self._add_hook(self._optimizer_load_state_dict_post_hooks, hook, prepend)
+
+    def _add_hook(self, table: OrderedDict, hook: Callable, prepend: bool = False) -> RemovableHandle:
         handle = RemovableHandle(table)
         table[handle.id] = hook
+        if prepend:
+            table.move_to_end(handle.id, last=False)
         return handle
 
     # -- state_dict ---------------------------------------------------------------------------
@@ -209,6 +233,8 @@ class Optimizer:
 
         Parameters are numbered in the order they appear across the groups, as PyTorch does; the
         state tensors are the optimizer's own (not copies)."""
+        for hook in list(self._optimizer_state_dict_pre_hooks.values()):
+            hook(self)
         mapping: dict[int, int] = {}
         start = 0
 
@@ -223,7 +249,12 @@ class Optimizer:
 
         groups = [pack(g) for g in self.param_groups]
         state = {(mapping[id(k)] if isinstance(k, _tl.Tensor) else k): v for k, v in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in list(self._optimizer_state_dict_post_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     @staticmethod
     def _cast_state_value(param: Any, value: Any, key: Any = None) -> Any:
@@ -243,6 +274,10 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Loads a state_dict() of an optimizer with the same parameter-group structure."""
         state_dict = dict(state_dict)
+        for hook in list(self._optimizer_load_state_dict_pre_hooks.values()):
+            result = hook(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = self.param_groups
         saved_groups = list(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
@@ -273,6 +308,8 @@ class Optimizer:
             new_groups.append(new_group)
         self.state = state
         self.param_groups = new_groups
+        for hook in list(self._optimizer_load_state_dict_post_hooks.values()):
+            hook(self)
 
     # -- misc ---------------------------------------------------------------------------------
     def __getstate__(self) -> dict[str, Any]:
@@ -280,8 +317,8 @@ class Optimizer:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
-        self.__dict__.setdefault("_optimizer_step_pre_hooks", OrderedDict())
-        self.__dict__.setdefault("_optimizer_step_post_hooks", OrderedDict())
+        for table in _HOOK_TABLES:
+            self.__dict__.setdefault(table, OrderedDict())
         self.__dict__.setdefault("_opt_called", False)
 
     def __repr__(self) -> str:
