@@ -29,6 +29,7 @@ class Size(tuple):
         return Size(other + tuple(self))
 
     def __mul__(self, n):
-        return Size(tuple.__mul__(self, n))
+        out = tuple.__mul__(self, n)
+        return out if out is NotImplemented else Size(out)
 
     __rmul__ = __mul__

@@ -3,17 +3,16 @@ import math
 import torchlite
 from torchlite.distributions import constraints
 from torchlite.distributions.exp_family import ExponentialFamily
-from torchlite.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from torchlite.distributions.utils import (
+    _probs_or_logits,
+    broadcast_all,
+    lazy_property,
+    logits_to_probs,
+    probs_to_logits,
+)
 from torchlite.nn.functional import binary_cross_entropy_with_logits
 
 __all__ = ["Bernoulli"]
-
-
-def _probs_or_logits(probs, logits):
-    """The one parameter given (ValueError unless exactly one is)."""
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-    return ("probs", probs) if probs is not None else ("logits", logits)
 
 
 class Bernoulli(ExponentialFamily):

@@ -1,6 +1,6 @@
 import torchlite
 from torchlite.distributions import constraints
-from torchlite.distributions.bernoulli import _probs_or_logits
+from torchlite.distributions.utils import _probs_or_logits
 from torchlite.distributions.distribution import Distribution
 from torchlite.distributions.utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 

@@ -2,7 +2,7 @@ import math
 
 import torchlite
 from torchlite.distributions import constraints
-from torchlite.distributions.bernoulli import _probs_or_logits
+from torchlite.distributions.utils import _probs_or_logits
 from torchlite.distributions.distribution import Distribution
 from torchlite.distributions.utils import lazy_property, logits_to_probs, probs_to_logits
 

@@ -2,7 +2,7 @@ import math
 
 import torchlite
 from torchlite.distributions import constraints
-from torchlite.distributions.bernoulli import _probs_or_logits
+from torchlite.distributions.utils import _probs_or_logits
 from torchlite.distributions.exp_family import ExponentialFamily
 from torchlite.distributions.utils import (broadcast_all, clamp_probs, lazy_property, logits_to_probs,
                                            probs_to_logits)

@@ -148,7 +148,7 @@ class Distribution:
         """The shape of a sample drawn with sample_shape: sample_shape + batch_shape + event_shape."""
         if not isinstance(sample_shape, torchlite.Size):
             sample_shape = torchlite.Size(sample_shape)
-        return torchlite.Size(sample_shape + self._batch_shape + self._event_shape)
+        return sample_shape + self._batch_shape + self._event_shape
 
     def _validate_sample(self, value):
         """Check a value given to log_prob, cdf, ...: its rightmost dimensions must be the event

@@ -1,13 +1,12 @@
 """Relaxed (Concrete / Gumbel-softmax) Bernoulli, on logits and on (0, 1)."""
 
-import numbers
-
 import torchlite as torch
 from torchlite.distributions import constraints
 from torchlite.distributions.distribution import Distribution
 from torchlite.distributions.transformed_distribution import _EMPTY_SHAPE, TransformedDistribution
 from torchlite.distributions.transforms import SigmoidTransform
 from torchlite.distributions.utils import (
+    _probs_or_logits,
     broadcast_all,
     clamp_probs,
     lazy_property,
@@ -31,29 +30,14 @@ class LogitRelaxedBernoulli(Distribution):
 
     def __init__(self, temperature, probs=None, logits=None, validate_args=None):
         self.temperature = temperature
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        param = probs if probs is not None else logits
+        name, param = _probs_or_logits(probs, logits)
         (self._param,) = broadcast_all(param)
-        if probs is not None:
-            self.probs = self._param
-        else:
-            self.logits = self._param
-        batch_shape = torch.Size() if isinstance(param, numbers.Number) else self._param.size()
-        super().__init__(batch_shape, validate_args=validate_args)
+        setattr(self, name, self._param)
+        super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape, _instance=None):
-        new = self._get_checked_instance(LogitRelaxedBernoulli, _instance)
-        batch_shape = torch.Size(batch_shape)
+        new = self._expand_params(LogitRelaxedBernoulli, batch_shape, _instance, ("probs", "logits"))
         new.temperature = self.temperature
-        if "probs" in self.__dict__:
-            new.probs = self.probs.expand(batch_shape)
-            new._param = new.probs
-        if "logits" in self.__dict__:
-            new.logits = self.logits.expand(batch_shape)
-            new._param = new.logits
-        super(LogitRelaxedBernoulli, new).__init__(batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
         return new
 
     def _new(self, *args, **kwargs):

@@ -13,7 +13,14 @@ from torchlite.distributions.exponential import Exponential
 from torchlite.distributions.gamma import Gamma
 from torchlite.distributions.gumbel import Gumbel
 from torchlite.distributions.half_normal import HalfNormal
-from torchlite.distributions.kl import _infinite_like, _x_log_x, kl_divergence, register_kl
+from torchlite.distributions.kl import (
+    _infinite_like,
+    _kl_exponential_infinity,
+    _kl_gamma_infinity,
+    _x_log_x,
+    kl_divergence,
+    register_kl,
+)
 from torchlite.distributions.laplace import Laplace
 from torchlite.distributions.normal import Normal
 from torchlite.distributions.pareto import Pareto
@@ -68,14 +75,8 @@ def _kl_continuous_bernoulli_infinity(p, q):
     return _infinite_like(p.probs)
 
 
-@register_kl(Exponential, Pareto)
-def _kl_exponential_infinity(p, q):
-    return _infinite_like(p.rate)
-
-
-@register_kl(Gamma, Pareto)
-def _kl_gamma_infinity(p, q):
-    return _infinite_like(p.concentration)
+register_kl(Exponential, Pareto)(_kl_exponential_infinity)
+register_kl(Gamma, Pareto)(_kl_gamma_infinity)
 
 
 @register_kl(Laplace, Pareto)

@@ -125,3 +125,10 @@ def vec_to_tril_matrix(vec, diag=0):
     mat = vec.new_zeros(vec.shape[:-1] + (n, n))
     mat[..., _tril_mask(n, diag, vec.device)] = vec
     return mat
+
+
+def _probs_or_logits(probs, logits):
+    """The one parameter given (ValueError unless exactly one is)."""
+    if (probs is None) == (logits is None):
+        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+    return ("probs", probs) if probs is not None else ("logits", logits)

@@ -1,9 +1,9 @@
 #include "torchlite/csrc/autograd/function.h"
 
-#include <algorithm>
 #include <atomic>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/ShapeUtils.h"
 #include "generated/ops/add.h"
 #include "generated/ops/as_strided.h"
 #include "generated/ops/clone.h"
@@ -185,21 +185,7 @@ namespace {
 
 std::atomic<bool> grad_layout_enforced{true};
 
-// Dense and non-overlapping: the elements fill a block of memory, in some order of the dims.
-bool non_overlapping_and_dense(const Tensor& t) {
-  std::vector<int64_t> dims(t.dim());
-  for (size_t d = 0; d < dims.size(); ++d) dims[d] = static_cast<int64_t>(d);
-  std::sort(dims.begin(), dims.end(), [&](int64_t a, int64_t b) {
-    return t.strides()[a] != t.strides()[b] ? t.strides()[a] < t.strides()[b] : t.sizes()[a] < t.sizes()[b];
-  });
-  int64_t expected = 1;
-  for (int64_t d : dims) {
-    if (t.sizes()[d] == 1) continue;
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
+bool non_overlapping_and_dense(const Tensor& t) { return native::is_non_overlapping_and_dense(t.sizes(), t.strides()); }
 
 // The layout a new .grad must have under the policy: its variable's strides (dims of size 1
 // aside) when the variable is dense, contiguous otherwise.
