@@ -271,6 +271,14 @@ def test_multithreading_and_view_replay_switches():
         assert not A.is_multithreading_enabled()
         A.set_multithreading_enabled(True)
 
+    # As a decorator it applies only inside the call, as set_grad_enabled does (PyTorch 2.13's
+    # set_multithreading_enabled leaves the switch off for good).
+    @tl.autograd.set_multithreading_enabled(False)
+    def inside():
+        return tl.autograd.is_multithreading_enabled()
+
+    assert tl.autograd.is_multithreading_enabled() and not inside() and tl.autograd.is_multithreading_enabled()
+
 
 def test_enforce_grad_layout_policy():
     def strides(lib, enforce):

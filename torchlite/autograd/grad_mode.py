@@ -79,27 +79,47 @@ class enable_grad(_NoParamDecoratorContextManager):
         return False
 
 
-class set_grad_enabled(_DecoratorContextManager):
-    """Sets grad mode to `mode`; takes effect immediately (also usable as a function)."""
+class _ImmediateSwitch(_DecoratorContextManager):
+    """A setting that takes effect when constructed (so it also works as a plain function call)
+    and is undone on leaving the block; as a decorator it applies only inside each call.
+    Subclasses give the setting's _get and _set."""
 
-    def __init__(self, mode: bool):
-        self.prev = _ag.is_grad_enabled()
-        self.mode = bool(mode)
-        _ag._set_grad_enabled(self.mode)
+    def __init__(self, mode):
+        self.prev = self._get()
+        self.mode = mode
+        self._set(mode)
+
+    @staticmethod
+    def _get():
+        raise NotImplementedError
+
+    @staticmethod
+    def _set(mode):
+        raise NotImplementedError
 
     def __call__(self, orig_func):
-        _ag._set_grad_enabled(self.prev)  # as a decorator it applies only inside the call
+        self._set(self.prev)
         return super().__call__(orig_func)
 
     def __enter__(self):
         pass
 
     def __exit__(self, *exc):
-        _ag._set_grad_enabled(self.prev)
+        self._set(self.prev)
         return False
 
     def clone(self):
         return self.__class__(self.mode)
+
+
+class set_grad_enabled(_ImmediateSwitch):
+    """Sets grad mode to `mode`; takes effect immediately (also usable as a function)."""
+
+    def __init__(self, mode: bool):
+        super().__init__(bool(mode))
+
+    _get = staticmethod(_ag.is_grad_enabled)
+    _set = staticmethod(_ag._set_grad_enabled)
 
 
 class inference_mode(_DecoratorContextManager):
@@ -135,44 +155,27 @@ def is_multithreading_enabled() -> bool:
     return getattr(_multithreading, "enabled", True)
 
 
-class set_multithreading_enabled(_DecoratorContextManager):
+class set_multithreading_enabled(_ImmediateSwitch):
     """Allows (True) or forbids a multithreaded backward on this thread; takes effect at once and,
     used as a context manager or decorator, is undone on exit. torchlite's engine always runs the
     backward pass on the calling thread, which is what mode=False asks for."""
 
     def __init__(self, mode: bool) -> None:
-        self.prev = is_multithreading_enabled()
-        self.mode = mode
-        _multithreading.enabled = bool(mode)
+        super().__init__(bool(mode))
 
-    def __enter__(self) -> None:
-        pass
+    _get = staticmethod(is_multithreading_enabled)
 
-    def __exit__(self, *exc) -> None:
-        _multithreading.enabled = self.prev
-
-    def clone(self):
-        return self.__class__(self.mode)
+    @staticmethod
+    def _set(mode):
+        _multithreading.enabled = mode
 
 
-class enforce_grad_layout_policy(_DecoratorContextManager):
+class enforce_grad_layout_policy(_ImmediateSwitch):
     """Whether a .grad that AccumulateGrad creates is given its parameter's strides (enable=True,
     the default) or may keep the incoming gradient's layout; takes effect at once."""
 
     def __init__(self, enable: bool = True) -> None:
-        self.prev = _ag._is_grad_layout_enforcement_enabled()
-        self.mode = enable
-        _ag._set_grad_layout_enforcement_enabled(bool(enable))
+        super().__init__(bool(enable))
 
-    def __call__(self, orig_func):
-        _ag._set_grad_layout_enforcement_enabled(self.prev)  # as a decorator it applies only inside the call
-        return super().__call__(orig_func)
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc) -> None:
-        _ag._set_grad_layout_enforcement_enabled(self.prev)
-
-    def clone(self):
-        return self.__class__(self.mode)
+    _get = staticmethod(_ag._is_grad_layout_enforcement_enabled)
+    _set = staticmethod(_ag._set_grad_layout_enforcement_enabled)
