@@ -105,6 +105,60 @@ def test_memory_stats_without_gpu_are_zero():
     assert tcuda.memory_allocated(0) == 0
 
 
+# ---- Note [32-bit index splits]: host-side planning of the CUDA elementwise launches -------
+
+INT32_MAX = 2**31 - 1
+
+
+def _dense_strides(shape, itemsize):
+    strides, step = [], itemsize
+    for n in shape:  # dim 0 moves fastest, as in the iterator
+        strides.append(step)
+        step *= n
+    return strides
+
+
+@pytest.mark.parametrize("shape,in_strides,itemsize", [
+    ([2**31 + 5], [4], 4),                      # too many elements, contiguous
+    ([3, 2**30], [8, 24], 8),                   # byte extents too large in 2-d
+    ([2**20, 3000], [0, 4], 4),                 # a broadcast input (stride 0)
+    ([7, 5], [4, 28], 4),                       # small: one piece, untouched
+])
+def test_32bit_index_split_covers_the_iteration_once(shape, in_strides, itemsize):
+    out_strides = _dense_strides(shape, itemsize)
+    pieces = tl._C._cuda._test_32bit_index_split(shape, [out_strides, in_strides])
+    boxes = []
+    for p_shape, p_strides, p_offsets in pieces:
+        assert p_strides == [out_strides, in_strides]
+        numel = int(np.prod(p_shape, dtype=object))
+        assert numel <= INT32_MAX
+        for st in p_strides:
+            assert sum((n - 1) * s for n, s in zip(p_shape, st)) <= INT32_MAX
+        # the piece's start coordinates, decoded from the dense output's offset
+        start, rest = [], p_offsets[0]
+        for s in reversed(out_strides):
+            start.insert(0, rest // s)
+            rest %= s
+        assert rest == 0
+        assert p_offsets[1] == sum(c * s for c, s in zip(start, in_strides))
+        boxes.append((start, p_shape))
+    total = int(np.prod(shape, dtype=object))
+    assert sum(int(np.prod(b[1], dtype=object)) for b in boxes) == total
+    for i, (s1, n1) in enumerate(boxes):  # pairwise disjoint: together they cover it exactly once
+        assert all(0 <= c and c + n <= full for c, n, full in zip(s1, n1, shape))
+        for s2, n2 in boxes[i + 1:]:
+            assert any(a + m <= b or b + k <= a for a, m, b, k in zip(s1, n1, s2, n2))
+    if shape == [7, 5]:
+        assert pieces == [([7, 5], [out_strides, in_strides], [0, 0])]
+    else:
+        assert len(pieces) > 1
+
+
+def test_32bit_index_split_rejects_negative_strides():
+    with pytest.raises(RuntimeError, match="negative strides"):
+        tl._C._cuda._test_32bit_index_split([2**31 + 1], [[1], [-1]])
+
+
 # ---- caching allocator pool logic on host memory (no GPU needed) ----------------------------
 
 

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "aten/cuda/CUDAHooks.h"
+#include "aten/native/IndexSplit.h"
 #include "torchlite/csrc/autocast/autocast_mode.h"
 
 namespace tl_python {
@@ -112,6 +113,15 @@ void init_runtime(py::module_& m) {
   c.def("_test_pool_empty_cache", &cuda::test_pool_empty_cache);
   c.def("_test_pool_reset_peak", &cuda::test_pool_reset_peak);
   c.def("_test_pool_stats", &cuda::test_pool_stats);
+  // Note [32-bit index splits]: the pieces (shape, strides, offsets) an iteration is cut into.
+  c.def("_test_32bit_index_split", [](const std::vector<int64_t>& shape,
+                                      const std::vector<std::vector<int64_t>>& strides) {
+    std::vector<tl::native::IndexPiece> pieces;
+    tl::native::split_for_32bit_indexing({shape, strides, std::vector<int64_t>(strides.size(), 0)}, pieces);
+    py::list result;
+    for (const auto& p : pieces) result.append(py::make_tuple(p.shape, p.strides, p.offsets));
+    return result;
+  }, py::arg("shape"), py::arg("strides"));
 }
 
 }  // namespace tl_python

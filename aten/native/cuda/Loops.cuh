@@ -6,9 +6,10 @@
 // - The iterator's (reordered, coalesced) shape and byte strides, at most kMaxDims dims, are
 //   passed by value in an OffsetCalculator; each thread turns its linear index into one
 //   byte offset per operand (dim 0 moves fastest).
-// - 32-bit index math when the element count and every operand's byte extent fit, else 64-bit.
-// - When the iterator is contiguous (one dim, every operand dense) a kernel indexes the
-//   typed arrays directly.
+// - Index math is 32-bit: an iteration too large for it is launched in pieces that fit
+//   (Note [32-bit index splits]).
+// - When a piece is contiguous (one dim, every operand dense) a kernel indexes the typed
+//   arrays directly.
 // - Work goes on the current stream of the iterator's device (Note [Current stream]) and
 //   is asynchronous; launch errors are reported at once as RuntimeError.
 // Functors are called by value: keep their state small (scalars), as on the CPU.
@@ -22,6 +23,7 @@
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/FunctionTraits.h"
+#include "aten/native/IndexSplit.h"
 #include "aten/native/TensorIterator.h"
 
 namespace tl::native {
@@ -103,43 +105,33 @@ __global__ void __launch_bounds__(kThreads) contiguous_elementwise_kernel(index_
   }
 }
 
-// True when 32-bit indices address every element and byte offset of the iteration.
-inline bool can_use_32bit_indexing(const TensorIterator& iter) {
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  if (iter.numel() > kMax) return false;
-  for (int a = 0; a < iter.ntensors(); ++a) {
-    int64_t extent = 0;
-    for (int d = 0; d < iter.ndim(); ++d) {
-      const int64_t s = iter.strides(a)[d];
-      if (s < 0) return false;
-      extent += (iter.shape()[d] - 1) * s;
-    }
-    if (extent > kMax) return false;
+// Launches one piece of the iteration that fits 32-bit indexing (Note [32-bit index splits]):
+// the contiguous kernel when it is one dim and dense in every operand, else the strided one.
+template <int NARGS, typename F>
+void launch_32bit(const IndexPiece& piece, const Array<char*, NARGS>& base, const Array<int64_t, NARGS>& elem_sizes,
+                  const F& f, cudaStream_t stream) {
+  int64_t numel = 1;
+  for (int64_t s : piece.shape) numel *= s;
+  if (numel == 0) return;
+  Array<char*, NARGS> data;
+  for (int a = 0; a < NARGS; ++a) data[a] = base[a] + piece.offsets[a];
+  const uint32_t n = static_cast<uint32_t>(numel);
+  const unsigned blocks = static_cast<unsigned>((numel + kBlockWork - 1) / kBlockWork);
+  const int ndim = static_cast<int>(piece.shape.size());
+  bool contiguous = ndim == 1;
+  for (int a = 0; a < NARGS && contiguous; ++a) contiguous = piece.strides[a][0] == elem_sizes[a];
+  if (contiguous) {
+    contiguous_elementwise_kernel<NARGS, uint32_t><<<blocks, kThreads, 0, stream>>>(n, data, f);
+    TL_CUDA_KERNEL_LAUNCH_CHECK();
+    return;
   }
-  return true;
-}
-
-template <int NARGS, typename index_t, typename F>
-void launch(const TensorIterator& iter, const Array<char*, NARGS>& data, const F& f, cudaStream_t stream) {
-  const index_t n = static_cast<index_t>(iter.numel());
-  const unsigned blocks = static_cast<unsigned>((iter.numel() + kBlockWork - 1) / kBlockWork);
-  // The contiguous kernel is only instantiated for 32-bit indices: a contiguous iteration too
-  // large for them is rare, and the strided kernel runs it correctly (one dim, dense strides).
-  // That saves a quarter of the kernels nvcc compiles per functor and dtype.
-  if constexpr (std::is_same_v<index_t, uint32_t>) {
-    if (iter.is_contiguous()) {
-      contiguous_elementwise_kernel<NARGS, uint32_t><<<blocks, kThreads, 0, stream>>>(n, data, f);
-      TL_CUDA_KERNEL_LAUNCH_CHECK();
-      return;
-    }
+  OffsetCalculator<NARGS, uint32_t> calc;
+  calc.ndim = ndim;
+  for (int d = 0; d < ndim; ++d) {
+    calc.sizes[d] = static_cast<uint32_t>(piece.shape[d]);
+    for (int a = 0; a < NARGS; ++a) calc.strides[d][a] = static_cast<uint32_t>(piece.strides[a][d]);
   }
-  OffsetCalculator<NARGS, index_t> calc;
-  calc.ndim = iter.ndim();
-  for (int d = 0; d < iter.ndim(); ++d) {
-    calc.sizes[d] = static_cast<index_t>(iter.shape()[d]);
-    for (int a = 0; a < NARGS; ++a) calc.strides[d][a] = static_cast<index_t>(iter.strides(a)[d]);
-  }
-  strided_elementwise_kernel<NARGS, index_t><<<blocks, kThreads, 0, stream>>>(n, calc, data, f);
+  strided_elementwise_kernel<NARGS, uint32_t><<<blocks, kThreads, 0, stream>>>(n, calc, data, f);
   TL_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
@@ -174,12 +166,16 @@ void gpu_kernel(TensorIterator& iter, const F& f) {
   cuda::CUDAGuard guard(device);
   cudaStream_t stream = cuda::current_cuda_stream(device);
   cuda_detail::Array<char*, NARGS> data;
-  for (int a = 0; a < NARGS; ++a) data[a] = static_cast<char*>(iter.data_ptr(a));
-  if (cuda_detail::can_use_32bit_indexing(iter)) {
-    cuda_detail::launch<NARGS, uint32_t>(iter, data, f, stream);
-  } else {
-    cuda_detail::launch<NARGS, int64_t>(iter, data, f, stream);
+  cuda_detail::Array<int64_t, NARGS> elem_sizes;
+  IndexPiece whole{iter.shape(), {}, std::vector<int64_t>(NARGS, 0)};
+  for (int a = 0; a < NARGS; ++a) {
+    data[a] = static_cast<char*>(iter.data_ptr(a));
+    elem_sizes[a] = static_cast<int64_t>(iter.operand(a).element_size());
+    whole.strides.push_back(iter.strides(a));
   }
+  std::vector<IndexPiece> pieces;
+  split_for_32bit_indexing(whole, pieces);
+  for (const IndexPiece& piece : pieces) cuda_detail::launch_32bit<NARGS>(piece, data, elem_sizes, f, stream);
 }
 
 }  // namespace tl::native
