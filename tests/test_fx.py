@@ -5,6 +5,7 @@ and jit.trace, following the patterns of PyTorch's fx tutorials."""
 import copy
 import math
 import operator
+import pickle
 import time
 
 import numpy as np
@@ -364,6 +365,12 @@ def test_graphmodule_recompile_state_dict_copy(tmp_path):
     dup = copy.deepcopy(gm)
     assert dup.code == gm.code and dup.graph is not gm.graph
     _close(dup(x)[0]["out"], expected)
+    # pickled as its code, traced again on load (wrapped helpers and all)
+    restored = pickle.loads(pickle.dumps(gm))
+    assert restored.code == gm.code and type(restored).__name__ == "Block"
+    _close(restored(x)[0]["out"], expected)
+    wrapped = tfx.symbolic_trace(lambda a: helper_scale(a, 2) + abs(a))
+    assert pickle.loads(pickle.dumps(wrapped)).code == wrapped.code
     # a new graph set on the module regenerates forward, for this instance only
     g = tfx.Graph()
     g.output(g.call_method("neg", (g.placeholder("x"),)))

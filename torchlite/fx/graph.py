@@ -363,17 +363,21 @@ class _CodeGen:
     (`x = None`) after its last use so memory is released as eagerly as in the original code."""
 
     def __init__(self, graph, root_module):
-        import torchlite
         self.graph = graph
         self.root_module = root_module
         self.namespace = _Namespace()
-        self.globals = {"torchlite": torchlite, "device": torchlite.device, "inf": math.inf, "nan": math.nan,
-                        "NoneType": type(None)}
+        self.globals = self.base_globals()
         for name in self.globals:
             self.namespace._used_names.add(name)
         for node in graph.nodes:  # node names are locals: globals must not shadow them
             self.namespace._used_names.add(node.name)
         self.wrapped_fns = {}  # global names of fx.wrap-ed functions, re-registered by the generated code
+
+    @staticmethod
+    def base_globals():
+        import torchlite
+        return {"torchlite": torchlite, "device": torchlite.device, "inf": math.inf, "nan": math.nan,
+                "NoneType": type(None)}
 
     def add_global(self, name_hint, obj) -> str:
         if _is_from_torchlite(obj):

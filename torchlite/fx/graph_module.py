@@ -4,7 +4,7 @@ import copy
 import itertools
 import linecache
 
-from torchlite.fx.graph import Graph
+from torchlite.fx.graph import _RESERVED_GLOBALS, Graph, _CodeGen
 from torchlite.nn.modules.module import Module
 from torchlite.nn.parameter import Parameter
 
@@ -55,6 +55,24 @@ def _assign_value(to_module, field, value):
         to_module.register_buffer(field, value)
     else:
         setattr(to_module, field, value)
+
+
+def _rebuild_graph_module(body, src, extra_globals, class_name):
+    """Unpickles a GraphModule: its attributes, and a graph traced again from its code, with
+    every submodule call kept as call_module."""
+    from torchlite.fx._symbolic_trace import Tracer
+
+    class CodeOnlyModule(Module):
+        def __init__(self, body):
+            super().__init__()
+            self.__dict__ = body
+    CodeOnlyModule.forward = _forward_from_src(src, {**_CodeGen.base_globals(), **extra_globals})
+
+    class KeepModules(Tracer):
+        def is_leaf_module(self, _, __):
+            return True
+    com = CodeOnlyModule(body)
+    return GraphModule(com, KeepModules().trace(com), class_name)
 
 
 class GraphModule(Module):
@@ -190,6 +208,13 @@ class GraphModule(Module):
         fake_mod.__dict__ = copy.deepcopy(self.__dict__, memo)
         GraphModule.__init__(res, fake_mod, fake_mod.__dict__["_graph"], type(self).__name__)
         return res
+
+    def __reduce__(self):
+        # the graph holds arbitrary callables: pickle the generated code instead and trace it again on load
+        body = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
+        python_code = self._graph.python_code(root_module="self")
+        extra_globals = {k: v for k, v in python_code.globals.items() if k not in _RESERVED_GLOBALS}
+        return (_rebuild_graph_module, (body, python_code.src, extra_globals, type(self).__name__))
 
     def __copy__(self):
         return GraphModule(self, self.graph, type(self).__name__)
