@@ -250,11 +250,12 @@ def test_tensor_attributes_and_constants():
             self.table = tl.arange(3.0)  # a plain tensor attribute
 
         def forward(self, x):
-            return x + self.table + tl.ones(3)  # tl.ones(3) runs during tracing: a constant
+            # tl.ones(3) runs during tracing: a constant; a tensor on the left hands the operator to the Proxy
+            return tl.ones(3) * 2 + (x + self.table)
     m = M()
     gm = tfx.symbolic_trace(m)
     assert [n.target for n in gm.graph.find_nodes(op="get_attr")] == ["table", "_tensor_constant0"]
-    np.testing.assert_array_equal(gm(tl.zeros(3)).numpy(), [1, 2, 3])
+    np.testing.assert_array_equal(gm(tl.zeros(3)).numpy(), [2, 3, 4])
 
 
 def test_proxy_torch_function_protocol():
@@ -295,7 +296,8 @@ def test_graph_building_printing_and_code(capsys):
     g.print_tabular()
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["opcode", "name", "target", "args", "kwargs"]
-    assert lines[6].split() == ["call_function", "sum_1", "torchlite.sum", "(%relu,)", "{dim:", "0}"]
+    assert lines[4].split() == ["call_function", "add", "operator.add", "(x,", "y)", "{}"]
+    assert lines[6].split() == ["call_function", "sum_1", "torchlite.sum", "(relu,)", "{'dim':", "0}"]
     assert len(lines) == 8
     gm = tfx.GraphModule(tl.nn.Module(), g)
     out, (r,) = gm(tl.tensor([[-1.0, 2.0]]))

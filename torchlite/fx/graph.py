@@ -10,7 +10,7 @@ import math
 import re
 from collections import defaultdict
 
-from torchlite.fx.node import Node, _format_arg, _get_qualified_name, _pretty_print_target, _type_repr, map_arg
+from torchlite.fx.node import Node, _get_qualified_name, _pretty_print_target, _type_repr, map_arg
 
 __all__ = ["Graph", "PythonCode"]
 
@@ -321,8 +321,8 @@ class Graph:
     def print_tabular(self):
         """Prints the nodes as a table (opcode, name, target, args, kwargs); with the `tabulate`
         package installed, laid out by it as torch.fx does."""
-        rows = [[n.op, n.name, _pretty_print_target(n.target), _format_arg(n.args), _format_arg(n.kwargs)]
-                for n in self.nodes]
+        # targets by qualified name: the reprs of generated operators name pybind11 internals
+        rows = [[n.op, n.name, _pretty_print_target(n.target), n.args, n.kwargs] for n in self.nodes]
         headers = ["opcode", "name", "target", "args", "kwargs"]
         try:
             from tabulate import tabulate

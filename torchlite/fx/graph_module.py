@@ -131,7 +131,7 @@ class GraphModule(Module):
     def code(self):
         """The Python source of forward, generated from the graph."""
         if not hasattr(self, "_code"):
-            raise RuntimeError("Code has not been generated! Please report a bug to PyTorch")
+            raise RuntimeError("Code has not been generated: GraphModule.__init__ was not run")
         return self._code
 
     def recompile(self):

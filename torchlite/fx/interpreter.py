@@ -40,6 +40,7 @@ class Interpreter:
     def run(self, *args, initial_env=None, enable_io_processing=True):
         """Runs the graph on args and returns its output; initial_env gives values for nodes
         that are then not run."""
+        # enable_io_processing: torchlite's generated code has no input/output (pytree) processing to skip
         self.env = initial_env if initial_env is not None else {}
         self.args_iter = iter(args)
         for node in self.graph.nodes:

@@ -233,8 +233,7 @@ class Node:
         else:
             line = (f"{head}[target={_pretty_print_target(self.target)}](args = {_format_arg(self.args)}, "
                     f"kwargs = {_format_arg(self.kwargs)})")
-        if include_tensor_metadata and "tensor_meta" in self.meta:
-            line += f"  # {self.meta['tensor_meta']}"
+        # include_tensor_metadata annotates from meta["val"] (fake tensors), which torchlite never records
         return line
 
 

@@ -124,6 +124,9 @@ class Proxy:
         return f"Proxy({self.node.name})"
 
     def __getattr__(self, k):
+        if k.startswith("_pybind11"):
+            # pybind11 probes foreign objects for this hook when converting them; a Proxy is none
+            raise AttributeError(k)
         # a method call or an attribute read: decided when it is used (see Attribute)
         return Attribute(self, k)
 
