@@ -492,6 +492,68 @@ def test_transformer_wraps_outputs():
 
 
 # ---------------------------------------------------------------------------------- tutorial rewrites
+def test_replace_target_in_place_like_the_docs():
+    """torch.fx's docs: walk the nodes and swap torch.add for torch.mul by setting node.target."""
+    def transform(lib, m):
+        graph = _fx(lib).Tracer().trace(m)
+        for node in graph.nodes:
+            if node.op == "call_function" and node.target == lib.add:
+                node.target = lib.mul
+        graph.lint()
+        return _fx(lib).GraphModule(m, graph)
+
+    def make(lib):
+        class M(lib.nn.Module):
+            def forward(self, x, y):
+                return lib.add(x, y) + lib.add(y, y)
+        return M()
+    gm, gref = transform(tl, make(tl)), transform(torch, make(torch))
+    _same_code(gm, gref)
+    np.testing.assert_array_equal(gm(tl.full((2,), 3.0), tl.full((2,), 2.0)).numpy(), [10, 10])
+
+
+def test_conv_bn_fuser_tutorial():
+    """The "Building a Convolution/Batch Norm fuser in FX" tutorial, unchanged but for the import."""
+    from torchlite.nn.utils.fusion import fuse_conv_bn_eval
+
+    def _parent_name(target):
+        *parent, name = target.rsplit(".", 1)
+        return parent[0] if parent else "", name
+
+    def replace_node_module(node, modules, new_module):
+        parent_name, name = _parent_name(node.target)
+        modules[node.target] = new_module
+        setattr(modules[parent_name], name, new_module)
+
+    def fuse(model):
+        model = copy.deepcopy(model)
+        fx_model = tfx.symbolic_trace(model)
+        modules = dict(fx_model.named_modules())
+        for node in fx_model.graph.nodes:
+            if node.op != "call_module":
+                continue
+            if type(modules[node.target]) is tl.nn.BatchNorm2d and type(modules[node.args[0].target]) is tl.nn.Conv2d:
+                if len(node.args[0].users) > 1:  # the conv output is used elsewhere
+                    continue
+                conv, bn = modules[node.args[0].target], modules[node.target]
+                replace_node_module(node.args[0], modules, fuse_conv_bn_eval(conv, bn))
+                node.replace_all_uses_with(node.args[0])
+                fx_model.graph.erase_node(node)
+        fx_model.graph.lint()
+        fx_model.delete_all_unused_submodules()
+        fx_model.recompile()
+        return fx_model
+    model = make_cnn(tl)
+    model.bn.running_mean.copy_(tl.randn(4))
+    model.bn.running_var.copy_(tl.rand(4) + 0.5)
+    model.eval()
+    fused = fuse(model)
+    assert [n.target for n in fused.graph.find_nodes(op="call_module")] == ["conv", "fc"]
+    assert not hasattr(fused, "bn")
+    x = tl.randn(2, 3, 8, 8)
+    _close(fused(x), model(x), rtol=1e-4, atol=1e-5)
+
+
 def test_invert_function_by_graph_construction():
     invert_mapping = {tl.exp: tl.log, tl.log: tl.exp, tl.tan: tl.atan, tl.atan: tl.tan}
 

@@ -30,6 +30,10 @@ def _torch_function_honoured() -> bool:
         return False
 
 
+# type tests that answer False for a Proxy in torch.fx rather than being recorded
+_NOT_RECORDED = frozenset({"is_tensor", "is_storage"})
+
+
 @functools.cache
 def _patch_targets():
     """(namespace, name, function) for every public function of the torchlite namespaces that
@@ -39,7 +43,8 @@ def _patch_targets():
     targets = []
     for _, namespace in _public_namespaces():
         for name, fn in vars(namespace).items():
-            if name.startswith("_") or not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
+            if name.startswith("_") or name in _NOT_RECORDED or \
+                    not isinstance(fn, (types.FunctionType, types.BuiltinFunctionType)):
                 continue
             if skip_builtins and isinstance(fn, types.BuiltinFunctionType):
                 continue
@@ -66,13 +71,18 @@ class _PatchedFunction:
         return hash(self.__wrapped__)
 
 
+@functools.cache
+def _patched_functions(make_wrapper):
+    return tuple(_PatchedFunction(fn, make_wrapper(fn)) for _, _, fn in _patch_targets())
+
+
 @contextlib.contextmanager
 def patch_torchlite_namespaces(make_wrapper):
     """Within the block, namespace.name calls make_wrapper(function) for every target."""
     targets = _patch_targets()
     try:
-        for namespace, name, fn in targets:
-            setattr(namespace, name, _PatchedFunction(fn, make_wrapper(fn)))
+        for (namespace, name, _), patched in zip(targets, _patched_functions(make_wrapper)):
+            setattr(namespace, name, patched)
         yield
     finally:
         for namespace, name, fn in targets:
