@@ -272,6 +272,31 @@ def test_proxy_torch_function_protocol():
     np.testing.assert_array_equal(gm(tl.tensor([-10.0, 1.0])).numpy(), [0, 7])
 
 
+def test_tracing_error_paths():
+    with pytest.raises(NotImplementedError, match="wrap must be called at the top level of a module"):
+        tfx.wrap("helper_scale")
+    with pytest.raises(NotImplementedError, match="Cannot wrap a lambda function"):
+        exec("import torchlite.fx\ntorchlite.fx.wrap(lambda x: x)", {})
+    with pytest.raises(RuntimeError, match="Keys for dictionaries used as an argument cannot contain a Node"):
+        tfx.symbolic_trace(lambda x: x.add({x: 1}))
+    with pytest.raises(NotImplementedError, match="argument of type: <class 'object'>"):
+        tfx.symbolic_trace(lambda x: x + object())
+
+    class Stranger(tl.nn.Module):  # calls a module that is not one of its submodules
+        def __init__(self):
+            super().__init__()
+            self.__dict__["other"] = tl.nn.ReLU()
+
+        def forward(self, x):
+            return self.other(x)
+    with pytest.raises(NameError, match="module is not installed as a submodule"):
+        tfx.symbolic_trace(Stranger())
+    g1, g2 = tfx.Graph(), tfx.Graph()
+    p1, p2 = tfx.Proxy(g1.placeholder("a")), tfx.Proxy(g2.placeholder("b"))
+    with pytest.raises(RuntimeError, match="Found multiple different tracers"):
+        tfx.Proxy.__torch_function__(tl.add, (tfx.Proxy,), (p1, p2))
+
+
 # ---------------------------------------------------------------------------------- Graph and Node
 def test_graph_building_printing_and_code(capsys):
     g = tfx.Graph()
@@ -332,6 +357,12 @@ def test_graph_editing_insert_replace_erase_dce():
         g.lint()
     with pytest.raises(ValueError, match="a Callable is expected"):
         g.create_node("call_function", "relu")
+    with pytest.raises(TypeError, match="args must be a tuple"):
+        g.create_node("call_method", "relu", [relu])
+    with pytest.raises(ValueError, match="Node to insert before is not in graph"):
+        tfx.Graph().inserting_before(relu)
+    with pytest.raises(TypeError, match="Expected a Graph instance"):
+        gm.graph = None
 
 
 def test_node_copy_graph_copy_and_update_arg():
