@@ -258,6 +258,29 @@ def test_tensor_attributes_and_constants():
     np.testing.assert_array_equal(gm(tl.zeros(3)).numpy(), [2, 3, 4])
 
 
+def unwrapped_double(x):
+    return x * 2
+
+
+def test_tracer_options_param_shapes_and_autowrap():
+    class M(tl.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tl.nn.Parameter(tl.ones(3))
+
+        def forward(self, x):
+            return unwrapped_double(x.reshape(-1, self.w.shape[0]) * self.w)
+    m = M()
+    gm = tfx.GraphModule(m, tfx.Tracer(param_shapes_constant=True, autowrap_functions=(unwrapped_double,)).trace(m))
+    assert "reshape(-1, 3)" in gm.code  # the parameter's shape is read, not recorded
+    assert [n.target for n in gm.graph.find_nodes(op="call_function")][-1] is unwrapped_double
+    gm2 = tfx.symbolic_trace(m)  # by default both are recorded / traced into
+    assert "getattr_1 = w.shape" in gm2.code and "unwrapped_double" not in gm2.code
+    x = tl.randn(2, 3)
+    _close(gm(x), m(x))
+    _close(gm2(x), m(x))
+
+
 def test_proxy_torch_function_protocol():
     """Proxy.__torch_function__ records calls handed to it by bindings that honour the protocol."""
     graph = tfx.Graph()
