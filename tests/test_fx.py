@@ -7,6 +7,7 @@ import math
 import operator
 import pickle
 import time
+import typing
 
 import numpy as np
 import pytest
@@ -352,6 +353,22 @@ def test_graph_building_printing_and_code(capsys):
     np.testing.assert_array_equal(out.numpy(), [1, 4])
     with pytest.raises(TypeError, match="does not support mutation"):
         list(g.nodes)[-1].args[0][1].append(x)
+
+
+def test_type_annotations_like_torch():
+    def build(lib):
+        g = _fx(lib).Graph()
+        x = g.placeholder("x", type_expr=lib.Tensor)
+        n = g.call_function(operator.add, (x, 1), type_expr=int)
+        m = g.call_method("relu", (x,), type_expr=typing.List[int])  # noqa: UP006  (a typing alias on purpose)
+        g.call_method("neg", (x,), type_expr=dict[str, list[int]])
+        g.call_method("cos", (x,), type_expr=typing.Optional[typing.Dict[str, int]])  # noqa: UP006, UP045
+        g.output((n, m), type_expr=tuple)
+        return g
+    g, gref = build(tl), build(torch)
+    assert g.python_code("self").src.replace("torchlite.", "torch.") == gref.python_code("self").src
+    assert str(g).replace("torchlite.", "torch.") == str(gref)
+    assert tfx.GraphModule(tl.nn.Module(), g)(tl.ones(1))[0].item() == 2
 
 
 def test_graph_editing_insert_replace_erase_dce():

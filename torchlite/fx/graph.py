@@ -8,6 +8,8 @@ import inspect
 import keyword
 import math
 import re
+import types
+import typing
 from collections import defaultdict
 
 from torchlite.fx.node import Node, _get_qualified_name, _pretty_print_target, _type_repr, map_arg
@@ -427,8 +429,7 @@ class _CodeGen:
         for node in nodes:
             if node.op == "placeholder":
                 default = f" = {self.repr_arg(node.args[0])}" if node.args else ""
-                annotation = f": {self.type_annotation(node.type)}" if node.type is not None else ""
-                free_vars.append(f"{node.target}{annotation}{default}")
+                free_vars.append(f"{node.target}{self.annotation(node.type)}{default}")
                 raw_name = node.target.replace("*", "")
                 if raw_name != node.name:
                     body.append(f"{node.name} = {raw_name}\n")
@@ -438,7 +439,7 @@ class _CodeGen:
                     return_annotation = f" -> {self.type_annotation(node.type)}"
                 body.append(f"return {self.repr_arg(node.args[0])}\n")
                 continue
-            body.append(self.statement(node))
+            body.append(f"{node.name}{self.annotation(node.type)} = {self.expression(node)}")
             to_delete = list(last_uses.get(node, []))
             if not node.users:
                 to_delete.append(node)
@@ -452,32 +453,42 @@ class _CodeGen:
         src = f"\n{wrap_stmts}\n\ndef forward({', '.join(free_vars)}){return_annotation}:\n{code}    "
         return PythonCode(src, dict(self.globals))
 
+    def annotation(self, t) -> str:
+        return "" if t is None else f" : {self.type_annotation(t)}"
+
     def type_annotation(self, t) -> str:
+        args = getattr(t, "__args__", ())
+        if isinstance(t, types.GenericAlias):  # dict[str, int]
+            return f"{self.type_annotation(t.__origin__)}[{','.join(self.type_annotation(a) for a in args)}]"
         if isinstance(t, type):
-            return t.__name__ if t.__module__ == "builtins" else self.add_global(t.__name__, t)
+            return t.__qualname__ if t.__module__ == "builtins" else self.add_global(_get_qualified_name(t), t)
+        alias = "Union" if getattr(t, "__origin__", None) is typing.Union else getattr(t, "_name", None)
+        if getattr(t, "__module__", None) == "typing" and alias:  # typing.List[int] -> typing_List[int]
+            base = self.add_global(f"typing.{alias}", getattr(typing, alias))
+            return f"{base}[{','.join(self.type_annotation(a) for a in args)}]" if args else base
         return repr(_type_repr(t))
 
-    def statement(self, node) -> str:
-        name, args, kwargs = node.name, node.args, node.kwargs
+    def expression(self, node) -> str:
+        """The right-hand side of the statement that computes node."""
+        args, kwargs = node.args, node.kwargs
         if node.op == "call_method":
-            method = _format_target(self.repr_arg(args[0]), node.target)
-            return f"{name} = {method}({self.format_args(args[1:], kwargs)})"
+            return f"{_format_target(self.repr_arg(args[0]), node.target)}({self.format_args(args[1:], kwargs)})"
         if node.op == "call_module":
-            return f"{name} = {_format_target(self.root_module, node.target)}({self.format_args(args, kwargs)})"
+            return f"{_format_target(self.root_module, node.target)}({self.format_args(args, kwargs)})"
         if node.op == "get_attr":
-            return f"{name} = {_format_target(self.root_module, node.target)}"
+            return _format_target(self.root_module, node.target)
         target = node.target
         module = getattr(target, "__module__", None)
         template = _MAGIC_TEMPLATES.get(getattr(target, "__name__", None))
         if module == "_operator" and template is not None and not kwargs and len(args) == template.count("{}"):
-            return f"{name} = {template.format(*(self.repr_arg(a) for a in args))}"
+            return template.format(*(self.repr_arg(a) for a in args))
         if (target is builtins.getattr and len(args) == 2 and not kwargs and isinstance(args[1], str)
                 and args[1].isidentifier()):
-            return f"{name} = {_format_target(self.repr_arg(args[0]), args[1])}"
+            return _format_target(self.repr_arg(args[0]), args[1])
         fn_name = self.add_global(_get_qualified_name(target), target)
         if node.meta.get("is_wrapped", False) and fn_name in self.globals:
             self.wrapped_fns.setdefault(fn_name)
-        return f"{name} = {fn_name}({self.format_args(args, kwargs)})"
+        return f"{fn_name}({self.format_args(args, kwargs)})"
 
 
 def _is_from_torchlite(obj) -> bool:

@@ -66,7 +66,7 @@ def _format_arg(arg) -> str:
 
 def _type_repr(t) -> str:
     if isinstance(t, type) and t.__module__ != "typing":
-        return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+        return t.__qualname__ if t.__module__ == "builtins" else _get_qualified_name(t)
     return repr(t)
 
 
