@@ -13,13 +13,14 @@ import contextlib
 import functools
 import types
 
+import torchlite
+from torchlite.fx.node import _public_namespaces
+
 __all__ = ["patch_torchlite_namespaces"]
 
 
 @functools.cache
 def _torch_function_honoured() -> bool:
-    import torchlite
-
     class _Probe:
         @classmethod
         def __torch_function__(cls, func, types, args=(), kwargs=None):
@@ -38,7 +39,6 @@ _NOT_RECORDED = frozenset({"is_tensor", "is_storage"})
 def _patch_targets():
     """(namespace, name, function) for every public function of the torchlite namespaces that
     does not already hand Proxy arguments to Proxy.__torch_function__."""
-    from torchlite.fx.node import _public_namespaces
     skip_builtins = _torch_function_honoured()
     targets = []
     for _, namespace in _public_namespaces():

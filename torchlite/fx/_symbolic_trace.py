@@ -9,6 +9,7 @@ import types
 import warnings
 from itertools import chain
 
+import torchlite
 from torchlite.fx._namespace_patch import patch_torchlite_namespaces
 from torchlite.fx.graph import Graph
 from torchlite.fx.graph_module import GraphModule
@@ -169,7 +170,6 @@ class Tracer(TracerBase):
     def create_arg(self, a):
         """Parameters, submodules and tensors of the root become get_attr nodes; another tensor
         is stored on the root as `_tensor_constantN` and read from there."""
-        import torchlite
         if isinstance(a, Parameter):
             for n, p in self.root.named_parameters():
                 if a is p:
@@ -230,8 +230,6 @@ class Tracer(TracerBase):
     def getattr(self, attr, attr_val, parameter_proxy_cache):
         """A module attribute read during tracing: parameters of the root (and buffers, with
         proxy_buffer_attributes) become get_attr Proxies, one per attribute."""
-        import torchlite
-
         def maybe_get_proxy_for_attr(collection):
             for n, p in collection:
                 if attr_val is p:
@@ -327,7 +325,6 @@ class Tracer(TracerBase):
             self.tensor_attrs = {}
 
             def collect_tensor_attrs(m, prefix_atoms):
-                import torchlite
                 for k, v in m.__dict__.items():
                     if isinstance(v, torchlite.Tensor):
                         self.tensor_attrs[id(v)] = (".".join(prefix_atoms + [k]), v)

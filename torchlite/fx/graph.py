@@ -12,6 +12,7 @@ import types
 import typing
 from collections import defaultdict
 
+import torchlite
 from torchlite.fx.node import Node, _get_qualified_name, _pretty_print_target, _type_repr, map_arg
 
 __all__ = ["Graph", "PythonCode"]
@@ -377,7 +378,6 @@ class _CodeGen:
 
     @staticmethod
     def base_globals():
-        import torchlite
         return {"torchlite": torchlite, "device": torchlite.device, "inf": math.inf, "nan": math.nan,
                 "NoneType": type(None)}
 

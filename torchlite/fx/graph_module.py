@@ -4,6 +4,7 @@ import copy
 import itertools
 import linecache
 
+import torchlite
 from torchlite.fx.graph import _RESERVED_GLOBALS, Graph, _CodeGen
 from torchlite.nn.modules.module import Module
 from torchlite.nn.parameter import Parameter
@@ -50,7 +51,6 @@ def _assign_attr(from_obj, to_module, target):
 
 
 def _assign_value(to_module, field, value):
-    import torchlite
     if isinstance(value, torchlite.Tensor) and not isinstance(value, Parameter):
         to_module.register_buffer(field, value)
     else:

@@ -4,6 +4,7 @@ Transformer is an Interpreter that builds a new graph instead of computing value
 import inspect
 
 from torchlite.fx._namespace_patch import patch_torchlite_namespaces
+from torchlite.fx._symbolic_trace import Tracer, _record_torchlite_call
 from torchlite.fx.graph import Graph
 from torchlite.fx.graph_module import GraphModule
 from torchlite.fx.node import map_aggregate, map_arg
@@ -123,7 +124,6 @@ class Transformer(Interpreter):
 
     def __init__(self, module):
         super().__init__(module)
-        from torchlite.fx._symbolic_trace import Tracer
         self.new_graph = Graph()
 
         class TransformerTracer(Tracer):
@@ -154,7 +154,6 @@ class Transformer(Interpreter):
 
     def transform(self):
         """The new GraphModule: the module's attributes with the transformed graph."""
-        from torchlite.fx._symbolic_trace import _record_torchlite_call
         with patch_torchlite_namespaces(_record_torchlite_call):
             result = super().run(enable_io_processing=False)
         if result is not None:

@@ -3,6 +3,8 @@ def-use edges (`users`, `all_input_nodes`) kept up to date whenever its args cha
 
 import builtins
 
+import torchlite
+import torchlite.nn.functional
 from torchlite.fx.immutable_collections import immutable_dict, immutable_list
 
 __all__ = ["Node", "has_side_effect", "map_aggregate", "map_arg"]
@@ -19,8 +21,6 @@ def has_side_effect(fn):
 
 def _public_namespaces():
     # the names a user writes; generated operators report torchlite._C as their module
-    import torchlite
-    import torchlite.nn.functional
     return (("torchlite", torchlite), ("torchlite.nn.functional", torchlite.nn.functional),
             ("torchlite.linalg", torchlite.linalg), ("torchlite.special", torchlite.special),
             ("torchlite.fft", torchlite.fft))

@@ -9,6 +9,7 @@ import inspect
 import operator
 from bisect import bisect_left
 
+import torchlite
 from torchlite.fx.graph import Graph
 from torchlite.fx.node import Node, map_aggregate
 
@@ -62,7 +63,6 @@ class TracerBase:
     def create_arg(self, a):
         """Turns a value passed to a traced operation into a graph argument: Proxies become
         their Nodes, containers are converted element-wise, constants stay as they are."""
-        import torchlite
         if isinstance(a, Proxy):
             return a.node
         if hasattr(a, "__fx_create_arg__"):
@@ -185,7 +185,6 @@ class Proxy:
 
 
 def _is_tensor_method(fn) -> bool:
-    import torchlite
     name = getattr(fn, "__name__", None)
     return name is not None and getattr(torchlite.Tensor, name, None) is fn
 

@@ -3,6 +3,8 @@ replacement graph in its place."""
 
 from typing import NamedTuple
 
+from torchlite.fx._symbolic_trace import symbolic_trace
+
 from torchlite.fx.graph_module import GraphModule
 from torchlite.fx.node import Node
 
@@ -17,7 +19,6 @@ class Match(NamedTuple):
 def _as_graph(fn_or_gm):
     if isinstance(fn_or_gm, GraphModule):
         return fn_or_gm.graph
-    from torchlite.fx._symbolic_trace import symbolic_trace
     return symbolic_trace(fn_or_gm).graph
 
 

@@ -6,6 +6,10 @@ values cannot be captured (it raises torchlite.fx's TraceError) instead of being
 branch the example inputs took.
 """
 
+import torchlite
+from torchlite.fx import symbolic_trace
+from torchlite.fx.node import map_aggregate
+
 __all__ = ["TracingCheckError", "script", "trace"]
 
 
@@ -18,8 +22,6 @@ def _as_tuple(inputs):
 
 
 def _check_same_outputs(func, traced, args, kwargs, tolerance):
-    import torchlite
-    from torchlite.fx.node import map_aggregate
     expected, actual = [], []
     map_aggregate(func(*args, **kwargs), expected.append)
     map_aggregate(traced(*args, **kwargs), actual.append)
@@ -45,7 +47,6 @@ def trace(func, example_inputs=None, optimize=None, check_trace=True, check_inpu
     `optimize`, `strict` and the underscored parameters exist for compatibility and change
     nothing.
     """
-    from torchlite.fx import symbolic_trace
     if not callable(func):
         raise TypeError(f"torchlite.jit.trace expects a function or Module, got {type(func).__name__}")
     if example_inputs is None and example_kwarg_inputs is None:

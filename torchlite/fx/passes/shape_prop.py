@@ -2,6 +2,7 @@
 
 from typing import Any, NamedTuple
 
+import torchlite
 from torchlite.fx.interpreter import Interpreter
 from torchlite.fx.node import map_aggregate
 
@@ -19,7 +20,6 @@ class TensorMetadata(NamedTuple):
 
 
 def _extract_tensor_metadata(result, include_contiguity=True):
-    import torchlite
     memory_format = None
     if include_contiguity:
         for query_format in (torchlite.contiguous_format, torchlite.channels_last, torchlite.channels_last_3d):
@@ -42,7 +42,6 @@ class ShapeProp(Interpreter):
         super().__init__(gm)
 
     def run_node(self, n):
-        import torchlite
         result = super().run_node(n)
         found_tensor = False
 
