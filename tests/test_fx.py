@@ -441,6 +441,7 @@ def test_graphmodule_recompile_state_dict_copy(tmp_path):
     _close(restored(x)[0]["out"], expected)
     wrapped = tfx.symbolic_trace(lambda a: helper_scale(a, 2) + abs(a))
     assert pickle.loads(pickle.dumps(wrapped)).code == wrapped.code
+    assert tfx.symbolic_trace(gm).code == gm.code  # generated code traces back to itself
     # a new graph set on the module regenerates forward, for this instance only
     g = tfx.Graph()
     g.output(g.call_method("neg", (g.placeholder("x"),)))
