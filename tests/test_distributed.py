@@ -92,3 +92,9 @@ def test_without_a_launcher_world_size_is_refused():
     code = "import torchlite.distributed as d; d.init_process_group()"
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode != 0 and "not started by an MPI launcher" in proc.stderr, proc.stderr
+
+
+def test_ddp_join_sampler_and_zero_match_one_process():
+    proc, _ = launch(2, "check_ddp.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[rank 0] OK ddp" in proc.stdout and "[rank 1] OK ddp" in proc.stdout, proc.stdout + proc.stderr
