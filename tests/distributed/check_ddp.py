@@ -7,6 +7,7 @@ import copy
 import torchlite as torch
 import torchlite.distributed as dist
 from torchlite.distributed.algorithms import Join
+from torchlite.distributed.optim import ZeroRedundancyOptimizer
 from torchlite.nn.parallel import DistributedDataParallel as DDP
 
 dist.init_process_group("gloo")
@@ -105,6 +106,47 @@ for step in range(2 + n - 1):
     sum(F.cross_entropy(reference(batch(step, r)[0]), batch(step, r)[1]) for r in active).div(n).backward()
     ref_opt.step()
 close(model.module, reference, "Join")
+
+# ZeroRedundancyOptimizer: Adam's state sharded, the same training as one unsharded Adam; with Join
+# over uneven inputs the joined ranks keep stepping their shards
+for uneven in (False, True):
+    model = DDP(Net(), bucket_cap_mb=1e-4)
+    reference = copy.deepcopy(model.module)
+    zero = ZeroRedundancyOptimizer(model.parameters(), torch.optim.Adam, lr=0.05)
+    ref_opt = torch.optim.Adam(reference.parameters(), lr=0.05)
+    owned = [p for g in zero.optim.param_groups for p in g["params"]]
+    assert 0 < len(owned) < len(list(model.parameters())) or n == 1
+    steps = 2 + rank if uneven else 3
+    with Join([model, zero], enable=uneven):
+        for step in range(steps):
+            x, y = batch(step, rank)
+            zero.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            zero.step()
+    for step in range(2 + n - 1 if uneven else 3):
+        ref_opt.zero_grad()
+        active = [r for r in range(n) if not uneven or step < 2 + r]
+        sum(F.cross_entropy(reference(batch(step, r)[0]), batch(step, r)[1]) for r in active).div(n).backward()
+        ref_opt.step()
+    close(model.module, reference, f"ZeRO uneven={uneven}", tol=1e-4)
+zero.consolidate_state_dict(to=0)
+if rank == 0:
+    full, want = zero.state_dict(), ref_opt.state_dict()
+    assert full["param_groups"] == want["param_groups"], (full["param_groups"], want["param_groups"])
+    assert sorted(full["state"]) == sorted(want["state"]), (sorted(full["state"]), sorted(want["state"]))
+    for i, s in want["state"].items():
+        assert torch.allclose(full["state"][i]["exp_avg_sq"], s["exp_avg_sq"], atol=1e-6)
+else:
+    try:
+        zero.state_dict()
+        raise AssertionError("state_dict without consolidation")
+    except RuntimeError as e:
+        assert "consolidate_state_dict" in str(e)
+fresh = ZeroRedundancyOptimizer(model.parameters(), torch.optim.Adam, lr=0.05)
+fresh.load_state_dict(ref_opt.state_dict())
+for p in (p for g in fresh.optim.param_groups for p in g["params"]):
+    index = [id(q) for q in model.parameters()].index(id(p))
+    assert torch.equal(fresh.state[p]["exp_avg"], ref_opt.state_dict()["state"][index]["exp_avg"])
 
 # DistributedSampler takes its replicas and rank from the process group
 sampler = torch.utils.data.DistributedSampler(range(10), seed=1)

@@ -238,7 +238,8 @@ class DistributedDataParallel(Module, Joinable):
 
 class _DDPJoinHook(JoinHook):
     """For a rank out of inputs: mirrors a training iteration's buffer broadcast and bucket
-    all-reduces with zero gradients; at the end the last rank to join broadcasts the model."""
+    all-reduces with zero gradients (keeping the result as .grad); at the end the last rank to
+    join broadcasts the model."""
 
     def __init__(self, ddp, divide_by_initial_world_size):
         if not divide_by_initial_world_size:
@@ -251,7 +252,8 @@ class _DDPJoinHook(JoinHook):
             ddp._sync_buffers()
         for b in ddp._buckets:
             b.buffer.zero_()
-            dist.all_reduce(b.buffer, op=dist.ReduceOp.AVG, group=ddp.process_group)
+            b.work = dist.all_reduce(b.buffer, op=dist.ReduceOp.AVG, group=ddp.process_group, async_op=True)
+        ddp._finish_reduction()  # the other ranks' average lands in .grad, for a ZeroRedundancyOptimizer step
 
     def post_hook(self, is_last_joiner):
         ddp = self.ddp
