@@ -20,14 +20,18 @@ DATA = pathlib.Path(__file__).resolve().parent / "data"
 
 
 def parse_args(description, **defaults):
-    """Common flags (--torch, --threads, --out, --seed) plus the script's own (name=default)."""
+    """Common flags (--torch, --threads, --out, --seed) plus the script's own (name=default; a bool
+    default makes an on/off flag)."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--torch", action="store_true", help="run on PyTorch instead of torchlite")
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default="runs", help="folder for the checkpoint and the loss plot")
     for name, value in defaults.items():
-        p.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
+        if isinstance(value, bool):
+            p.add_argument(f"--{name.replace('_', '-')}", action="store_true", default=value)
+        else:
+            p.add_argument(f"--{name.replace('_', '-')}", type=type(value), default=value)
     return p.parse_args()
 
 
@@ -48,8 +52,8 @@ def output_dir(args, name):
 class Progress:
     """A tqdm bar showing the running loss and throughput (items per second)."""
 
-    def __init__(self, total, unit, desc):
-        self.bar = tqdm(total=total, unit="step", desc=desc, dynamic_ncols=True)
+    def __init__(self, total, unit, desc, show=True):
+        self.bar = tqdm(total=total, unit="step", desc=desc, dynamic_ncols=True, disable=not show)
         self.unit = unit
         self.items = 0
         self.start = time.perf_counter()

@@ -5,16 +5,24 @@ It trains with Adam and a cosine schedule, reports held-out accuracy, saves a ch
 reloads it into a fresh model and checks it predicts the same, and writes the loss curve.
 
     python examples/train_digits_cnn.py [--epochs 15] [--torch]
+
+With --ddp it trains data-parallel (DistributedDataParallel, each rank a share of every batch),
+started by the launcher (torchrun's flags; with --torch, start it with torchrun instead):
+
+    python -m torchlite.distributed.run --nproc-per-node 2 examples/train_digits_cnn.py --ddp
 """
 
 import numpy as np
 
 from common import DATA, Progress, load_library, output_dir, parse_args, plot_losses
 
-args = parse_args(__doc__.splitlines()[0], epochs=15, batch_size=64, lr=2e-3)
+args = parse_args(__doc__.splitlines()[0], epochs=15, batch_size=64, lr=2e-3, ddp=False)
 torch = load_library(args)
 nn, F = torch.nn, torch.nn.functional
 from_data = torch.utils.data  # Dataset / DataLoader
+if args.ddp:
+    torch.distributed.init_process_group("gloo")
+rank, world = (torch.distributed.get_rank(), torch.distributed.get_world_size()) if args.ddp else (0, 1)
 
 
 class DigitsCNN(nn.Module):
@@ -53,16 +61,21 @@ def accuracy(model, loader):
 
 
 train_set, test_set = load_digits()
-loader = from_data.DataLoader(train_set, batch_size=args.batch_size, shuffle=True,
-                              generator=torch.Generator().manual_seed(args.seed))
+# with --ddp each rank loads its share of the data, batch_size / world at a time: the same global batch
+sampler = from_data.DistributedSampler(train_set, seed=args.seed) if args.ddp else None
+loader = from_data.DataLoader(train_set, batch_size=args.batch_size // world, shuffle=sampler is None,
+                              sampler=sampler, generator=torch.Generator().manual_seed(args.seed))
 test_loader = from_data.DataLoader(test_set, batch_size=256)
-model = DigitsCNN()
+net = DigitsCNN()
+model = nn.parallel.DistributedDataParallel(net) if args.ddp else net
 optimizer = torch.optim.Adam(model.parameters(), lr=args.lr)
 scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=args.epochs * len(loader))
 
 steps, losses = [], []
-progress = Progress(args.epochs * len(loader), "img", "digits CNN")
-for _epoch in range(args.epochs):
+progress = Progress(args.epochs * len(loader), "img", "digits CNN", show=rank == 0)
+for epoch in range(args.epochs):
+    if sampler is not None:
+        sampler.set_epoch(epoch)
     for x, y in loader:
         loss = F.cross_entropy(model(x), y)
         optimizer.zero_grad()
@@ -73,18 +86,24 @@ for _epoch in range(args.epochs):
         losses.append(loss.item())
         progress.step(losses[-1], len(y))
 seconds = progress.close()
+if rank != 0:  # rank 0 evaluates, saves and reports; the model is the same on every rank
+    torch.distributed.destroy_process_group()
+    raise SystemExit
 
-test_acc = accuracy(model, test_loader)
+test_acc = accuracy(net, test_loader)
 out = output_dir(args, "digits_cnn")
-torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epochs": args.epochs},
+torch.save({"model": net.state_dict(), "optimizer": optimizer.state_dict(), "epochs": args.epochs},
            out / "checkpoint.pt")
 restored = DigitsCNN()
 restored.load_state_dict(torch.load(out / "checkpoint.pt")["model"])
 assert accuracy(restored, test_loader) == test_acc, "the reloaded checkpoint predicts differently"
 plot_losses(out / "loss.png", {"train loss": (steps, losses)}, "digits CNN")
 
-print(f"library: {'PyTorch ' + torch.__version__ if args.torch else 'torchlite'}")
+print(f"library: {'PyTorch ' + torch.__version__ if args.torch else 'torchlite'}"
+      + (f", DistributedDataParallel over {world} ranks" if args.ddp else ""))
 print(f"steps: {len(steps)}  time: {seconds:.1f} s  ({1000 * seconds / len(steps):.1f} ms/step)")
 print(f"final train loss (mean of last 20 steps): {np.mean(losses[-20:]):.4f}")
 print(f"held-out accuracy: {test_acc:.4f} ({len(test_set)} images)")
 print(f"checkpoint and loss curve: {out}/")
+if args.ddp:
+    torch.distributed.destroy_process_group()

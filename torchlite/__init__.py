@@ -157,5 +157,6 @@ from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
 from torchlite import distributions  # noqa: F401, E402  (torch.distributions is reachable after `import torch`)
 from torchlite import fx, jit  # noqa: F401, E402  (graph capture: torch.fx, torch.jit.trace)
+from torchlite import distributed  # noqa: F401, E402  (imports MPI only at init_process_group)
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -19,14 +19,17 @@ class DistributedSampler(Sampler):
     it, the tail that does not divide evenly is dropped. Every replica must use the same seed, and
     call set_epoch at each epoch's start for a new shuffle.
 
-    torchlite has no process group yet (torch.distributed), so num_replicas and rank must be given.
+    num_replicas and rank default to the default process group's world size and rank.
     """
 
     def __init__(self, dataset, num_replicas: int | None = None, rank: int | None = None, shuffle: bool = True,
                  seed: int = 0, drop_last: bool = False) -> None:
         if num_replicas is None or rank is None:
-            raise RuntimeError("Requires distributed package to be available: torchlite has no process group "
-                               "yet, so pass num_replicas and rank to DistributedSampler")
+            if not torchlite.distributed.is_initialized():
+                raise RuntimeError("DistributedSampler: pass num_replicas and rank, or call "
+                                   "torchlite.distributed.init_process_group first")
+            num_replicas = torchlite.distributed.get_world_size() if num_replicas is None else num_replicas
+            rank = torchlite.distributed.get_rank() if rank is None else rank
         if rank >= num_replicas or rank < 0:
             raise ValueError(f"Invalid rank {rank}, rank should be in the interval [0, {num_replicas - 1}]")
         self.dataset = dataset
