@@ -34,7 +34,12 @@ class _StorageBase:
         return self.size()
 
     def is_shared(self):
-        return False
+        return self._elements.is_shared()
+
+    def share_memory_(self):
+        """Moves the storage into shared memory in place (every tensor viewing it follows)."""
+        self._elements.share_memory_()
+        return self
 
     def is_pinned(self, device=None):
         return False

@@ -613,6 +613,10 @@ class Module:
                 self._buffers[key] = fn(buf)
         return self
 
+    def share_memory(self):
+        """Moves the parameters and buffers into shared memory, in place (torchlite.multiprocessing)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def apply(self, fn):
         for module in self.children():
             module.apply(fn)
