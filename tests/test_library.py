@@ -60,6 +60,8 @@ def test_custom_op_values_and_gradients_match_pytorch(ns):
     assert tl.autograd.gradcheck(lambda x: op(x, 3.0), (tl.rand(3, dtype=tl.float64, requires_grad=True),))
     fake = op.default._fake(xt, 2.0)
     assert fake.shape == yt.shape and fake.dtype == yt.dtype
+    with pytest.raises(RuntimeError, match="already has a fake implementation"):
+        library.register_fake(op, lambda x, factor, bias=None: x, allow_override=False)
 
 
 def test_inferred_schema_matches_pytorch():
@@ -101,7 +103,7 @@ def test_library_define_impl_per_device_and_errors(ns):
     with pytest.raises(RuntimeError, match="Autograd has not been implemented for operator"):
         op(x).sum().backward()
     with pytest.raises(RuntimeError, match="already a kernel registered"):
-        lib.impl("mul3", lambda x, alpha: x, "CPU")
+        lib.impl("mul3", lambda x, alpha: x, "CPU", allow_override=False)
     with pytest.raises(RuntimeError, match="same name and overload name multiple times"):
         lib.define("mul3(Tensor self) -> Tensor")
     with pytest.raises(RuntimeError, match="Only a single TORCH_LIBRARY"):

@@ -251,7 +251,7 @@ class Library:
         self._registrations.append((op, None))
         return str(parsed.name)
 
-    def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=False):
+    def impl(self, op_name, fn, dispatch_key="", *, with_keyset=False, allow_override=True):
         """Registers `fn` as the kernel of `op_name` ("name[.overload]" in this namespace, or an op
         object) for `dispatch_key` (CPU, CUDA, CompositeExplicitAutograd, CompositeImplicitAutograd;
         default: the Library's, else CompositeImplicitAutograd)."""
@@ -337,7 +337,7 @@ def impl(qualname, types, func=None, *, lib=None):
     def register(f):
         library = _library_for(op.ns, lib)
         for key in keys:
-            library.impl(op, f, key, allow_override=True)
+            library.impl(op, f, key)
 
     return _decorator_or_call(register, func)
 
@@ -347,7 +347,7 @@ def register_kernel(op, device_types, func=None, /, *, lib=None):
     return impl(op, "default" if device_types is None else device_types, func, lib=lib)
 
 
-def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=False):
+def register_fake(op, func=None, /, *, lib=None, _stacklevel=1, allow_override=True):
     """Registers the operator's fake implementation: what its outputs look like (shapes, dtypes)
     given its inputs, without computing values. torchlite has no meta device or fake tensors to
     run it on, so it is recorded (describe() shows it) for tools and for tests to compare with
@@ -400,7 +400,7 @@ def _schema_type(annotation, what):
                      "float, bool, str, dtype, device, Optional[...] of those and lists of Tensor, int, float, bool.")
 
 
-def infer_schema(prototype_function, /, *, mutates_args, op_name=None):
+def infer_schema(prototype_function, /, *, mutates_args, op_name=None, tags=()):
     """The schema string of a function from its type annotations ("(Tensor x, int n) -> Tensor")."""
     sig = inspect.signature(prototype_function)
     hints = typing.get_type_hints(prototype_function)
@@ -462,7 +462,7 @@ class CustomOpDef:
         return register_kernel(self, device_types, fn)
 
     def register_fake(self, fn, /):
-        register_fake(self, fn, allow_override=True)
+        register_fake(self, fn)
         return fn
 
     def register_autograd(self, backward, /, *, setup_context=None):

@@ -69,11 +69,12 @@ class _ForwardState:
         self.autocast = {dt: (torchlite.is_autocast_enabled(dt), torchlite.get_autocast_dtype(dt))
                          for dt in {"cpu", self.device_type}}
         self.preserve_rng_state = preserve_rng_state
-        self.device_indices = sorted({d.index or 0 for d in devices}) if preserve_rng_state else []
+        # device generators are restored where the device module exposes their state (as fork_rng)
+        get_state = getattr(getattr(torchlite, self.device_type, None), "get_rng_state", None)
+        self.device_indices = sorted({d.index or 0 for d in devices}) if preserve_rng_state and get_state else []
+        self.device_rng = [get_state(i) for i in self.device_indices]
         if preserve_rng_state:
             self.cpu_rng = torchlite.get_rng_state()
-            device_module = getattr(torchlite, self.device_type, None) if devices else None
-            self.device_rng = [device_module.get_rng_state(i) for i in self.device_indices] if devices else []
 
     @contextlib.contextmanager
     def restored(self):
