@@ -143,3 +143,27 @@ def test_nondeterministic_rerun_raises_checkpoint_error():
     y = checkpoint(f, x, use_reentrant=False, debug=True)
     with pytest.raises(CheckpointError, match="different metadata(.|\n)*during the recomputation"):
         y.backward()
+
+
+def test_context_fn_wraps_the_forward_and_the_recomputation():
+    entered = []
+
+    def context_fn():
+        class Ctx:
+            def __init__(self, name):
+                self.name = name
+
+            def __enter__(self):
+                entered.append(self.name)
+
+            def __exit__(self, *exc):
+                return False
+
+        return Ctx("forward"), Ctx("recompute")
+
+    x = tl.ones(3, requires_grad=True)
+    y = checkpoint(lambda a: (a.exp() * a).sum(), x, use_reentrant=False, context_fn=context_fn)
+    assert entered == ["forward"]
+    y.backward()
+    assert entered == ["forward", "recompute"]
+    np.testing.assert_allclose(x.grad.tolist(), (np.e * 2 * np.ones(3)).tolist(), rtol=1e-6)
