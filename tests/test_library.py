@@ -163,3 +163,16 @@ def test_ops_aten_reaches_builtin_ops():
     assert tl.ops.aten.mul(a, 2).tolist() == [2, 4]
     with pytest.raises(AttributeError):
         tl.ops.aten.not_an_op
+
+
+def test_keyword_only_arguments_reach_the_kernel_by_name(ns):
+    @library.custom_op(f"{ns}::shift", mutates_args=())
+    def shift(x: tl.Tensor, *, by: float = 1.0) -> tl.Tensor:
+        return x.detach() + by
+
+    shift.register_autograd(lambda ctx, g: (g, None))
+    x = tl.zeros(2, requires_grad=True)
+    assert shift(x.detach()).tolist() == [1, 1]
+    y = shift(x, by=2.0)
+    y.sum().backward()
+    assert y.tolist() == [2, 2] and x.grad.tolist() == [1, 1]

@@ -66,13 +66,12 @@ def _default_value(arg):
 class _Operator:
     """One overload of a runtime operator: its schema, its kernels and its autograd formula."""
 
-    def __init__(self, ns, schema, lib):
+    def __init__(self, ns, schema):
         self.ns = ns
         self._schema = schema
         self._kernels = {}  # dispatch key -> (fn, Library that registered it)
         self._fake = None
         self._backward = self._setup_context = None
-        self._defined_by = lib
         self._signature = inspect.Signature([
             inspect.Parameter(a.name, inspect.Parameter.KEYWORD_ONLY if a.kwarg_only
                               else inspect.Parameter.POSITIONAL_OR_KEYWORD, default=_default_value(a))
@@ -102,12 +101,13 @@ class _Operator:
             return self._dispatch(args, kwargs)
 
     def _bind(self, args, kwargs):
+        """(positional, keyword-only) arguments as the schema orders them, defaults filled in."""
         try:
             bound = self._signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"{self._name}(): {e} (schema: {self._schema_str})") from None
         bound.apply_defaults()
-        return list(bound.arguments.values())
+        return bound.args, bound.kwargs
 
     def _kernel(self, values):
         devices = {v.device.type for v in _tensors(values)}
@@ -120,13 +120,14 @@ class _Operator:
                                   f"is registered for it (registered: {registered}).")
 
     def _dispatch(self, args, kwargs):
-        values = self._bind(args, kwargs)
+        args, kwargs = self._bind(args, kwargs)
         if "CompositeImplicitAutograd" in self._kernels:
-            return self._kernels["CompositeImplicitAutograd"][0](*values)
+            return self._kernels["CompositeImplicitAutograd"][0](*args, **kwargs)
+        values = (*args, *kwargs.values())
         kernel = self._kernel(values)
         if not (is_grad_enabled() and any(t.requires_grad for t in _tensors(values))):
-            return kernel(*values)
-        return _OperatorFunction.apply(self, kernel, *values)
+            return kernel(*args, **kwargs)
+        return _OperatorFunction.apply(self, kernel, kwargs, *args)
 
 
 def _tensors(values):
@@ -141,11 +142,12 @@ class _OperatorFunction(Function):
     """The autograd node of a runtime operator: the registered formula, or an error on backward."""
 
     @staticmethod
-    def forward(ctx, op, kernel, *values):
-        output = kernel(*values)
-        ctx.op = op
+    def forward(ctx, op, kernel, kwargs, *args):
+        # (keyword-only arguments travel as one dict: autograd tracks the positional tensors)
+        output = kernel(*args, **kwargs)
+        ctx.op, ctx.n_positional = op, len(args)
         if op._setup_context is not None:
-            op._setup_context(ctx, tuple(values), output)
+            op._setup_context(ctx, (*args, *kwargs.values()), output)
         return output
 
     @staticmethod
@@ -159,7 +161,7 @@ class _OperatorFunction(Function):
         if len(result) != len(op._schema.arguments):
             raise RuntimeError(f"{op._name}: the backward formula returned {len(result)} gradients; expected "
                                f"{len(op._schema.arguments)} (one per argument, None for non-Tensors)")
-        return (None, None, *result)
+        return (None, None, None, *result[:ctx.n_positional])
 
 
 class _OpOverloadPacket:
@@ -246,7 +248,7 @@ class Library:
             raise RuntimeError(f"Tried to register an operator ({self.ns}::{parsed}) with the same name and overload "
                                "name multiple times. It was already defined as "
                                f"{packet._overloads[overload]._schema_str}")
-        op = _Operator(self.ns, parsed, self)
+        op = _Operator(self.ns, parsed)
         packet._overloads[overload] = op
         self._registrations.append((op, None))
         return str(parsed.name)
