@@ -1,8 +1,9 @@
 """Tensor.untyped_storage() and Tensor.storage(): read-only handles on the memory a tensor views.
 
 They answer what programs ask of a storage (its address and size, whether two tensors share it,
-its elements) but cannot be passed back to torchlite to build tensors: torchlite's factories and
-set_ take tensors, not storages.
+whether it is in shared memory, its elements) and can move it into shared memory, but cannot be
+passed back to torchlite to build tensors: torchlite's factories and set_ take tensors, not
+storages.
 """
 
 import warnings
