@@ -155,6 +155,9 @@ from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.st
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
+from torchlite import multiprocessing  # noqa: F401, E402  (registers the shared-memory reduction of tensors)
+from torchlite import library  # noqa: F401, E402
+from torchlite._ops import ops  # noqa: F401, E402  (torchlite.ops.<namespace>.<op>)
 from torchlite import distributions  # noqa: F401, E402  (torch.distributions is reachable after `import torch`)
 from torchlite import fx, jit  # noqa: F401, E402  (graph capture: torch.fx, torch.jit.trace)
 from torchlite import distributed  # noqa: F401, E402  (imports MPI only at init_process_group)

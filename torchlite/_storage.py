@@ -1,8 +1,9 @@
 """Tensor.untyped_storage() and Tensor.storage(): read-only handles on the memory a tensor views.
 
 They answer what programs ask of a storage (its address and size, whether two tensors share it,
-its elements) but cannot be passed back to torchlite to build tensors: torchlite's factories and
-set_ take tensors, not storages.
+whether it is in shared memory, its elements) and can move it into shared memory, but cannot be
+passed back to torchlite to build tensors: torchlite's factories and set_ take tensors, not
+storages.
 """
 
 import warnings
@@ -34,7 +35,12 @@ class _StorageBase:
         return self.size()
 
     def is_shared(self):
-        return False
+        return self._elements.is_shared()
+
+    def share_memory_(self):
+        """Moves the storage into shared memory in place (every tensor viewing it follows)."""
+        self._elements.share_memory_()
+        return self
 
     def is_pinned(self, device=None):
         return False

@@ -182,6 +182,14 @@ def register_hook(self, hook):
     return _NativeHookHandle(self, self._register_hook(hook))
 
 
+def register_post_accumulate_grad_hook(self, hook):
+    """hook(tensor) -> None runs after a backward pass has accumulated this leaf's gradient into
+    its .grad (enough to step an optimizer per parameter during backward)."""
+    from torchlite.utils.hooks import _NativeHookHandle
+
+    return _NativeHookHandle(self, self._register_post_accumulate_grad_hook(hook))
+
+
 def _node_register_hook(self, hook):
     from torchlite.utils.hooks import _NativeHookHandle  # torchlite.utils imports torchlite
 
@@ -289,6 +297,7 @@ _METHODS = {
     "cuda": cuda,
     "backward": backward,
     "register_hook": register_hook,
+    "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
     "__reduce_ex__": __reduce_ex__,  # pickling via NumPy (torchlite/serialization.py)
     "__deepcopy__": __deepcopy__,
     "is_conj": is_conj,

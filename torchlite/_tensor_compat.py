@@ -295,11 +295,6 @@ def _is_pinned(self, device=None):
     return False
 
 
-def _is_shared(self):
-    """x.is_shared(): False; torchlite storages are never in shared memory."""
-    return False
-
-
 def _is_distributed(self):
     return is_distributed(self)
 
@@ -324,7 +319,7 @@ _METHODS = {"new": _new, "lu": _lu, "type_as": _type_as, "apply_": _apply_, "map
             "is_inference": _is_inference, "is_nonzero": _is_nonzero, "is_same_size": _is_same_size,
             "narrow_copy": _narrow_copy, "nonzero_static": _nonzero_static, "dim_order": _dim_order,
             "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "module_load": _module_load,
-            "is_pinned": _is_pinned, "is_shared": _is_shared, "is_distributed": _is_distributed}
+            "is_pinned": _is_pinned, "is_distributed": _is_distributed}
 for _name, _fn in _METHODS.items():
     _fn.__doc__ = _fn.__doc__ or f"x.{_name}(...): torchlite.{_name}(x, ...)."
     setattr(Tensor, _name, _fn)

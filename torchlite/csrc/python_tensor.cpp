@@ -3,6 +3,7 @@
 // (repr, operators) by torchlite/_tensor.py.
 #include <pybind11/numpy.h>
 
+#include "aten/core/SharedMemory.h"
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/t.h"
@@ -81,7 +82,8 @@ void release_pyobject(void* ctx) {
 // new memory (as PyTorch's storage resize). Memory lent by NumPy (from_numpy) stays where it is.
 void grow_storage(const std::shared_ptr<StorageImpl>& storage, size_t needed) {
   if (needed <= storage->nbytes) return;
-  TL_CHECK(storage->data.deleter != &release_pyobject, "Trying to resize storage that is not resizable");
+  TL_CHECK(storage->data.deleter != &release_pyobject && !is_shared_storage(*storage),
+           "Trying to resize storage that is not resizable");
   auto grown = StorageImpl::allocate(needed, storage->device());
   const auto old_bytes = static_cast<int64_t>(storage->nbytes);
   Tensor::make(grown, ScalarType::Byte, {old_bytes}, {1}, 0)
@@ -179,6 +181,15 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
       // Storage identity and size, for save/load and pickling (shared storages are written once).
       .def("_storage_id", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.impl()->storage().get()); })
       .def("_storage_nbytes", [](const Tensor& t) { return static_cast<int64_t>(t.impl()->storage()->nbytes); })
+      // Shared memory (Note [Shared memory storages]), for torchlite.multiprocessing. A CUDA
+      // storage counts as shared, as in PyTorch (other processes reach it through CUDA IPC).
+      .def("share_memory_", [](py::object self) {
+        Tensor t = self.cast<Tensor>();
+        if (t.is_cpu()) move_storage_to_shared(*t.impl()->storage());
+        return self;
+      })
+      .def("is_shared", [](const Tensor& t) { return !t.is_cpu() || is_shared_storage(*t.impl()->storage()); })
+      .def("_shared_fd", [](const Tensor& t) { return shared_storage_fd(*t.impl()->storage()); })
       // In-place changes of a tensor's geometry, for the in-place view ops (t_, unsqueeze_,
       // as_strided_, ...) and resize_ of torchlite/_inplace_views.py, which do the argument checks
       // and the autograd rules. Both count as an in-place modification (the version bumps).
@@ -268,6 +279,23 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
   }, py::arg("cls"), py::arg("data"), py::arg("requires_grad") = false);
 
   m.def("from_numpy", &tensor_from_numpy, py::arg("ndarray"));
+  // A tensor over the shared memory behind `fd` (which it takes over), as another process's
+  // shared tensor arrives; and a new contiguous tensor in shared memory, for DataLoader workers.
+  m.def("_tensor_from_shared_fd", [](int fd, int64_t nbytes, ScalarType dtype, std::vector<int64_t> size,
+                                     std::vector<int64_t> stride, int64_t storage_offset) {
+    TL_CHECK(nbytes >= 0 && size.size() == stride.size(), "_tensor_from_shared_fd: bad geometry");
+    auto storage = shared_storage_from_fd(fd, static_cast<size_t>(nbytes));
+    const int64_t needed = checked_storage_elements(size, stride, storage_offset);
+    TL_CHECK(needed * static_cast<int64_t>(element_size(dtype)) <= nbytes, "_tensor_from_shared_fd: a view of ",
+             IntArrayRef(size), " needs more than the ", nbytes, " bytes shared");
+    return Tensor::make(std::move(storage), dtype, std::move(size), std::move(stride), storage_offset);
+  }, py::arg("fd"), py::arg("nbytes"), py::arg("dtype"), py::arg("size"), py::arg("stride"),
+     py::arg("storage_offset"));
+  m.def("_empty_shared", [](std::vector<int64_t> size, ScalarType dtype) {
+    auto storage = new_shared_storage(checked_nbytes(size, element_size(dtype)));
+    auto strides = contiguous_strides(size);
+    return Tensor::make(std::move(storage), dtype, std::move(size), std::move(strides), 0);
+  }, py::arg("size"), py::arg("dtype"));
 }
 
 }  // namespace tl_python

@@ -74,7 +74,10 @@ class Adagrad(Optimizer):
             group.setdefault("fused", None)
 
     def share_memory(self) -> None:
-        pass
+        """Moves the accumulated squared gradients into shared memory (for Hogwild-style training)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p]["sum"].share_memory_()
 
     @_use_grad
     def step(self, closure: Any = None) -> Any:

@@ -180,6 +180,8 @@ void evaluate(GraphTask& task, const std::shared_ptr<Node>& fn, variable_list&& 
 
 int64_t current_graph_task_id() { return current_task != nullptr ? current_task->id : -1; }
 
+bool is_checkpoint_valid() { return current_task == nullptr || current_task->exec_info.empty(); }
+
 bool will_execute_node(const Node* node) {
   GraphTask* t = current_task;
   TL_CHECK(t != nullptr, "_get_should_execute_nodes should only be called during the backward pass");

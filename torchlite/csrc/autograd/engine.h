@@ -26,6 +26,10 @@ bool task_should_compute(const Edge& e);
 // keeps its per-pass state under it).
 int64_t current_graph_task_id();
 
+// False inside a backward pass that computes only some gradients (autograd.grad, or backward
+// with `inputs`): a reentrant checkpoint's inner backward would accumulate into every leaf.
+bool is_checkpoint_valid();
+
 // Whether the running backward pass will run `node` (torch._C._will_engine_execute_node).
 bool will_execute_node(const Node* node);
 

@@ -235,6 +235,8 @@ void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (grads.empty() || !grads[0].defined()) return {};
   accumulate(variable_, std::move(grads[0]));
+  auto hooks = get_meta(variable_)->post_acc_grad_hooks_;  // copy: a hook may remove itself
+  for (auto& [id, h] : hooks) h(variable_);
   return {};
 }
 

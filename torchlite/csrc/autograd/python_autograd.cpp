@@ -1,5 +1,6 @@
 #include "torchlite/csrc/autograd/python_autograd.h"
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 
@@ -410,6 +411,7 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
   ag.def("_set_grad_layout_enforcement_enabled", &AccumulateGrad::set_layout_enforced);
   ag.def("_is_grad_layout_enforcement_enabled", &AccumulateGrad::layout_enforced);
   ag.def("_current_graph_task_id", &current_graph_task_id);
+  ag.def("_is_checkpoint_valid", &is_checkpoint_valid);
   ag.def("_will_engine_execute_node", [](const std::shared_ptr<Node>& n) { return will_execute_node(n.get()); });
   ag.def("_increment_version", [](py::object tensors) {
     for (const Tensor& t : from_sequence(tensors)) t.bump_version();
@@ -484,15 +486,27 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
         m->hooks_.push_back({id, wrap_tensor_hook(fn)});
         return id;
       })
+      .def("_register_post_accumulate_grad_hook", [](const Tensor& t, py::function fn) {
+        TL_CHECK(requires_grad(t), "cannot register a hook on a tensor that doesn't require gradient");
+        TL_CHECK(is_leaf(t), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+        auto f = std::make_shared<PyCallable>(std::move(fn));
+        int id = next_hook_id();
+        materialize_meta(t)->post_acc_grad_hooks_.push_back({id, [f](const Tensor& leaf) {
+          py::gil_scoped_acquire gil;
+          TL_CHECK(f->fn(leaf).is_none(), "post accumulate grad hooks should return None");
+        }});
+        return id;
+      })
       .def("_remove_hook", [](const Tensor& t, int id) {
         AutogradMeta* m = get_meta(t);
         if (m == nullptr) return false;
-        for (auto it = m->hooks_.begin(); it != m->hooks_.end(); ++it) {
-          if (it->first == id) {
-            m->hooks_.erase(it);
-            return true;
-          }
-        }
+        auto erase_id = [id](auto& hooks) {
+          auto it = std::find_if(hooks.begin(), hooks.end(), [id](const auto& h) { return h.first == id; });
+          if (it == hooks.end()) return false;
+          hooks.erase(it);
+          return true;
+        };
+        if (erase_id(m->hooks_) || erase_id(m->post_acc_grad_hooks_)) return true;
         return m->grad_fn_ ? m->grad_fn_->remove_hook(id) : false;
       })
       .def("detach_", [](py::object self) {

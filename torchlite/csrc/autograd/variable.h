@@ -1,6 +1,7 @@
 #pragma once
 // Autograd state of a tensor (Note [Autograd graph]) and the helpers the generated autograd
 // wrappers (VariableType) use: requires_grad checks, next edges, set/rebase history.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,8 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::weak_ptr<Node> grad_accumulator_;
   // Hooks of a leaf (run by its AccumulateGrad); a non-leaf's hooks live on its grad_fn.
   std::vector<std::pair<int, Node::TensorHook>> hooks_;
+  // Tensor.register_post_accumulate_grad_hook: run with the leaf after .grad is updated.
+  std::vector<std::pair<int, std::function<void(const Tensor&)>>> post_acc_grad_hooks_;
   uint32_t output_nr_ = 0;
   bool requires_grad_ = false;  // the leaf flag; a non-leaf requires grad through grad_fn_
   bool retains_grad_ = false;

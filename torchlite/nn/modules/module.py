@@ -18,7 +18,76 @@ from torchlite.autograd.grad_mode import is_grad_enabled, no_grad
 from torchlite.nn.parameter import Buffer, Parameter
 from torchlite.utils.hooks import RemovableHandle
 
-__all__ = ["Module", "RemovableHandle"]
+__all__ = ["register_module_forward_pre_hook", "register_module_forward_hook", "register_module_full_backward_pre_hook",
+           "register_module_full_backward_hook", "register_module_buffer_registration_hook",
+           "register_module_module_registration_hook", "register_module_parameter_registration_hook", "Module",
+           "RemovableHandle"]
+
+# Hooks every Module runs (PyTorch's global module hooks), before each module's own.
+_global_buffer_registration_hooks = OrderedDict()
+_global_module_registration_hooks = OrderedDict()
+_global_parameter_registration_hooks = OrderedDict()
+_global_backward_pre_hooks = OrderedDict()
+_global_backward_hooks = OrderedDict()
+_global_forward_pre_hooks = OrderedDict()
+_global_forward_hooks = OrderedDict()
+_global_forward_hooks_always_called = OrderedDict()
+_global_forward_hooks_with_kwargs = OrderedDict()
+
+
+def _register_global(hooks, hook, extra_dict=None):
+    handle = RemovableHandle(hooks, extra_dict=extra_dict)
+    hooks[handle.id] = hook
+    return handle
+
+
+def register_module_buffer_registration_hook(hook):
+    """hook(module, name, buffer) -> None or the buffer to register instead, on every buffer registration."""
+    return _register_global(_global_buffer_registration_hooks, hook)
+
+
+def register_module_module_registration_hook(hook):
+    """hook(module, name, submodule) -> None or the module to register instead, on every submodule registration."""
+    return _register_global(_global_module_registration_hooks, hook)
+
+
+def register_module_parameter_registration_hook(hook):
+    """hook(module, name, param) -> None or the parameter to register instead, on every parameter registration."""
+    return _register_global(_global_parameter_registration_hooks, hook)
+
+
+def register_module_forward_pre_hook(hook):
+    """A forward pre-hook of every module, run before the module's own."""
+    return _register_global(_global_forward_pre_hooks, hook)
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook of every module, run before the module's own."""
+    handle = _register_global(_global_forward_hooks, hook,
+                              [_global_forward_hooks_with_kwargs, _global_forward_hooks_always_called])
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
+
+
+def register_module_full_backward_pre_hook(hook):
+    """A full backward pre-hook of every module, run before the module's own."""
+    return _register_global(_global_backward_pre_hooks, hook)
+
+
+def register_module_full_backward_hook(hook):
+    """A full backward hook of every module, run before the module's own."""
+    return _register_global(_global_backward_hooks, hook)
+
+
+def _run_registration_hooks(hooks, module, name, value):
+    for hook in hooks.values():
+        output = hook(module, name, value)
+        if output is not None:
+            value = output
+    return value
 
 _TENSOR_TYPE_NAMES = {
     "float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
@@ -242,7 +311,7 @@ class Module:
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(torch Tensor or None required)")
-        self._buffers[name] = tensor
+        self._buffers[name] = _run_registration_hooks(_global_buffer_registration_hooks, self, name, tensor)
         if persistent:
             self._non_persistent_buffers_set.discard(name)
         else:
@@ -269,7 +338,7 @@ class Module:
                              f"created explicitly. To express '{name}' as a function of another Tensor, compute "
                              "the value in the forward() method.")
         else:
-            self._parameters[name] = param
+            self._parameters[name] = _run_registration_hooks(_global_parameter_registration_hooks, self, name, param)
 
     def add_module(self, name, module):
         if not isinstance(module, Module) and module is not None:
@@ -282,7 +351,7 @@ class Module:
             raise KeyError(f'module name can\'t contain ".", got: {name}')
         if name == "":
             raise KeyError('module name can\'t be empty string ""')
-        self._modules[name] = module
+        self._modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name, module)
 
     def register_module(self, name, module):
         self.add_module(name, module)
@@ -380,12 +449,12 @@ class Module:
                 if modules is None:
                     raise AttributeError("cannot assign module before Module.__init__() call")
                 remove_from(self.__dict__, self._parameters, self._buffers, self._non_persistent_buffers_set)
-                modules[name] = value
+                modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name, value)
             elif modules is not None and name in modules:
                 if value is not None:
                     raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                     "(torch.nn.Module or None expected)")
-                modules[name] = value
+                modules[name] = _run_registration_hooks(_global_module_registration_hooks, self, name, value)
             else:
                 buffers = self.__dict__.get("_buffers")
                 if isinstance(value, Buffer):  # nn.Buffer(t) registers t, persistent as it says
@@ -394,7 +463,7 @@ class Module:
                     if value is not None and not isinstance(value, Tensor):
                         raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
                                         "(torch.Tensor or None expected)")
-                    buffers[name] = value
+                    buffers[name] = _run_registration_hooks(_global_buffer_registration_hooks, self, name, value)
                 else:
                     super().__setattr__(name, value)
 
@@ -544,6 +613,10 @@ class Module:
                 self._buffers[key] = fn(buf)
         return self
 
+    def share_memory(self):
+        """Moves the parameters and buffers into shared memory, in place (torchlite.multiprocessing)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def apply(self, fn):
         for module in self.children():
             module.apply(fn)
@@ -631,9 +704,11 @@ class Module:
         return handle
 
     def _call_impl(self, *args, **kwargs):
-        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks):
+        if not (self._forward_hooks or self._forward_pre_hooks or self._backward_hooks or self._backward_pre_hooks
+                or _global_forward_hooks or _global_forward_pre_hooks or _global_backward_hooks
+                or _global_backward_pre_hooks):
             return self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
+        for hook_id, hook in [*_global_forward_pre_hooks.items(), *self._forward_pre_hooks.items()]:
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 result = hook(self, args, kwargs)
                 if result is not None:
@@ -646,24 +721,27 @@ class Module:
                 if result is not None:
                     args = result if isinstance(result, tuple) else (result,)
         bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            bw_hook = _BackwardHook(self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values()))
+        backward_hooks = [*_global_backward_hooks.values(), *self._backward_hooks.values()]
+        backward_pre_hooks = [*_global_backward_pre_hooks.values(), *self._backward_pre_hooks.values()]
+        if backward_hooks or backward_pre_hooks:
+            bw_hook = _BackwardHook(self, backward_hooks, backward_pre_hooks)
             args = bw_hook.setup_input_hook(args)
+        forward_hooks = [*_global_forward_hooks.items(), *self._forward_hooks.items()]
         try:
             result = self.forward(*args, **kwargs)
         except Exception:
-            for hook_id, hook in self._forward_hooks.items():
-                if hook_id in self._forward_hooks_always_called:
+            for hook_id, hook in forward_hooks:
+                if hook_id in self._forward_hooks_always_called or hook_id in _global_forward_hooks_always_called:
                     try:
-                        if hook_id in self._forward_hooks_with_kwargs:
+                        if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
                             hook(self, args, kwargs, None)
                         else:
                             hook(self, args, None)
                     except Exception:
                         pass
             raise
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
+        for hook_id, hook in forward_hooks:
+            if hook_id in self._forward_hooks_with_kwargs or hook_id in _global_forward_hooks_with_kwargs:
                 hook_result = hook(self, args, kwargs, result)
             else:
                 hook_result = hook(self, args, result)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, MutableMapping, Sequence
 import numpy as np
 
 import torchlite
+from torchlite.utils.data._utils.worker import get_worker_info
 
 __all__ = ["collate", "default_collate", "default_convert", "default_collate_fn_map",
            "collate_tensor_fn", "collate_numpy_array_fn", "collate_numpy_scalar_fn",
@@ -140,6 +141,11 @@ def _check_all(batch, kind: type | tuple[type, ...], what: str):
 
 def collate_tensor_fn(batch, *, collate_fn_map=None):
     _check_all(batch, torchlite.Tensor, "a Tensor")
+    elem = batch[0]
+    if elem.is_cpu and get_worker_info() is not None:
+        # in a worker: build the batch in shared memory, which the main process then maps
+        out = torchlite._C._empty_shared([len(batch), *elem.shape], elem.dtype)
+        return torchlite.stack(list(batch), 0, out=out)
     return torchlite.stack(list(batch), 0)
 
 

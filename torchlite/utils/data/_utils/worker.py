@@ -7,8 +7,10 @@ Protocol (one index queue per worker, one shared result queue):
   worker -> main   (epoch, task_idx, payload)   payload = pickle of the batch, an ExceptionWrapper,
                                                 or _IterableDatasetStopIteration (iterable exhausted)
 Payloads are pickled in the worker itself, so a batch that cannot be pickled becomes an error
-reported for that task instead of being lost in the queue's feeder thread. Tensors pickle through
-NumPy (Tensor.__reduce_ex__).
+reported for that task instead of being lost in the queue's feeder thread. They are pickled with
+multiprocessing's ForkingPickler, so a tensor travels as a handle on shared memory
+(torchlite.multiprocessing.reductions), not as a copy of its data; default_collate builds a
+worker's batches in shared memory from the start.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import random
 import sys
 import traceback
 from dataclasses import dataclass
+from multiprocessing.reduction import ForkingPickler
 
 import numpy as np
 
@@ -132,7 +135,7 @@ def _numpy_seed(base_seed: int, worker_id: int):
 
 def _dumps(data, worker_id: int) -> bytes:
     try:
-        return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+        return bytes(ForkingPickler.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
     except Exception:
         where = f"in DataLoader worker process {worker_id} while sending a batch to the main process"
         return pickle.dumps(ExceptionWrapper(where=where), protocol=pickle.HIGHEST_PROTOCOL)
