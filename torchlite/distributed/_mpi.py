@@ -130,8 +130,6 @@ _INT_OPS = {"SUM": "SUM", "MAX": "MAX", "MIN": "MIN", "PRODUCT": "PROD", "BAND":
 _BOOL_OPS = {"SUM": "LOR", "MAX": "LOR", "BOR": "LOR", "MIN": "LAND", "PRODUCT": "LAND", "BAND": "LAND", "BXOR": "LXOR"}
 _COMPLEX_OPS = {"SUM": "SUM", "AVG": "SUM", "PRODUCT": "PROD"}
 
-_HALF = (torchlite.float16, torchlite.bfloat16)  # no MPI type: moved as uint16, reduced in float32
-
 
 def mpi_op(op_name, dtype):
     if dtype == torchlite.bool:
