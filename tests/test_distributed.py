@@ -98,3 +98,9 @@ def test_ddp_join_sampler_and_zero_match_one_process():
     proc, _ = launch(2, "check_ddp.py")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "[rank 0] OK ddp" in proc.stdout and "[rank 1] OK ddp" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_fsdp_matches_one_process_and_shards_memory():
+    proc, _ = launch(2, "check_fsdp.py")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "[rank 0] OK fsdp" in proc.stdout and "[rank 1] OK fsdp" in proc.stdout, proc.stdout + proc.stderr

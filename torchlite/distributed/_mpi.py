@@ -9,6 +9,7 @@ group is marked broken and the whole MPI job is aborted when this process exits.
 from __future__ import annotations
 
 import atexit
+import os
 import time
 
 import numpy as np
@@ -49,20 +50,23 @@ atexit.register(_abort_at_exit)  # runs before mpi4py's MPI_Finalize, which woul
 
 def poll(requests, deadline, timeout_s, what, statuses=None):
     """Tests requests until all complete; past deadline raises DistBackendError and arms the abort.
-    A short busy spin keeps small messages fast; then a growing sleep leaves the core to others."""
+    For the first 50 ms it spins, yielding the core at each test (a peer rank may be waiting for
+    it on a busy machine); longer waits sleep up to 1 ms between tests."""
     MPI = mpi()
-    spins = 0
+    start = time.monotonic()
     while not (MPI.Request.Testall(requests, statuses) if statuses is not None else MPI.Request.Testall(requests)):
-        spins += 1
-        if spins > 2000:
-            if time.monotonic() > deadline:
-                global _aborting
-                _aborting = True
-                raise DistBackendError(
-                    f"torchlite.distributed: {what} on rank {MPI.COMM_WORLD.Get_rank()} timed out after "
-                    f"{timeout_s:g} s: a peer never joined it (it died, hangs, or called another collective). "
-                    "The process group is unusable; the MPI job is aborted when this process exits.")
-            time.sleep(min(2e-4, 1e-6 * (spins - 2000)))
+        now = time.monotonic()
+        if now > deadline:
+            global _aborting
+            _aborting = True
+            raise DistBackendError(
+                f"torchlite.distributed: {what} on rank {MPI.COMM_WORLD.Get_rank()} timed out after "
+                f"{timeout_s:g} s: a peer never joined it (it died, hangs, or called another collective). "
+                "The process group is unusable; the MPI job is aborted when this process exits.")
+        if now - start < 0.05:
+            os.sched_yield()
+        else:
+            time.sleep(min(1e-3, (now - start) / 50))
 
 
 class Work:
@@ -125,8 +129,6 @@ _FLOAT_OPS = {"SUM": "SUM", "AVG": "SUM", "MAX": "MAX", "MIN": "MIN", "PRODUCT":
 _INT_OPS = {"SUM": "SUM", "MAX": "MAX", "MIN": "MIN", "PRODUCT": "PROD", "BAND": "BAND", "BOR": "BOR", "BXOR": "BXOR"}
 _BOOL_OPS = {"SUM": "LOR", "MAX": "LOR", "BOR": "LOR", "MIN": "LAND", "PRODUCT": "LAND", "BAND": "LAND", "BXOR": "LXOR"}
 _COMPLEX_OPS = {"SUM": "SUM", "AVG": "SUM", "PRODUCT": "PROD"}
-
-_HALF = (torchlite.float16, torchlite.bfloat16)  # no MPI type: moved as uint16, reduced in float32
 
 
 def mpi_op(op_name, dtype):

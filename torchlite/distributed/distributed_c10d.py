@@ -121,6 +121,9 @@ class group:  # noqa: N801  (torch.distributed.group.WORLD)
     WORLD: ProcessGroup | None = None
 
 
+_group_namespace = group  # what destroy_process_group's `group` argument hides
+
+
 _group_count = 0  # new_group calls so far: the tag that keeps MPI_Comm_create_group calls apart
 
 
@@ -195,7 +198,7 @@ def destroy_process_group(group=None):
     """Frees group (every group when None, which also ends the default one)."""
     global _group_count
     if group is None or group is GroupMember.WORLD:
-        GroupMember.WORLD = globals()["group"].WORLD = None
+        GroupMember.WORLD = _group_namespace.WORLD = None
         _group_count = 0
     elif group is not GroupMember.NON_GROUP_MEMBER and group.comm is not mpi().COMM_WORLD:
         group.comm.Free()
