@@ -156,5 +156,6 @@ from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
 from torchlite import distributions  # noqa: F401, E402  (torch.distributions is reachable after `import torch`)
+from torchlite import profiler  # noqa: F401, E402
 
 __all__ = [n for n in dir() if not n.startswith("_")]
