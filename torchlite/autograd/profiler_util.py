@@ -170,11 +170,11 @@ def _build_table(events, sort_by, row_limit, max_src_column_width, max_name_colu
                  max_shapes_column_width, header, top_level_events_only, time_unit):
     if time_unit not in (None, "s", "ms", "us"):
         raise ValueError(f"table: time_unit must be one of 's', 'ms', 'us' or None, got {time_unit!r}")
-    if not events:
-        return ""
     rows = list(events)
     if top_level_events_only:
         rows = [e for e in rows if e.cpu_parent is None]
+    if not rows:
+        return ""
     if sort_by is not None:
         if not hasattr(rows[0], sort_by):
             raise AttributeError(f"table: cannot sort by {sort_by!r}: events have no such attribute "
@@ -182,8 +182,7 @@ def _build_table(events, sort_by, row_limit, max_src_column_width, max_name_colu
         rows.sort(key=lambda e: getattr(e, sort_by), reverse=True)
     if row_limit > 0:
         rows = rows[:row_limit]
-    self_total = events.self_cpu_time_total if isinstance(events, EventList) else sum(
-        e.self_cpu_time_total for e in events)
+    self_total = sum(e.self_cpu_time_total for e in events)  # of all events, shown or not
 
     name_width = max(len(e.key) for e in rows) + 4
     if max_name_column_width is not None:

@@ -2,7 +2,6 @@
 #include "torchlite/csrc/profiler/python_profiler.h"
 
 #include <Python.h>
-#include <frameobject.h>
 
 #include "torchlite/csrc/profiler/profiler.h"
 
