@@ -236,6 +236,9 @@ def test_table_format():
     rows = prof.key_averages().table(time_unit="us").splitlines()[3:-2]
     assert sum(float(r.split()[1].rstrip("%")) for r in rows) == pytest.approx(100, abs=0.02)
     assert all(r.split()[2].endswith("us") for r in rows)
+    top = _program(tl).events().table(top_level_events_only=True)
+    assert "forward" in top and "aten::mm" not in top
+    assert tl.autograd.profiler_util.EventList().table() == ""
     with pytest.raises(AttributeError, match="cannot sort by 'no_such'"):
         prof.key_averages().table(sort_by="no_such")
 
