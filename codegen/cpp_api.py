@@ -262,6 +262,10 @@ class OpView:
     method_params_nodefault: tuple[str, ...]
     method_call_args: tuple[str, ...]
     autograd: WrapperInfo | None  # when the op records history
+    # Note [Profiler hook]: the event the entry records (PyTorch's name: no overload) and
+    # whether it carries the sequence number of the Node the call may create.
+    profile_name: str
+    differentiable: bool
     autocast: AutocastView | None = None  # Note [Autocast]
 
 
@@ -378,6 +382,8 @@ def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targ
         method_params_nodefault=tuple(public_params(list(method_args), False)),
         method_call_args=tuple("*this" if a == "self" else a for a in args),
         autograd=wrapper,
+        profile_name=f"aten::{s.name.name}",
+        differentiable=wrapper is not None or f.composite_kernel is not None,
         autocast=_autocast_view(f),
     )
 

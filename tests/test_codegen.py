@@ -1287,6 +1287,24 @@ def test_factory_out_variant_is_merged(tmp_path):
     assert "check_out_options(out_tensor(out, 0, 1), dtype, device);" in body and "tl::zeros_out(" in body
 
 
+def test_profiler_hook_wraps_every_generated_call(tmp_path):
+    """Note [Profiler hook]: each entry's body is a function of its own; `call` runs it inside an
+    event named aten::<name> (no overload) only behind the one profiler::is_enabled() branch;
+    `true`: the event carries the sequence number of the Node the call may record."""
+    nf = tmp_path / "nf.yaml"
+    nf.write_text(
+        "- func: mm(Tensor self, Tensor mat2) -> Tensor\n  dispatch: {CPU: mm}\n"
+        "- func: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch: {CPU: mm_out}\n"
+    )
+    generate(load_native_functions(str(nf), "nf.yaml"), str(tmp_path))
+    ops = (tmp_path / "generated" / "Operators.cpp").read_text()
+    for struct, args in [("mm", "self, mat2"), ("mm_out", "self, mat2, out")]:
+        assert (f"  if (TL_UNLIKELY(profiler::is_enabled()))"
+                f" {{  // Note [Profiler hook]\n    profiler::RecordScope profiler_event(\"aten::mm\", true, {args});\n"
+                f"    return {struct}_call({args});\n  }}\n  return {struct}_call({args});\n}}") in ops
+        assert f"static Tensor {struct}_call(" in ops
+
+
 def test_autocast_policies_reach_the_generated_call(tmp_path):
     """Note [Autocast]: a policy per device in the YAML becomes a cast-and-recall at the top of the
     operator's call, with every tensor argument cast and the others passed as they are."""
@@ -1300,7 +1318,7 @@ def test_autocast_policies_reach_the_generated_call(tmp_path):
     assert fns[0].autocast == (("CPU", "lower_precision_fp"), ("CUDA", "lower_precision_fp"))
     generate(fns, str(tmp_path))
     ops = (tmp_path / "generated" / "Operators.cpp").read_text()
-    assert "return call(autocast::cast(self, *device, to), autocast::cast(mat2, *device, to), n);" in ops
+    assert "return mm::call(autocast::cast(self, *device, to), autocast::cast(mat2, *device, to), n);" in ops
     assert "autocast::Policy::Fp32\n" in ops and "autocast::Policy::None;" in ops  # nll: CPU only
     for bad, message in [("autocast: fp16", "unknown policy 'fp16'"), ("autocast: {MPS: fp32}", "unknown device 'MPS'")]:
         nf.write_text(f"- func: f(Tensor self) -> Tensor\n  {bad}\n  dispatch: {{CPU: f}}\n")

@@ -93,6 +93,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from torchlite.autograd import functional, graph  # noqa: E402  (they use grad and backward above)
+from torchlite.autograd import profiler  # noqa: E402, F401  (torch.autograd.profiler)
 
 __all__ = [
     "Function",

@@ -4,6 +4,7 @@
 #include "aten/native/LinAlgError.h"
 #include "generated/python_bindings.h"
 #include "torchlite/csrc/autograd/python_autograd.h"
+#include "torchlite/csrc/profiler/python_profiler.h"
 #include "torchlite/csrc/python_binding_utils.h"
 #include "torchlite/csrc/python_indexing.h"
 #include "torchlite/csrc/python_runtime.h"
@@ -69,5 +70,6 @@ PYBIND11_MODULE(_C, m) {
   tl_python::init_autograd(m, cls);
   tl_python::init_indexing(cls);
   tl_python::init_runtime(m);
+  tl_python::init_profiler(m);
   tl_python::init_generated_bindings(m, cls);
 }

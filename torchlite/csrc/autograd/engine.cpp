@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <queue>
 #include <sstream>
 #include <unordered_map>
@@ -18,6 +19,7 @@
 #include "torchlite/csrc/autograd/anomaly_mode.h"
 #include "torchlite/csrc/autograd/functions_manual.h"
 #include "torchlite/csrc/autograd/variable.h"
+#include "torchlite/csrc/profiler/profiler.h"
 
 namespace tl::autograd {
 
@@ -133,6 +135,15 @@ void evaluate(GraphTask& task, const std::shared_ptr<Node>& fn, variable_list&& 
   // A node the pass does not need runs nothing, not even its hooks (as in PyTorch).
   auto info = task.exec_info.find(fn.get());
   if (!task.exec_info.empty() && info == task.exec_info.end()) return;
+  // Note [Profiler hook]: PyTorch's two events per Node. The root a pass starts from is not one
+  // of the graph's Nodes; AccumulateGrad carries no sequence number (UINT64_MAX), as in PyTorch.
+  std::optional<profiler::RecordScope> evaluate_event;
+  int64_t profiled_sequence_nr = -1;
+  if (TL_UNLIKELY(profiler::is_enabled()) && dynamic_cast<const GraphRoot*>(fn.get()) == nullptr) {
+    if (fn->sequence_nr() != UINT64_MAX) profiled_sequence_nr = static_cast<int64_t>(fn->sequence_nr());
+    evaluate_event.emplace("autograd::engine::evaluate_function: " + fn->name(), profiler::EventKind::BackwardNode,
+                           profiled_sequence_nr);
+  }
   fn->run_pre_hooks(inputs);
   if (!task.exec_info.empty()) {
     for (auto [input_nr, k] : info->second.captures) {
@@ -142,6 +153,8 @@ void evaluate(GraphTask& task, const std::shared_ptr<Node>& fn, variable_list&& 
   }
   variable_list outputs;
   try {
+    std::optional<profiler::RecordScope> apply_event;
+    if (evaluate_event) apply_event.emplace(fn->name(), profiler::EventKind::BackwardNode, profiled_sequence_nr);
     if (fn->has_post_hooks()) {
       variable_list kept = inputs;
       outputs = fn->run_post_hooks(fn->apply(std::move(inputs)), kept);

@@ -16,10 +16,12 @@
 
 namespace tl::autograd {
 
-uint64_t next_sequence_nr() {
-  static std::atomic<uint64_t> counter{0};
-  return counter.fetch_add(1, std::memory_order_relaxed);
-}
+namespace {
+std::atomic<uint64_t> sequence_counter{0};
+}  // namespace
+
+uint64_t next_sequence_nr() { return sequence_counter.fetch_add(1, std::memory_order_relaxed); }
+uint64_t peek_sequence_nr() { return sequence_counter.load(std::memory_order_relaxed); }
 
 int next_hook_id() {
   static std::atomic<int> counter{1};

@@ -39,6 +39,8 @@ struct InputMetadata {
 };
 
 uint64_t next_sequence_nr();
+// The number the next Node will get (the profiler's forward events carry it).
+uint64_t peek_sequence_nr();
 
 struct Node : std::enable_shared_from_this<Node> {
   using TensorHook = std::function<Tensor(const Tensor&)>;  // undefined result: keep the grad
