@@ -116,6 +116,25 @@ def test_record_function_nests_operators_and_scopes():
             assert e.cpu_parent.time_range.start <= e.time_range.start <= e.time_range.end <= e.cpu_parent.time_range.end
 
 
+def test_custom_operators_are_events():
+    """A torchlite.library operator's call is an event enclosing the operators its kernel runs
+    (Note [Operator call hook]), and the hook is only installed while a session records."""
+    from torchlite import library
+
+    @library.custom_op("tlproftest::twice", mutates_args=())
+    def twice(x: tl.Tensor) -> tl.Tensor:
+        return x * 2
+
+    a = tl.ones(3)
+    assert not library._op_call_hooks
+    with profile() as prof:
+        tl.ops.tlproftest.twice(a)
+    assert not library._op_call_hooks
+    events = prof.events()
+    assert [e.name for e in events] == ["tlproftest::twice", "aten::mul"]
+    assert _children(events, "tlproftest::twice") == ["aten::mul"]
+
+
 def test_operators_called_by_operators_nest():
     with profile() as prof:
         tl.nn.functional.linear(tl.ones(2, 3), tl.ones(4, 3), tl.ones(4))

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import threading
 import warnings
 
-from torchlite import _C
+from torchlite import _C, library
 from torchlite.autograd.profiler_util import EventList, FunctionEvent
 
 __all__ = ["EventList", "FunctionEvent", "profile", "record_function"]
@@ -30,6 +31,15 @@ def _warn_unsupported(**options):
     if on:
         warnings.warn(f"torchlite's profiler records CPU operator events only; ignoring {', '.join(on)}",
                       stacklevel=3)
+
+
+_profiling_threads: set[int] = set()  # threads with a recording session open
+
+
+def _custom_op_event(qualname, args, kwargs):
+    """A torchlite.library operator's call as an event (Note [Operator call hook]); hooked in only
+    while a session records, so unprofiled custom-op calls stay on their fast path."""
+    return record_function(qualname)
 
 
 class profile:
@@ -68,9 +78,15 @@ class profile:
 
     def _start_trace(self):
         _C._profiler_enable(self.record_shapes, self.with_stack)
+        _profiling_threads.add(threading.get_ident())
+        if _custom_op_event not in library._op_call_hooks:
+            library._op_call_hooks.append(_custom_op_event)
 
     def _stop_trace(self):
         raw = _C._profiler_disable()
+        _profiling_threads.discard(threading.get_ident())
+        if not _profiling_threads and _custom_op_event in library._op_call_hooks:
+            library._op_call_hooks.remove(_custom_op_event)
         if self.function_events is None or not self.acc_events:
             self.function_events = EventList()
         first_id = len(self.function_events) + 1
