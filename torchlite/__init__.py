@@ -157,4 +157,13 @@ from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
 from torchlite import distributions  # noqa: F401, E402  (torch.distributions is reachable after `import torch`)
 
+from torchlite import overrides  # noqa: E402
+from torchlite import (  # noqa: E402
+    _distance, _nn_compositions, _numerical, _rnn, _scatter_ops, _shape_compositions, _shape_functions, _stft, _unique,
+    functional)
+
+# The compositions written in Python honour __torch_function__ as the generated operators do.
+overrides._make_overridable(globals(), [functional, _shape_functions, _shape_compositions, _distance, _unique, _stft,
+                                        _numerical, _nn_compositions, _scatter_ops, _rnn])
+
 __all__ = [n for n in dir() if not n.startswith("_")]
