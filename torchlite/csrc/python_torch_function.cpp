@@ -110,6 +110,9 @@ PyObject* dispatch(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyOb
     if (route.binary_operator && e.matches(PyExc_TypeError)) return Py_NewRef(Py_NotImplemented);
     e.restore();
     return nullptr;
+  } catch (const std::exception& e) {  // C++ must not unwind into the interpreter
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
   }
 }
 
