@@ -56,6 +56,7 @@ def overhead_cases(tl, torch):
     na, nb, nm = np.ones(4, np.float32), np.ones(4, np.float32), np.ones((4, 4), np.float32)
     cases = [
         ("a + b", {"torchlite": lambda: a + b, "numpy": lambda: na + nb}),
+        ("add(a, b)", {"torchlite": lambda: tl.add(a, b), "numpy": lambda: np.add(na, nb)}),
         ("a * b", {"torchlite": lambda: a * b, "numpy": lambda: na * nb}),
         ("a + 1.0", {"torchlite": lambda: a + 1.0, "numpy": lambda: na + 1.0}),
         ("a.add_(b)", {"torchlite": lambda: a.add_(b), "numpy": lambda: np.add(na, nb, out=na)}),
@@ -68,8 +69,8 @@ def overhead_cases(tl, torch):
     ]
     if torch is not None:
         ta, tb, tm = torch.ones(4), torch.ones(4), torch.ones(4, 4)
-        torch_fns = [lambda: ta + tb, lambda: ta * tb, lambda: ta + 1.0, lambda: ta.add_(tb), lambda: ta.sum(),
-                     lambda: ta.view(2, 2), lambda: ta[0], lambda: ta[1:3], lambda: tm @ tm,
+        torch_fns = [lambda: ta + tb, lambda: torch.add(ta, tb), lambda: ta * tb, lambda: ta + 1.0, lambda: ta.add_(tb),
+                     lambda: ta.sum(), lambda: ta.view(2, 2), lambda: ta[0], lambda: ta[1:3], lambda: tm @ tm,
                      lambda: torch.zeros(4)]
         for (_, libs), fn in zip(cases, torch_fns):
             libs["torch"] = fn

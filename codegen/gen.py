@@ -32,6 +32,7 @@ def _env() -> jinja2.Environment:
     )
     env.filters["cpp_string"] = cpp_api.cpp_string
     env.globals["docstring"] = python_api.docstring
+    env.globals["reported_method"] = python_api.reported_method
     return env
 
 

@@ -302,6 +302,16 @@ DUNDER_METHODS = {
 INPLACE_DUNDERS = frozenset(d for d, op in DUNDER_METHODS.items() if op.endswith("_"))
 
 
+def reported_method(name: str) -> str:
+    """The Tensor method a __torch_function__ handler receives for a call of method `name`: for an
+    operator slot, as in PyTorch, its operator's method (Tensor.add for `x + y`, add_ for +=, lt
+    for <), except for ==, // and the bitwise operators, which PyTorch reports as the slot itself."""
+    op = DUNDER_METHODS.get(name)
+    if op is None or name in ("__eq__", "__floordiv__") or op.startswith("bitwise"):
+        return name
+    return op
+
+
 def _sort_key(fn: NativeFunction) -> tuple:
     # Tensor overloads before Scalar ones, position by position; out= variants last.
     s = fn.func

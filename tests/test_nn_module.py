@@ -84,7 +84,7 @@ def test_parameter_deepcopy_and_pickle():
 
 
 def test_make_subclass_rejects_non_subclass():
-    with pytest.raises(TypeError, match="subclass of Tensor"):
+    with pytest.raises(TypeError, match="does not inherit from Tensor"):
         torch.Tensor._make_subclass(int, torch.ones(1), False)
 
 

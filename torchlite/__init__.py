@@ -163,4 +163,13 @@ from torchlite import fx, jit  # noqa: F401, E402  (graph capture: torch.fx, tor
 from torchlite import distributed  # noqa: F401, E402  (imports MPI only at init_process_group)
 from torchlite import profiler  # noqa: F401, E402
 
+from torchlite import overrides  # noqa: E402
+from torchlite import (  # noqa: E402
+    _distance, _nn_compositions, _numerical, _rnn, _scatter_ops, _shape_compositions, _shape_functions, _stft, _unique,
+    functional)
+
+# The compositions written in Python honour __torch_function__ as the generated operators do.
+overrides._make_overridable(globals(), [functional, _shape_functions, _shape_compositions, _distance, _unique, _stft,
+                                        _numerical, _nn_compositions, _scatter_ops, _rnn])
+
 __all__ = [n for n in dir() if not n.startswith("_")]

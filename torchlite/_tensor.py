@@ -267,6 +267,31 @@ def __complex__(self):
     return builtins.complex(self.item())
 
 
+@classmethod
+def __torch_function__(cls, func, types, args=(), kwargs=None):
+    """What a Tensor subclass that does not define its own handler does with a torchlite call:
+    runs it with subclass dispatch off, and gives tensor results the subclass's type (so that
+    subclasses survive operations). Declines (NotImplemented) calls involving types that are
+    not parents of `cls`."""
+    if not builtins.all(issubclass(cls, t) for t in types):
+        return NotImplemented
+    with _C.DisableTorchFunctionSubclass():
+        return _convert(func(*args, **(kwargs or {})), cls)
+
+
+def _convert(ret, cls):
+    """`ret` with its tensors (also inside tuples and lists) made instances of `cls`; in-place
+    results, already of the subclass, stay themselves."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        return ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = [_convert(r, cls) for r in ret]
+        return ret._make(items) if hasattr(ret, "_make") else type(ret)(items)
+    return ret
+
+
 _METHODS = {
     "__radd__": __radd__,
     "__rsub__": __rsub__,
@@ -303,6 +328,7 @@ _METHODS = {
     "is_conj": is_conj,
     "is_neg": is_neg,
     "__complex__": __complex__,
+    "__torch_function__": __torch_function__,
 }
 for _name, _fn in _METHODS.items():
     setattr(Tensor, _name, _fn)

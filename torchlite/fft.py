@@ -6,9 +6,12 @@ default float dtype (complex for c2c), maps `norm` to the primitives' normalizat
 calls one or two primitives. Gradients come from the primitives' formulas.
 """
 
+import sys
+
 import torchlite as _tl
 from torchlite import _C
 from torchlite._dtype_info import cpp_dtype_name as _dtype_name
+from torchlite.overrides import _make_overridable
 
 __all__ = [
     "fft", "fft2", "fftfreq", "fftn", "fftshift", "hfft", "hfft2", "hfftn", "ifft", "ifft2", "ifftn",
@@ -300,3 +303,7 @@ def fftshift(input, dim=None):
 def ifftshift(input, dim=None):
     """The inverse of fftshift: a roll by (n + 1) // 2 along each dim."""
     return _shift(input, dim, lambda n: (n + 1) // 2)
+
+
+# These functions, written in Python, honour __torch_function__ as the generated operators do.
+_make_overridable(globals(), [sys.modules[__name__]])

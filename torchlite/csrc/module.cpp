@@ -10,6 +10,7 @@
 #include "torchlite/csrc/python_runtime.h"
 #include "torchlite/csrc/python_tensor.h"
 #include "torchlite/csrc/python_tensor_new.h"
+#include "torchlite/csrc/python_torch_function.h"
 #include "torchlite/csrc/python_types.h"
 
 namespace {
@@ -72,4 +73,13 @@ PYBIND11_MODULE(_C, m) {
   tl_python::init_runtime(m);
   tl_python::init_profiler(m);
   tl_python::init_generated_bindings(m, cls);
+  tl_python::init_torch_function(m, cls);
+  // The hand-bound Tensor methods that PyTorch routes through __torch_function__ too (the
+  // generated ones route themselves).
+  for (const char* name : {"size", "stride", "dim", "ndimension", "numel", "nelement", "element_size",
+                           "storage_offset", "data_ptr", "is_contiguous", "is_floating_point", "get_device", "item",
+                           "tolist", "numpy", "__getitem__", "__setitem__", "as_subclass", "requires_grad_",
+                           "retain_grad", "detach_"}) {
+    tl_python::route_torch_function(cls, name, ("torchlite.Tensor." + std::string(name)).c_str());
+  }
 }

@@ -8,6 +8,7 @@
 #include "generated/ops/copy.h"
 #include "generated/ops/t.h"
 #include "generated/ops/to.h"
+#include "generated/ops/view_as.h"
 #include "torchlite/csrc/autograd/variable.h"
 #include "torchlite/csrc/python_binding_utils.h"
 #include "torchlite/csrc/python_tensor.h"
@@ -110,6 +111,21 @@ py::object to_list(const Tensor& t, int64_t d, const char* base) {
   py::list out(n);
   for (int64_t i = 0; i < n; ++i) out[i] = to_list(t, d + 1, base + i * step);
   return out;
+}
+
+// A new Python object of the Tensor subclass `type` holding `t` (Note [Tensor subclasses]).
+py::object new_subclass_instance(py::handle type, const Tensor& t) {
+  const py::detail::type_info* tinfo = py::detail::get_type_info(typeid(TensorImpl));
+  TL_CHECK_TYPE(PyType_Check(type.ptr()) && PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), tinfo->type),
+                "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
+                "your class inherits from Tensor.");
+  auto obj = py::reinterpret_steal<py::object>(py::detail::make_new_instance(reinterpret_cast<PyTypeObject*>(type.ptr())));
+  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  py::detail::value_and_holder v_h = inst->get_value_and_holder(tinfo);
+  std::shared_ptr<TensorImpl> holder = t.impl_ptr();
+  v_h.value_ptr() = holder.get();
+  tinfo->init_instance(inst, &holder);
+  return obj;
 }
 
 }  // namespace
@@ -261,22 +277,15 @@ void init_tensor_class(py::module_& m, PyTensorClass& cls) {
   // new TensorImpl over the same storage). The object is registered with pybind11 like any
   // tensor, so an op that returns that TensorImpl (an in-place op) gives back the subclass object.
   cls.def_static("_make_subclass", [](py::handle type, const Tensor& data, bool requires_grad) -> py::object {
-    const py::detail::type_info* tinfo = py::detail::get_type_info(typeid(TensorImpl));
-    TL_CHECK_TYPE(PyType_Check(type.ptr()) &&
-                      PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type.ptr()), tinfo->type),
-                  "_make_subclass: expected a subclass of Tensor as first argument, got ",
-                  std::string(py::str(type)));
     Tensor t = tl::autograd::make_detached(data);
     if (requires_grad) tl::autograd::set_requires_grad(t, true);
-    auto obj = py::reinterpret_steal<py::object>(
-        py::detail::make_new_instance(reinterpret_cast<PyTypeObject*>(type.ptr())));
-    auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
-    py::detail::value_and_holder v_h = inst->get_value_and_holder(tinfo);
-    std::shared_ptr<TensorImpl> holder = t.impl_ptr();
-    v_h.value_ptr() = holder.get();
-    tinfo->init_instance(inst, &holder);
-    return obj;
+    return new_subclass_instance(type, t);
   }, py::arg("cls"), py::arg("data"), py::arg("requires_grad") = false);
+  // x.as_subclass(cls): a `cls` object over an alias of x (same storage, still in x's autograd
+  // graph), as PyTorch's; the default __torch_function__ converts results with it.
+  cls.def("as_subclass", [](const Tensor& self, py::handle type) {
+    return new_subclass_instance(type, self.view_as(self));
+  }, py::arg("cls"));
 
   m.def("from_numpy", &tensor_from_numpy, py::arg("ndarray"));
   // A tensor over the shared memory behind `fd` (which it takes over), as another process's

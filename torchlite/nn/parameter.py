@@ -18,6 +18,9 @@ class Parameter(Tensor):
     (see Note [Tensor subclasses] in torchlite/csrc/python_tensor.cpp).
     """
 
+    # Ops on a Parameter do not dispatch to a handler: their results are plain Tensors, as in PyTorch.
+    __torch_function__ = _C._disabled_torch_function_impl
+
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             data = _C.empty(0)
@@ -64,6 +67,8 @@ class Buffer(Tensor, metaclass=_BufferMeta):
 
 class UninitializedTensorMixin:
     """A placeholder of unknown shape that a lazy module fills in with materialize() on its first forward."""
+
+    __torch_function__ = _C._disabled_torch_function_impl  # results are plain Tensors
 
     def materialize(self, shape, device=None, dtype=None):
         """Gives the placeholder real (uninitialised) storage of `shape`, on `device` with `dtype`
