@@ -144,3 +144,15 @@ def test_errors_match_pytorch():
     # forward AD has one level: jvp inside jvp is refused (PyTorch nests them)
     with pytest.raises(RuntimeError, match="Nested forward mode AD is not supported"):
         tf.jvp(lambda a: tf.jvp(lambda b: b.sin(), (a,), (a,))[1], (x,), (x,))
+
+
+def test_autograd_functional_forward_mode_strategies():
+    def g(lib):
+        return lambda a, c: (a.sin() * c).exp().sum()
+
+    kw = dict(outer_jacobian_strategy="forward-mode", vectorize=True)
+    a, b = both(lambda lib, F: lib.autograd.functional.hessian(g(lib), (lib.tensor(X), lib.tensor(Y)), **kw))
+    _close(a, tuple(tuple(row) for row in b))  # PyTorch's vectorized path returns lists here
+    kw = dict(strategy="forward-mode", vectorize=True)
+    a, b = both(lambda lib, F: lib.autograd.functional.jacobian(lambda x: (x.exp(), x.sum()), lib.tensor(X), **kw))
+    _close(a, b)
