@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from codegen import cpp_api
-from codegen.derivatives import DerivativeEntry, load_derivatives
+from codegen.derivatives import DerivativeEntry, load_derivatives, output_names
 from codegen.cpp_types import CppType, Value
 from codegen.model import BaseType, FunctionSchema, ListType, SchemaKind, Type, base_of, is_tensor_like
 from codegen.native_functions import NativeFunction
@@ -54,13 +54,6 @@ def node_prefix(fn: NativeFunction) -> str:
     base = fn.func.name.base
     camel = "".join(p[:1].upper() + p[1:] for p in base.split("_") if p)
     return camel.replace("ForwardBackward", "Backward") + "Backward"
-
-
-def output_names(s: FunctionSchema) -> list[str]:
-    if len(s.returns) == 1:
-        r = s.returns[0]
-        return ["result" if r.name in (None, "self") else r.name]
-    return [r.name if r.name else f"result{i}" for i, r in enumerate(s.returns)]
 
 
 def _value_type(t: Type) -> CppType | None:
@@ -158,12 +151,8 @@ def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
     outs = output_names(s)
     out_types = {n: r.type for n, r in zip(outs, s.returns)}
     written: list[tuple[tuple[str, ...], str]] = []
-    for names, expr in entry.formulas:
-        if names == ("result",) or any(n.endswith(("_t", "_p")) for n in names):
-            continue  # forward-mode formulas: not supported yet, accepted for compatibility
+    for names, expr in entry.backward_formulas:
         for n in names:
-            if n not in args:
-                raise CodegenError(entry.loc, f"formula for '{n}', which is not an argument of {s.name}")
             if not is_tensor_like(args[n].type):
                 raise CodegenError(entry.loc, f"formula for '{n}', which is not a Tensor argument of {s.name}")
         if expr.strip() == "non_differentiable":
@@ -226,6 +215,65 @@ def _analyze(entry: DerivativeEntry, name: str) -> NodeInfo:
 
 
 @dataclass(frozen=True)
+class ForwardInfo:
+    """The tangent computation of one wrapper (Note [Forward AD] in forward_ad.h)."""
+
+    inputs: tuple[str, ...]   # differentiable inputs: the wrapper computes tangents if one has one
+    decls: tuple[str, ...]    # statements giving the formulas their names (tangents, outputs)
+    outputs: tuple[tuple[str, str], ...]  # (output C++ expression, its tangent formula)
+    original_self: bool       # an in-place op whose formulas read `self` before the op
+
+
+_GRAD = re.compile(r"(?<![\w.>:])grad\b")
+
+
+def _forward_formula(node: NodeInfo, out: str, expr: str) -> str:
+    """The C++ tangent formula of output `out`: written, or derived as PyTorch derives it."""
+    e, s = node.entry, node.schema
+    diff = [n for n, _ in node.diff_inputs]
+    if expr == "auto_element_wise":
+        bwd = [(n, f) for n, f in e.backward_formulas if f.strip() != "non_differentiable"]
+        if len(diff) != 1 or len(bwd) != 1 or len(bwd[0][0]) != 1 or len(s.returns) != 1:
+            raise CodegenError(e.loc, f"'{out}: auto_element_wise' needs one differentiable input and output, "
+                                      f"with one backward formula ({s.name})")
+        # The backward formula maps grad to grad * conj(f'(x)); applied to conj(x_t) it gives f'(x) * x_t.
+        return f"({_GRAD.sub(f'{diff[0]}_t.conj()', bwd[0][1].strip())}).conj()"
+    if expr == "auto_linear":
+        if len(s.returns) != 1:
+            raise CodegenError(e.loc, f"'{out}: auto_linear' needs an operator with one output ({s.name})")
+        # A linear op's tangent is the op applied to the tangents of its differentiable inputs.
+        args = (f"{a}_t" if a in diff else a for a in cpp_api.kernel_args(s))
+        return f"ops::{s.name.unambiguous()}::call({', '.join(args)})"
+    return expr
+
+
+def _forward(node: NodeInfo, inplace: bool, outputs: tuple[tuple[str, bool], ...]) -> ForwardInfo | None:
+    fws = node.entry.forward_formulas
+    if not fws:
+        return None
+    s = node.schema
+    names = output_names(s)
+    exprs = dict(zip(names, (e for e, _ in outputs)))
+    args = [a for a in s.arguments if is_tensor_like(a.type)]
+    formulas = []
+    for out, expr in fws:
+        f = _forward_formula(node, out, expr)
+        for a in args:  # x_p, the primal, is x itself: the formula runs with forward AD off
+            f = _ident(f"{a.name}_p").sub(a.name, f)
+        formulas.append((out, f))
+    original_self = inplace and any(_ident("self").search(f) for _, f in formulas)
+    if original_self:
+        formulas = [(o, _ident("self").sub("original_self", f)) for o, f in formulas]
+    text = " ".join(f for _, f in formulas)
+    decls = [f"const auto {a.name}_t = forward_ad::fw_grad_or_zeros({a.name});"
+             for a in args if _ident(f"{a.name}_t").search(text)]
+    if len(names) > 1:
+        decls += [f"const auto& {n} = {exprs[n]};" for n in names if _ident(n).search(text)]
+    return ForwardInfo(tuple(n for n, _ in node.diff_inputs), tuple(decls),
+                       tuple((exprs[o], f) for o, f in formulas), original_self)
+
+
+@dataclass(frozen=True)
 class WrapperInfo:
     """The autograd wrapper of one operator (VariableType)."""
 
@@ -242,6 +290,12 @@ class WrapperInfo:
     outputs: tuple[tuple[str, bool], ...]  # (C++ expr, differentiable)
     nondiff_checks: tuple[str, ...]
     ret_is_list: bool
+    forward: ForwardInfo | None = None
+    # Inputs whose tangents make the op raise: it has no forward formula.
+    forward_unsupported: tuple[str, ...] = ()
+    # An op with no derivatives.yaml entry raises only if it returns a floating output (one
+    # that would need a tangent): comparisons and other integer-valued ops pass dual tensors.
+    forward_check_outputs: tuple[str, ...] = ()  # the outputs' C++ expressions
 
     def save_input(self, sv: Saved) -> str:
         if sv.kind == "tensor":
@@ -294,6 +348,9 @@ def _wrapper(f: NativeFunction, node: NodeInfo | None, nondiff: bool) -> Wrapper
     op_name = s.name.name
     nondiff_checks: tuple[str, ...] = ()
     is_view = False
+    forward = None
+    forward_unsupported: tuple[str, ...] = ()
+    forward_check_outputs: tuple[str, ...] = ()
     if nondiff or "factory" in f.tags:
         kind = "nondiff"  # factories (zeros_like, rand_like, ...) never record history
         node = None
@@ -308,16 +365,23 @@ def _wrapper(f: NativeFunction, node: NodeInfo | None, nondiff: bool) -> Wrapper
         nd_keys = {n for names, expr in node.entry.formulas for n in names if expr.strip() == "non_differentiable"}
         nondiff_checks = tuple(t for t in tensors if t not in diff and t not in nd_keys)
         is_view = _is_view_op(s) and not inplace
+        forward = _forward(node, inplace, outputs)
+        if forward is None:
+            forward_unsupported = tuple(n for n, _ in node.diff_inputs)
     elif s.kind() in (SchemaKind.functional, SchemaKind.inplace):
         if not any(is_tensor_like(r.type) for r in s.returns):
             return None
         kind = "not_implemented"
         is_view = _is_view_op(s) and not inplace
+        forward_unsupported = tensors
+        if not inplace and all(not isinstance(r.type, ListType) for r in s.returns):
+            forward_check_outputs = tuple(e for (e, _), r in zip(outputs, s.returns) if is_tensor_like(r.type))
     else:
         return None
     return WrapperInfo(s.name.unambiguous(), kind, ret, params, tuple(cpp_api.kernel_args(s)), op_name, tensors,
                        node, inplace, is_view, outputs, nondiff_checks,
-                       len(s.returns) == 1 and isinstance(s.returns[0].type, ListType))
+                       len(s.returns) == 1 and isinstance(s.returns[0].type, ListType), forward, forward_unsupported,
+                       forward_check_outputs)
 
 
 def build(fns: list[NativeFunction], entries: list[DerivativeEntry]) -> tuple[list[NodeInfo], dict[str, WrapperInfo]]:
@@ -328,7 +392,7 @@ def build(fns: list[NativeFunction], entries: list[DerivativeEntry]) -> tuple[li
     nondiff_ops: set[str] = set()
     for e in entries:
         od = e.output_differentiability
-        has_formula = any(names != ("result",) and expr.strip() != "non_differentiable" for names, expr in e.formulas)
+        has_formula = any(expr.strip() != "non_differentiable" for _, expr in e.backward_formulas)
         if (od is not None and not any(od)) or not has_formula:
             # No differentiable output or input: the op never records history.
             nondiff_ops.add(str(e.op.name))

@@ -1,6 +1,8 @@
-"""derivatives.yaml -> per-operator backward formulas (validated against the operators).
+"""derivatives.yaml -> per-operator backward and forward formulas (validated against the operators).
 
-The autograd generator consumes these; for now this module parses and checks them.
+A key naming arguments holds a backward formula; a key naming an output (see output_names)
+holds a forward-mode formula (Note [Forward AD]): a C++ expression, or
+`auto_element_wise` / `auto_linear`, which codegen/autograd.py derives as PyTorch does.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from codegen.schema_parser import SchemaError, parse_schema
 from codegen.yaml_loader import CodegenError, Location, key_location, load_entries, user_items
 
 RESERVED_KEYS = ("name", "output_differentiability")
+AUTO_FORWARD = ("auto_element_wise", "auto_linear")
 
 # Names a formula may use besides the op's arguments and returns.
 FORMULA_NAMES = frozenset(
@@ -27,12 +30,32 @@ _BARE_IDENT = re.compile(r"(?<![\w.:>])(?<!->)([A-Za-z_]\w*)(?!\s*(?:\(|::|<|\w)
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"')
 
 
+def output_names(s: FunctionSchema) -> list[str]:
+    """How formulas name the outputs: `result` for one, else return names or `result<i>`."""
+    if len(s.returns) == 1:
+        r = s.returns[0]
+        return ["result" if r.name in (None, "self") else r.name]
+    return [r.name if r.name else f"result{i}" for i, r in enumerate(s.returns)]
+
+
 @dataclass(frozen=True)
 class DerivativeEntry:
     op: NativeFunction
     loc: Location
-    formulas: tuple[tuple[tuple[str, ...], str], ...]  # (input names, C++ formula)
+    formulas: tuple[tuple[tuple[str, ...], str], ...]  # (input or output names, C++ formula)
     output_differentiability: tuple[bool, ...] | None
+
+    def _is_forward(self, names: tuple[str, ...]) -> bool:
+        return names[0] not in {a.name for a in self.op.func.arguments}
+
+    @property
+    def backward_formulas(self) -> list[tuple[tuple[str, ...], str]]:
+        return [(n, e) for n, e in self.formulas if not self._is_forward(n)]
+
+    @property
+    def forward_formulas(self) -> list[tuple[str, str]]:
+        """(output name, formula) per forward formula."""
+        return [(n[0], e.strip()) for n, e in self.formulas if self._is_forward(n)]
 
 
 def formula_unknown_names(formula: str, schema: FunctionSchema) -> list[str]:
@@ -71,6 +94,7 @@ def load_derivatives(
             )
         seen[str(schema)] = name_loc
         arg_names = {a.name for a in schema.arguments}
+        out_names = set(output_names(schema))
         formulas = []
         covered: set[str] = set()
         for key, formula in user_items(entry):
@@ -79,14 +103,17 @@ def load_derivatives(
             key_loc = key_location(entry, key, loc)
             names = tuple(n.strip() for n in str(key).split(","))
             for n in names:
-                if n not in arg_names and n != "result":
+                if n not in arg_names and n not in out_names:
                     raise CodegenError(key_loc, f"formula for '{n}', which is not an argument of {schema.name}")
                 if n in covered:
                     raise CodegenError(key_loc, f"second formula for '{n}'")
                 covered.add(n)
             if not isinstance(formula, str) or not formula.strip():
                 raise CodegenError(key_loc, f"formula for '{key}' must be a C++ expression string")
-            unknown = [] if formula.strip() == "non_differentiable" else formula_unknown_names(formula, schema)
+            if any(n not in arg_names for n in names) and (len(names) != 1 or names[0] in arg_names):
+                raise CodegenError(key_loc, f"a forward formula names exactly one output; got '{key}'")
+            plain = formula.strip() in ("non_differentiable", *AUTO_FORWARD)
+            unknown = [] if plain else formula_unknown_names(formula, schema)
             if unknown:
                 raise CodegenError(
                     key_loc,

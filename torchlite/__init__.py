@@ -154,6 +154,7 @@ from torchlite._lowrank import *  # noqa: F401, F403, E402  (svd_lowrank, pca_lo
 from torchlite._stft import *  # noqa: F401, F403, E402  (stft, istft, Tensor.stft/istft)
 from torchlite._random_fill import *  # noqa: F401, F403, E402  (normal, Tensor.exponential_, cauchy_, ...)
 from torchlite._function_transforms import *  # noqa: F401, F403, E402  (compile, vmap)
+from torchlite import func  # noqa: F401, E402  (torch.func is reachable after `import torch`)
 from torchlite import _storage  # noqa: F401, E402  (Tensor.untyped_storage, Tensor.storage)
 from torchlite import multiprocessing  # noqa: F401, E402  (registers the shared-memory reduction of tensors)
 from torchlite import library  # noqa: F401, E402

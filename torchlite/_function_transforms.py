@@ -78,6 +78,12 @@ def vmap(func, in_dims=0, out_dims=0, randomness="error", *, chunk_size=None):
     draw independently for each element (PyTorch's randomness='different'); torchlite cannot
     detect them, so 'error' does not raise and 'same' is refused.
 
+    Batching rules (one call of each operator on the whole batch, as PyTorch's vmap does) are
+    feasible on the same design as forward AD: a batch dim carried by the tensor and a per-op
+    rule emitted by the generator next to the forward formula. They are not done yet because
+    each op family needs its own rule (broadcasting, reductions and views move the batch dim),
+    and this loop already gives the right values, gradients and jvps for every op.
+
     >>> torchlite.vmap(torchlite.dot)(torchlite.ones(3, 2), torchlite.ones(3, 2))
     tensor([2., 2., 2.])
     """

@@ -92,7 +92,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return tuple(result)
 
 
-from torchlite.autograd import functional, graph  # noqa: E402  (they use grad and backward above)
+from torchlite.autograd import forward_ad, functional, graph  # noqa: E402  (they use grad and backward above)
 from torchlite.autograd import profiler  # noqa: E402, F401  (torch.autograd.profiler)
 
 __all__ = [
@@ -106,6 +106,7 @@ __all__ = [
     "detect_anomaly",
     "enable_grad",
     "enforce_grad_layout_policy",
+    "forward_ad",
     "functional",
     "grad",
     "gradcheck",

@@ -1,13 +1,15 @@
 """torchlite.autograd.functional: derivatives of a whole function of tensors (vjp, jvp,
 jacobian, hessian, vhp, hvp), built on autograd.grad.
 
-torchlite has no forward-mode AD nor batched gradients: jvp and hvp use the double-backward
-trick (as PyTorch's do), jacobian computes one row per output element whatever `vectorize` and
-`strategy` say (the results are the same; PyTorch's argument checks are kept).
+torchlite has no batched gradients: jvp and hvp use the double-backward trick (as PyTorch's
+do), jacobian computes one row per output element, or with strategy="forward-mode" one column
+per input element by forward AD (torchlite.func.jacfwd), whatever `vectorize` says (the results
+are the same; PyTorch's argument checks are kept).
 """
 
 from torchlite import _C, autograd
 from torchlite.autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
+from torchlite.autograd import forward_ad
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "hvp", "vhp"]
 
@@ -40,7 +42,7 @@ def _unpack(res, was_tuple):
 def _prepare(inputs, create_graph, need_graph):
     # With create_graph the result must stay connected to the caller's tensors (a view keeps
     # them in the graph); otherwise work on fresh leaves.
-    return tuple(t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_(need_graph)
+    return tuple(t.view_as(t) if create_graph and t.requires_grad else forward_ad._fresh_leaf(t, need_graph)
                  for t in inputs)
 
 
@@ -210,6 +212,19 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, st
     if vectorize and strict:
         raise RuntimeError("torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are not supported "
                            "together. Please either set `strict=False` or `vectorize=False`.")
+    if strategy == "forward-mode":  # one jvp per input element (forward AD)
+        from torchlite.func import jacfwd
+
+        inputs_was_tuple, inputs = _as_tensors(inputs, "inputs", "jacobian")
+        outputs_was_tuple = []
+
+        def tuple_func(*xs):
+            was_tuple, outputs = _call(func, xs, "jacobian", strict)
+            outputs_was_tuple.append(was_tuple)
+            return outputs
+
+        jac = jacfwd(tuple_func, tuple(range(len(inputs))))(*inputs)
+        return _unpack(jac, (outputs_was_tuple[0], inputs_was_tuple))
     with enable_grad():
         inputs_was_tuple, inputs = _as_tensors(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)

@@ -89,26 +89,56 @@ def _analytical_jacobians(outputs, inputs, diff_idx):
     return jac
 
 
+def _forward_jacobians(func, inputs, diff_idx, n_out):
+    """The Jacobians forward-mode AD gives: one jvp per input element, with a one-hot tangent."""
+    from torchlite.autograd import forward_ad as fwAD
+    from torchlite.autograd.grad_mode import no_grad
+
+    jac = {}
+    with no_grad(), fwAD.dual_level():
+        for i in diff_idx:
+            x = inputs[i].detach()
+            cols = []
+            for j in range(x.numel()):
+                onehot = _C.zeros(x.numel(), dtype=x.dtype).index_fill(0, _C.tensor([j]), 1.0).view(x.shape)
+                args = list(inputs)
+                args[i] = fwAD.make_dual(x, onehot)
+                col = []
+                for o in _outputs(func, args)[:n_out]:
+                    t = fwAD.unpack_dual(o).tangent
+                    col.append(np.zeros(o.numel()) if t is None else t.numpy().astype(np.float64).ravel())
+                cols.append(col)
+            for k in range(n_out):
+                jac[(k, i)] = np.stack([c[k] for c in cols], axis=1) if cols else np.zeros((0, 0))
+    return jac
+
+
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, nondet_tol=0.0,
               check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
               check_batched_forward_grad=False, check_forward_ad=False, check_backward_ad=True,
               fast_mode=False, masked=None):
-    """True if the analytical Jacobian of func matches finite differences at `inputs`."""
+    """True if the analytical Jacobian of func matches finite differences at `inputs`: the one
+    backward AD gives (check_backward_ad) and the one forward AD gives (check_forward_ad)."""
     func, inputs = _realify_inputs(func, _as_tuple(inputs))
     diff_idx = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
     if not diff_idx:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
                          "have requires_grad=True.")
     outputs = _outputs(func, inputs)
-    analytical = _analytical_jacobians(outputs, inputs, diff_idx)
     numerical = _numerical_jacobians(func, inputs, diff_idx, len(outputs), eps)
-    for (k, i), a in analytical.items():
-        n = numerical[(k, i)]
-        if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
-            if not raise_exception:
-                return False
-            raise GradcheckError(f"Jacobian mismatch for output {k} with respect to input {i},\n"
-                                 f"numerical:{n}\nanalytical:{a}\n")
+    checks = []
+    if check_backward_ad:
+        checks.append(("", _analytical_jacobians(outputs, inputs, diff_idx)))
+    if check_forward_ad:
+        checks.append((" (forward AD)", _forward_jacobians(func, inputs, diff_idx, len(outputs))))
+    for mode, analytical in checks:
+        for (k, i), a in analytical.items():
+            n = numerical[(k, i)]
+            if a.shape != n.shape or not np.allclose(a, n, rtol=rtol, atol=atol):
+                if not raise_exception:
+                    return False
+                raise GradcheckError(f"Jacobian mismatch for output {k} with respect to input {i}{mode},\n"
+                                     f"numerical:{n}\nanalytical:{a}\n")
     return True
 
 

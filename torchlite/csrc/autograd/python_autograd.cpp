@@ -10,6 +10,7 @@
 #include "generated/ops/zeros.h"
 #include "torchlite/csrc/autograd/anomaly_mode.h"
 #include "torchlite/csrc/autograd/engine.h"
+#include "torchlite/csrc/autograd/forward_ad.h"
 #include "torchlite/csrc/autograd/saved_variable.h"
 #include "torchlite/csrc/autograd/variable.h"
 
@@ -412,6 +413,14 @@ void init_autograd(py::module_& m, PyTensorClass& cls) {
   ag.def("_is_grad_layout_enforcement_enabled", &AccumulateGrad::layout_enforced);
   ag.def("_current_graph_task_id", &current_graph_task_id);
   ag.def("_is_checkpoint_valid", &is_checkpoint_valid);
+  // Note [Forward AD]; torchlite.autograd.forward_ad keeps the current level, as PyTorch's does.
+  ag.def("_enter_dual_level", &forward_ad::enter_level);
+  ag.def("_exit_dual_level", &forward_ad::exit_level, py::arg("level"));
+  ag.def("_make_dual", &forward_ad::make_dual, py::arg("tensor"), py::arg("tangent"), py::arg("level"));
+  ag.def("_unpack_dual", [](const Tensor& t, int64_t level) {
+    auto [primal, tangent] = forward_ad::unpack_dual(t, level);
+    return py::make_tuple(primal, tensor_or_none(tangent));
+  }, py::arg("tensor"), py::arg("level"));
   ag.def("_will_engine_execute_node", [](const std::shared_ptr<Node>& n) { return will_execute_node(n.get()); });
   ag.def("_increment_version", [](py::object tensors) {
     for (const Tensor& t : from_sequence(tensors)) t.bump_version();

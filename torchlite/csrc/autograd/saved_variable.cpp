@@ -1,6 +1,7 @@
 #include "torchlite/csrc/autograd/saved_variable.h"
 
 #include "generated/ops/empty.h"
+#include "torchlite/csrc/autograd/forward_ad.h"
 #include "torchlite/csrc/autograd/variable.h"
 
 namespace tl::autograd {
@@ -29,6 +30,10 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   if (is_output && !is_leaf(t)) {
     // Note [SavedVariable]: keep the data, not the grad_fn (this very node).
     data_ = make_detached(t);
+    if (forward_ad::has_fw_grad(t)) {
+      fw_grad_ = make_detached(forward_ad::fw_grad(t));  // its history would hold this node: a cycle
+      fw_grad_level_id_ = forward_ad::g_level_id.load();
+    }
   } else {
     data_ = t;
     if (requires_grad_ && !fn) grad_accumulator_ = grad_accumulator(t);
@@ -65,9 +70,14 @@ void SavedVariable::register_hooks(std::unique_ptr<SavedVariableHooks> hooks) {
   pack_with(std::move(hooks), data_);
 }
 
+void SavedVariable::restore_fw_grad(const Tensor& out) const {
+  if (fw_grad_.defined() && fw_grad_level_id_ == forward_ad::g_level_id.load()) forward_ad::set_fw_grad(out, fw_grad_);
+}
+
 Tensor SavedVariable::restore_history(Tensor data, const std::shared_ptr<Node>& saved_for) const {
   if (!requires_grad_ || (!is_output_ && requires_grad(data))) return data;
   Tensor out = make_detached(data);
+  restore_fw_grad(out);
   AutogradMeta* m = materialize_meta(out);
   if (is_output_ || input_grad_fn_) {
     m->grad_fn_ = is_output_ ? saved_for : input_grad_fn_;
@@ -96,12 +106,16 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   }
   if (!is_output_ || !requires_grad_ || get_meta(data_) != nullptr) return data_;
   // A saved output: give it its history back (the node that saved it).
-  return saved_for ? restore_history(data_, saved_for) : make_detached(data_);
+  if (saved_for) return restore_history(data_, saved_for);
+  Tensor out = make_detached(data_);
+  restore_fw_grad(out);
+  return out;
 }
 
 void SavedVariable::reset_data() {
   if (was_default_constructed_) return;
   data_ = Tensor();
+  fw_grad_ = Tensor();
   hooks_.reset();
   released_ = true;
 }

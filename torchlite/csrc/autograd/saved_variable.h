@@ -42,9 +42,14 @@ class SavedVariable {
 
  private:
   Tensor restore_history(Tensor data, const std::shared_ptr<Node>& saved_for) const;
+  void restore_fw_grad(const Tensor& out) const;
   void pack_with(std::unique_ptr<SavedVariableHooks> hooks, const Tensor& t);
 
   Tensor data_;  // undefined while hooks_ hold the packed value
+  // A saved output's tangent and its level (Note [Forward AD]): the output is saved detached,
+  // and forward over reverse needs the unpacked output to carry the tangent again.
+  Tensor fw_grad_;
+  uint64_t fw_grad_level_id_ = 0;
   std::shared_ptr<SavedVariableHooks> hooks_;
   std::shared_ptr<Node> input_grad_fn_;  // history a packed non-leaf input gets back
   std::weak_ptr<Node> grad_accumulator_;

@@ -27,6 +27,9 @@ struct AutogradMeta final : AutogradMetaInterface {
   // Set on outputs of view ops recorded by autograd: the tensor they view.
   bool is_view_ = false;
   Tensor base_;
+  // Forward-mode tangent and the dual level it belongs to (Note [Forward AD] in forward_ad.h).
+  Tensor fw_grad_;
+  uint64_t fw_grad_level_id_ = 0;
 
   bool requires_grad() const { return requires_grad_ || grad_fn_ != nullptr; }
 };

@@ -103,6 +103,11 @@ def functional_call(module, parameters_and_buffers, args=None, kwargs=None, *, t
     warnings.warn("`torch.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed in "
                   "a future version of PyTorch. Please use `torch.func.functional_call` instead which is a drop-in "
                   "replacement.", FutureWarning, stacklevel=2)
+    return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)
+
+
+def _functional_call(module, parameters_and_buffers, args, kwargs, *, tie_weights, strict):
+    """functional_call without the deprecation warning (torchlite.func.functional_call's body)."""
     if not isinstance(module, Module):
         raise TypeError(f"{module} is not an instance of torch.nn.Module")
     kwargs = {} if kwargs is None else kwargs
