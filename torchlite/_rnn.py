@@ -53,7 +53,12 @@ def step(mode, gi, h, c, w_hh, b_ih, b_hh, w_hr=None):
 def _padded_direction(mode, gi_all, h, c, w_hh, b_ih, b_hh, w_hr, reverse):
     """One direction over a padded (L, N, *) input projection (without b_ih); returns (output, h_n, c_n)."""
     if _fused(gi_all):
-        gi_all = gi_all if b_ih is None else gi_all + b_ih
+        if b_ih is not None:
+            # The GRU's n gate needs b_hh apart; the other gates add both biases to the same sum.
+            if mode == "GRU":
+                gi_all = gi_all + b_ih
+            else:
+                b_hh = b_ih + b_hh
         out, h, c, _ = _C._fused_rnn_layer(gi_all, h, c, w_hh, b_hh, w_hr, _MODE_NUMBER[mode], reverse)
         return out, h, c
     seq_len = gi_all.shape[0]
