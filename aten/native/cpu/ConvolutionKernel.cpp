@@ -157,21 +157,28 @@ void add_bias(T* y, const T* bias, int64_t channels, int64_t L) {
 
 bool is_depthwise(const ConvGeom& g) { return g.groups > 1 && g.C == g.groups; }
 
+// Every kernel tap's TapRows, in weight order (computed once per call: small planes would
+// otherwise spend more time in its divisions than in the multiply-adds).
+std::vector<TapRows> all_taps(const ConvGeom& g) {
+  std::vector<TapRows> taps;
+  for (int64_t kd = 0; kd < g.k[0]; ++kd)
+    for (int64_t kh = 0; kh < g.k[1]; ++kh)
+      for (int64_t kw = 0; kw < g.k[2]; ++kw) taps.push_back(tap_rows(g, kd, kh, kw));
+  return taps;
+}
+
 // Calls f(tap, y_offset, x_offset, ow0, ow1) for every output row that kernel tap meets inside the
 // input: along it, y[y_offset + ow] meets x[x_offset + ow * stride_w] for ow in [ow0, ow1).
 template <typename F>
-void for_each_tap_row(const ConvGeom& g, F&& f) {
+void for_each_tap_row(const ConvGeom& g, const std::vector<TapRows>& taps, F&& f) {
   const int64_t OH = g.out[1], OW = g.out[2], H = g.in[1], W = g.in[2];
-  int64_t tap = 0;
-  for (int64_t kd = 0; kd < g.k[0]; ++kd)
-    for (int64_t kh = 0; kh < g.k[1]; ++kh)
-      for (int64_t kw = 0; kw < g.k[2]; ++kw, ++tap) {
-        const TapRows t = tap_rows(g, kd, kh, kw);
-        for (int64_t od = t.od0; od < t.od1; ++od)
-          for (int64_t oh = t.oh0; oh < t.oh1; ++oh)
-            f(tap, (od * OH + oh) * OW, ((od * g.stride[0] + t.off_d) * H + oh * g.stride[1] + t.off_h) * W + t.off_w,
-              t.ow0, t.ow1);
-      }
+  for (size_t tap = 0; tap < taps.size(); ++tap) {
+    const TapRows& t = taps[tap];
+    for (int64_t od = t.od0; od < t.od1; ++od)
+      for (int64_t oh = t.oh0; oh < t.oh1; ++oh)
+        f(static_cast<int64_t>(tap), (od * OH + oh) * OW,
+          ((od * g.stride[0] + t.off_d) * H + oh * g.stride[1] + t.off_h) * W + t.off_w, t.ow0, t.ow1);
+  }
 }
 
 bool planes_parallel(const ConvGeom& g, int64_t planes) {
@@ -181,6 +188,7 @@ bool planes_parallel(const ConvGeom& g, int64_t planes) {
 // Depthwise forward: y channel o reads x channel o / (O / C).
 template <typename T>
 void depthwise_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y) {
+  const std::vector<TapRows> taps = all_taps(g);
   const int64_t Og = g.O / g.groups, K = g.k_numel(), L = g.out_numel(), HW = g.in_numel(), sw = g.stride[2];
 #pragma omp parallel for schedule(static) if (planes_parallel(g, g.N * g.O))
   for (int64_t p = 0; p < g.N * g.O; ++p) {
@@ -189,7 +197,7 @@ void depthwise_forward(const ConvGeom& g, const T* x, const T* w, const T* bias,
     const T* wo = w + o * K;
     T* yp = y + p * L;
     std::fill(yp, yp + L, bias ? bias[o] : T(0));
-    for_each_tap_row(g, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
+    for_each_tap_row(g, taps, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
       const T wv = wo[tap];
       T* __restrict yr = yp + yo;
       const T* __restrict xr = xp + xo;
@@ -206,6 +214,7 @@ void depthwise_forward(const ConvGeom& g, const T* x, const T* w, const T* bias,
 // Depthwise input gradient: x channel c gathers from its O / C y channels.
 template <typename T>
 void depthwise_backward_input(const ConvGeom& g, const T* gy, const T* w, const T* bias, T* gx) {
+  const std::vector<TapRows> taps = all_taps(g);
   const int64_t Og = g.O / g.groups, K = g.k_numel(), L = g.out_numel(), HW = g.in_numel(), sw = g.stride[2];
 #pragma omp parallel for schedule(static) if (planes_parallel(g, g.N * g.C))
   for (int64_t p = 0; p < g.N * g.C; ++p) {
@@ -215,7 +224,7 @@ void depthwise_backward_input(const ConvGeom& g, const T* gy, const T* w, const 
     for (int64_t o = c * Og; o < (c + 1) * Og; ++o) {
       const T* yp = gy + (n * g.O + o) * L;
       const T* wo = w + o * K;
-      for_each_tap_row(g, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
+      for_each_tap_row(g, taps, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
         const T wv = wo[tap];
         const T* __restrict yr = yp + yo;
         T* __restrict xr = xp + xo;
@@ -233,6 +242,7 @@ void depthwise_backward_input(const ConvGeom& g, const T* gy, const T* w, const 
 // Depthwise weight gradient: gw[o, tap] sums gy * x over the batch; each y channel is one thread's.
 template <typename T>
 void depthwise_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw) {
+  const std::vector<TapRows> taps = all_taps(g);
   const int64_t Og = g.O / g.groups, K = g.k_numel(), L = g.out_numel(), HW = g.in_numel(), sw = g.stride[2];
 #pragma omp parallel for schedule(static) if (planes_parallel(g, g.O))
   for (int64_t o = 0; o < g.O; ++o) {
@@ -241,7 +251,7 @@ void depthwise_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw
     for (int64_t n = 0; n < g.N; ++n) {
       const T* xp = x + (n * g.C + o / Og) * HW;
       const T* yp = gy + (n * g.O + o) * L;
-      for_each_tap_row(g, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
+      for_each_tap_row(g, taps, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
         const T* yr = yp + yo;
         const T* xr = xp + xo;
         T acc = 0;
