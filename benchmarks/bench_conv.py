@@ -1,6 +1,9 @@
 """Convolution, pooling, padding and upsampling: torchlite vs PyTorch side by side, float32.
 
-    python benchmarks/bench_conv.py [--threads 1] [--repeats 5] [--quick]
+    python benchmarks/bench_conv.py [--threads 1] [--repeats 5] [--quick] [--blocks]
+
+--blocks times conv2d alone (with bias) on the layer shapes of ResNet, VGG and MobileNet blocks
+(3x3, 1x1, depthwise, strided) at batch 1 and 32 instead of the default cases.
 
 Each case runs the same call on both libraries in alternation (see bench_ops.py for why);
 the table reports median milliseconds and the ratio torchlite / torch (lower is better).
@@ -86,11 +89,38 @@ def cases(quick: bool):
     ]
 
 
+def block_cases():
+    """conv2d on CNN block shapes: (name, arrays, fn, backward) at batch 1 and 32, forward and fwd+bwd."""
+    rng = np.random.default_rng(0)
+    r = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
+    # (label, C_in, size, C_out, kernel, stride, padding, groups)
+    shapes = [
+        ("ResNet 3x3", 64, 32, 64, 3, 1, 1, 1),
+        ("ResNet 3x3 s2", 64, 32, 128, 3, 2, 1, 1),
+        ("ResNet 3x3 deep", 256, 8, 256, 3, 1, 1, 1),
+        ("ResNet 1x1 s2 shortcut", 64, 32, 128, 1, 2, 0, 1),
+        ("VGG 3x3 stem", 3, 32, 64, 3, 1, 1, 1),
+        ("MobileNet 1x1 expand", 32, 16, 192, 1, 1, 0, 1),
+        ("MobileNet 1x1 project", 192, 16, 32, 1, 1, 0, 1),
+        ("MobileNet depthwise 3x3", 192, 16, 192, 3, 1, 1, 192),
+        ("MobileNet depthwise 3x3 s2", 144, 32, 144, 3, 2, 1, 144),
+    ]
+    out = []
+    for batch in (1, 32):
+        for label, c, size, o, k, s, p, g in shapes:
+            arrays = (r(batch, c, size, size), r(o, c // g, k, k), r(o))
+            fn = lambda lib, x, w, b, s=s, p=p, g=g: lib.nn.functional.conv2d(x, w, b, s, p, 1, g)  # noqa: E731
+            name = f"{label} {batch}x{c}x{size}x{size}->{o}"
+            out += [(name, arrays, fn, False), (name, arrays, fn, True)]
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="smaller batches, fewer iterations")
+    p.add_argument("--blocks", action="store_true", help="conv2d on CNN block shapes instead")
     args = p.parse_args()
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import torchlite as tl
@@ -101,10 +131,10 @@ def main() -> None:
     tl.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
     print(f"threads={args.threads} repeats={args.repeats} torch={torch.__version__}  (ms, median; float32)")
-    widths = [40, 10, 12, 11, 10]
+    widths = [48, 10, 12, 11, 10]
     print(fmt_row(["case", "pass", "torchlite", "torch", "ratio"], widths))
     number = 2 if args.quick else 5
-    for name, arrays, fn, backward in cases(args.quick):
+    for name, arrays, fn, backward in (block_cases() if args.blocks else cases(args.quick)):
         fns = {lib.__name__: _runner(lib, fn, arrays, backward) for lib in (tl, torch)}
         res = measure(fns, number, args.repeats)
         ms = {k: v * 1e3 for k, v in res.items()}

@@ -1,7 +1,8 @@
 """Side-by-side speed of torchlite and PyTorch on embedding_bag (sum/mean/max, forward and
-forward + backward) and ctc_loss (forward and forward + backward), float32.
+forward + backward), ctc_loss (forward and forward + backward) and the recurrent layers (nn.LSTM
+and nn.GRU, forward and forward + backward), float32.
 
-    python benchmarks/bench_sequence.py [--threads N] [--repeats 5]
+    python benchmarks/bench_sequence.py [--threads N] [--repeats 5] [--only SUBSTRING]
 
 The machine is shared and noisy: both libraries are timed in alternation within one run and the
 table gives medians and the same-run ratio torchlite / torch (below 1: torchlite is faster).
@@ -45,6 +46,19 @@ def lib_cases(lib, tl):
     lg = t(logits, True)
     tt, il, tl_ = t(targets), t(np.full(N, T)), t(tg_lens)
 
+    def recurrent(cls, seq, batch, hidden, backward):
+        """One nn.<cls>(hidden, hidden) call on a (seq, batch, hidden) input, the same weights in both
+        libraries; backward: also the backward of output.sum() (input and weight gradients)."""
+        m = getattr(lib.nn, cls)(hidden, hidden)
+        wrng = np.random.default_rng(1)
+        with lib.no_grad():
+            for p in m.parameters():
+                p.copy_(t(wrng.uniform(-hidden ** -0.5, hidden ** -0.5, tuple(p.shape)).astype(np.float32)))
+        x = t(rng.standard_normal((seq, batch, hidden)).astype(np.float32), backward)
+        if not backward:
+            return lambda: m(x)
+        return lambda: m(x)[0].sum().backward()
+
     def bag_bwd(mode, **kw):
         return lambda: F.embedding_bag(it, wg, ot, mode=mode, **kw).sum().backward()
 
@@ -59,6 +73,10 @@ def lib_cases(lib, tl):
         "embedding_bag max fwd+bwd": bag_bwd("max"),
         "ctc_loss fwd [T=100, N=16, C=30, S<=30]": lambda: F.ctc_loss(lp_sm, tt, il, tl_),
         "ctc_loss fwd+bwd (with log_softmax)": lambda: F.ctc_loss(lib.log_softmax(lg, 2), tt, il, tl_).backward(),
+        "LSTM fwd [seq 50, batch 32, hidden 256]": recurrent("LSTM", 50, 32, 256, False),
+        "LSTM fwd+bwd [seq 50, batch 32, hidden 256]": recurrent("LSTM", 50, 32, 256, True),
+        "LSTM fwd+bwd [seq 100, batch 64, hidden 512]": recurrent("LSTM", 100, 64, 512, True),
+        "GRU fwd+bwd [seq 50, batch 32, hidden 256]": recurrent("GRU", 50, 32, 256, True),
     }
 
 
@@ -67,6 +85,7 @@ def main():
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--number", type=int, default=20)
+    ap.add_argument("--only", default="", help="run only the cases whose name contains this")
     args = ap.parse_args()
     import torch
 
@@ -77,7 +96,7 @@ def main():
     print(f"threads: torchlite {tl.get_num_threads()}, torch {torch.get_num_threads()}")
     print(f"{'case':46s} {'torchlite ms':>13s} {'torch ms':>10s} {'ratio':>7s}")
     ours, theirs = lib_cases(tl, tl), lib_cases(torch, tl)
-    for name in ours:
+    for name in (n for n in ours if args.only in n):
         r = measure({"torchlite": ours[name], "torch": theirs[name]}, args.number, args.repeats)
         print(f"{name:46s} {r['torchlite'] * 1e3:13.3f} {r['torch'] * 1e3:10.3f} {r['torchlite'] / r['torch']:7.2f}")
 

@@ -78,6 +78,8 @@ def test_conv_errors(call, message):
     (4, 16, 32, 9, 3, {"stride": 2, "groups": 4}),
     (3, 8, 8, 10, 1, {}),
     (5, 6, 4, 11, 5, {"dilation": 2, "padding": 3}),
+    (3, 16, 16, 12, 3, {"groups": 16, "padding": 1}),  # depthwise: the direct kernels
+    (2, 6, 12, 13, 3, {"groups": 6, "stride": 2, "dilation": (1, 2), "padding": (1, 2)}),  # depthwise x2
 ])
 def test_conv2d_larger_matches_torch(n, c, o, hw, k, kw):
     groups = kw.get("groups", 1)

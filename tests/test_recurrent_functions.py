@@ -2,6 +2,7 @@
 paths, and that the nn modules and the functions agree (values are in the registry,
 tests/opinfo/recurrent.py)."""
 
+import numpy as np
 import pytest
 
 import torchlite as tl
@@ -54,3 +55,73 @@ def test_modules_and_functions_agree(cls, fn):
     got = fn(x, [h0, h0] if cls is tl.nn.LSTM else h0, m._flat_weights, True, 2, 0.0, False, True, True)
     assert tl.equal(got[0], out)
     assert tl.equal(got[1], state[0] if cls is tl.nn.LSTM else state)
+
+
+# ---- the fused kernels (aten/native/RNN.cpp) ----------------------------------------------
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
+@pytest.mark.parametrize("expr", ["LSTM(24, 40, num_layers=2, bidirectional=True)", "LSTM(24, 40, proj_size=16)",
+                                  "GRU(24, 40, bidirectional=True)", "RNN(24, 40, nonlinearity='relu')"])
+def test_float32_matches_pytorch(expr):
+    """float32 (the vectorised gate math) on sizes big enough to split rows over threads: outputs and
+    gradients against PyTorch's."""
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    ref = eval("torch.nn." + expr)
+    mine = eval("tl.nn." + expr)
+    mine.load_state_dict({k: tl.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((7, 33, 24)).astype(np.float32)
+    tx, mx = torch.tensor(x, requires_grad=True), tl.tensor(x, requires_grad=True)
+    t_out, m_out = ref(tx)[0], mine(mx)[0]
+    np.testing.assert_allclose(m_out.detach().numpy(), t_out.detach().numpy(), rtol=1e-5, atol=2e-6)
+    w = np.random.default_rng(1).standard_normal(tuple(t_out.shape)).astype(np.float32)
+    (t_out * torch.tensor(w)).sum().backward()
+    (m_out * tl.tensor(w)).sum().backward()
+    np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=1e-4, atol=1e-5)
+    for (name, p), q in zip(ref.named_parameters(), mine.parameters()):
+        np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-4, atol=1e-4, err_msg=name)
+
+
+def _layer_args(mode=2, seq=3, n=2, hid=4, gates=4):
+    cx = tl.randn(n, hid) if mode == 2 else None
+    return [tl.randn(seq, n, gates * hid), tl.randn(n, hid), cx, tl.randn(gates * hid, hid), tl.randn(gates * hid),
+            None, mode, False]
+
+
+@pytest.mark.parametrize("change,message", [
+    ({6: 4}, "mode must be 0 .RNN_RELU., 1 .RNN_TANH., 2 .LSTM. or 3 .GRU., got 4"),
+    ({2: None}, "cx is required for an LSTM and only for it"),
+    ({0: tl.randn(3, 2, 15)}, r"inconsistent sizes: input_gates \[3, 2, 15\]"),
+    ({4: tl.randn(5)}, r"expected bias_hh of size \[16\]"),
+    ({1: tl.randn(2, 4, dtype=tl.float64)}, "expected every tensor to have dtype"),
+    ({5: tl.randn(3, 4)}, r"expected weight_hr \(LSTM only\) of size \[4, 4\]"),
+])
+def test_fused_rnn_layer_errors(change, message):
+    args = _layer_args()
+    for i, v in change.items():
+        args[i] = v
+    with pytest.raises(RuntimeError, match=message):
+        tl._C._fused_rnn_layer(*args)
+
+
+def test_fused_cell_errors():
+    g, h, c = tl.randn(3, 16), tl.randn(3, 16), tl.randn(3, 4)
+    with pytest.raises(RuntimeError, match=r"expected input_gates and hidden_gates of size \[3, 16\]"):
+        tl._C._thnn_fused_lstm_cell(g, tl.randn(3, 12), c)
+    with pytest.raises(RuntimeError, match="expected both biases or neither"):
+        tl._C._thnn_fused_lstm_cell(g, h, c, tl.randn(16))
+    with pytest.raises(RuntimeError, match=r"expected input_gates and hidden_gates of size \[3, 12\]"):
+        tl._C._thnn_fused_gru_cell(g, h, c)
+    with pytest.raises(RuntimeError, match="\"_thnn_fused_gru_cell\" not implemented for 'Half'"):
+        tl._C._thnn_fused_gru_cell(g.half()[:, :12], h.half()[:, :12], c.half())
+
+
+def test_half_precision_takes_the_composite_path():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    ref = torch.nn.GRU(3, 4)
+    mine = tl.nn.GRU(3, 4)
+    mine.load_state_dict({k: tl.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+    x = np.random.default_rng(0).standard_normal((2, 2, 3)).astype(np.float32)
+    got = mine.bfloat16()(tl.tensor(x).bfloat16())[0].detach().float().numpy()
+    np.testing.assert_allclose(got, ref(torch.tensor(x))[0].detach().numpy(), atol=3e-2)

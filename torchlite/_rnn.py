@@ -1,9 +1,13 @@
 """The recurrent math shared by torch.lstm / torch.gru / torch.rnn_tanh / torch.rnn_relu, their
 single-step *_cell functions, and the nn.RNN / nn.LSTM / nn.GRU modules.
 
-Built from differentiable tensor ops, so autograd needs nothing of its own. The weights of one
-layer and direction come in PyTorch's order: w_ih, w_hh, then b_ih, b_hh when there are biases,
-then w_hr for an LSTM with projections (the order of nn.LSTM's `_flat_weights`).
+On float32 / float64 CPU tensors the recurrence runs in the fused kernels of aten/native/RNN.cpp
+(Note [Fused RNN kernels]): one GEMM projects the whole input sequence, then _fused_rnn_layer runs
+every step of a layer and direction in C++ (one autograd node for all of them), and single steps
+use _thnn_fused_lstm_cell / _thnn_fused_gru_cell. Other dtypes and devices take the same math
+from differentiable tensor ops. The weights of one layer and direction come in PyTorch's order:
+w_ih, w_hh, then b_ih, b_hh when there are biases, then w_hr for an LSTM with projections (the
+order of nn.LSTM's `_flat_weights`).
 """
 
 from torchlite import _C
@@ -11,16 +15,25 @@ from torchlite import _C
 __all__ = ["lstm", "gru", "rnn_tanh", "rnn_relu", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
 
 
-def affine(x, w, b):
-    """x W^T + b (b may be None)."""
-    y = x.matmul(w.t())
-    return y if b is None else y + b
+_MODE_NUMBER = {"RNN_RELU": 0, "RNN_TANH": 1, "LSTM": 2, "GRU": 3}  # _fused_rnn_layer's `mode`
 
 
-def step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
+def _fused(t):
+    """Whether the fused kernels take tensors like t (float32 / float64 on the CPU)."""
+    return t.device.type == "cpu" and t.dtype in (_C.float32, _C.float64)
+
+
+def step(mode, gi, h, c, w_hh, b_ih, b_hh, w_hr=None):
     """One time step of `mode` ("LSTM", "GRU", "RNN_TANH", "RNN_RELU"); gi is the input projection
-    x W_ih^T + b_ih. Returns (h, c); c is None except for an LSTM."""
-    gh = affine(h, w_hh, b_hh)
+    x W_ih^T without its bias. Returns (h, c); c is None except for an LSTM."""
+    gh = h.matmul(w_hh.t())
+    if mode in ("LSTM", "GRU") and _fused(gi):
+        if mode == "GRU":
+            return _C._thnn_fused_gru_cell(gi, gh, h, b_ih, b_hh)[0], None
+        h, c, _ = _C._thnn_fused_lstm_cell(gi, gh, c, b_ih, b_hh)
+        return (h if w_hr is None else h.matmul(w_hr.t())), c
+    gi = gi if b_ih is None else gi + b_ih
+    gh = gh if b_hh is None else gh + b_hh
     if mode == "LSTM":
         i, f, g, o = (gi + gh).chunk(4, -1)
         c = f.sigmoid() * c + i.sigmoid() * g.tanh()
@@ -37,19 +50,28 @@ def step(mode, gi, h, c, w_hh, b_hh, w_hr=None):
     return (pre.tanh() if mode == "RNN_TANH" else pre.relu()), None
 
 
-def _padded_direction(mode, gi_all, h, c, w_hh, b_hh, w_hr, reverse):
-    """One direction over a padded (L, N, *) input projection; returns (output, h_n, c_n)."""
+def _padded_direction(mode, gi_all, h, c, w_hh, b_ih, b_hh, w_hr, reverse):
+    """One direction over a padded (L, N, *) input projection (without b_ih); returns (output, h_n, c_n)."""
+    if _fused(gi_all):
+        if b_ih is not None:
+            # The GRU's n gate needs b_hh apart; the other gates add both biases to the same sum.
+            if mode == "GRU":
+                gi_all = gi_all + b_ih
+            else:
+                b_hh = b_ih + b_hh
+        out, h, c, _ = _C._fused_rnn_layer(gi_all, h, c, w_hh, b_hh, w_hr, _MODE_NUMBER[mode], reverse)
+        return out, h, c
     seq_len = gi_all.shape[0]
     steps = [None] * seq_len
     for t in (range(seq_len - 1, -1, -1) if reverse else range(seq_len)):
-        h, c = step(mode, gi_all[t], h, c, w_hh, b_hh, w_hr)
+        h, c = step(mode, gi_all[t], h, c, w_hh, b_ih, b_hh, w_hr)
         steps[t] = h
     output = _C.stack(steps) if seq_len else gi_all.new_zeros((0, gi_all.shape[1], h.shape[-1]))
     return output, h, c
 
 
-def _packed_direction(mode, gi_all, sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
-    """One direction over a packed input projection (sum(sizes), *): step t runs the first sizes[t]
+def _packed_direction(mode, gi_all, sizes, h0, c0, w_hh, b_ih, b_hh, w_hr, reverse):
+    """One direction over a packed input projection (sum(sizes), *), without b_ih: step t runs the first sizes[t]
     sequences (sizes never grow), so a finished sequence keeps its last state. Returns (output, h_n, c_n)."""
     chunks = gi_all.split(sizes)
     outs = [None] * len(sizes)
@@ -61,7 +83,7 @@ def _packed_direction(mode, gi_all, sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
             if sizes[t] > have:
                 h = _C.cat([h, h0[have:sizes[t]]])
                 c = _C.cat([c, c0[have:sizes[t]]]) if c is not None else None
-            h, c = step(mode, chunks[t], h, c, w_hh, b_hh, w_hr)
+            h, c = step(mode, chunks[t], h, c, w_hh, b_ih, b_hh, w_hr)
             outs[t] = h
         return _C.cat(outs), h, c
     h, c = h0, c0
@@ -73,7 +95,7 @@ def _packed_direction(mode, gi_all, sizes, h0, c0, w_hh, b_hh, w_hr, reverse):
             if c is not None:
                 done_c.append(c[size:])
                 c = c[:size]
-        h, c = step(mode, chunks[t], h, c, w_hh, b_hh, w_hr)
+        h, c = step(mode, chunks[t], h, c, w_hh, b_ih, b_hh, w_hr)
         outs[t] = h
     h_n = _C.cat([h] + done_h[::-1])
     c_n = _C.cat([c] + done_c[::-1]) if c is not None else None
@@ -93,12 +115,13 @@ def run_layers(mode, input, h0, c0, weights, num_layers, dropout, train, bidirec
         for direction in range(directions):
             k = layer * directions + direction
             w_ih, w_hh, b_ih, b_hh, w_hr = weights[k]
-            gi_all = affine(layer_input, w_ih, b_ih)  # every time step's input projection at once
+            gi_all = layer_input.matmul(w_ih.t())  # every time step's input projection: one GEMM
             c0_k = c0[k] if c0 is not None else None
             if sizes is None:
-                out, h, c = _padded_direction(mode, gi_all, h0[k], c0_k, w_hh, b_hh, w_hr, direction == 1)
+                out, h, c = _padded_direction(mode, gi_all, h0[k], c0_k, w_hh, b_ih, b_hh, w_hr, direction == 1)
             else:
-                out, h, c = _packed_direction(mode, gi_all, sizes, h0[k], c0_k, w_hh, b_hh, w_hr, direction == 1)
+                out, h, c = _packed_direction(mode, gi_all, sizes, h0[k], c0_k, w_hh, b_ih, b_hh, w_hr,
+                                              direction == 1)
             outputs.append(out)
             h_out.append(h)
             c_out.append(c)
@@ -202,13 +225,13 @@ def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
     if len(hx) != 2:
         raise RuntimeError("lstm_cell expects two hidden states")
     _check_cell(input, hx, w_ih, 4)
-    return step("LSTM", affine(input, w_ih, b_ih), hx[0], hx[1], w_hh, b_hh)
+    return step("LSTM", input.matmul(w_ih.t()), hx[0], hx[1], w_hh, b_ih, b_hh)
 
 
 def _single_state_cell(mode, gates):
     def fn(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):
         _check_cell(input, (hx,), w_ih, gates)
-        return step(mode, affine(input, w_ih, b_ih), hx, None, w_hh, b_hh)[0]
+        return step(mode, input.matmul(w_ih.t()), hx, None, w_hh, b_ih, b_hh)[0]
 
     fn.__name__ = f"{mode.lower()}_cell"
     fn.__doc__ = (f"{fn.__name__}(input, hx, w_ih, w_hh, b_ih=None, b_hh=None) -> Tensor: one "

@@ -211,6 +211,7 @@ def _convolution_samples(dtype, rng):
     yield SampleInput((r(2, 4, 3, 3), r(4, 3, 3, 2), r(6), [2, 1], [1, 0], [1, 2], True, [1, 0], 2))
     yield SampleInput((r(1, 3, 4), r(3, 2, 3), r(2), [3], [1], [1], True, [2], 1))
     yield SampleInput((r(2, 3, 4, 4), r(5, 3, 1, 1), r(5), [1], [0], [1], False, [0], 1))  # pointwise
+    yield SampleInput((r(2, 3, 4, 3), r(3, 2, 3, 2), r(6), [2, 1], [1, 0], [1, 1], True, [1, 0], 3))  # depthwise^T
     yield SampleInput((r(0, 3, 4, 4), r(5, 3, 2, 2), r(5), [1, 1], [0, 0], [1, 1], False, [0, 0], 1), grad=False)
     yield SampleInput((r(2, 2, 4, 3, 4), r(3, 2, 2, 2, 3), r(3), [1, 2, 1], [1, 0, 1], [1, 1, 2], False, [0, 0, 0], 1))
     yield SampleInput((r(1, 4, 2, 3, 2), r(4, 1, 2, 2, 2), r(2), [2, 1, 1], [1, 0, 0], [1], True, [1, 0, 0], 2))
@@ -225,6 +226,8 @@ def _conv2d_samples(dtype, rng):
     yield SampleInput((r(1, 2, 5, 6), r(2, 2, 2, 3), r(2)), {"padding": "same", "dilation": (1, 2)})
     yield SampleInput((r(1, 2, 4, 4), r(3, 2, 3, 3)), {"padding": "valid"})
     yield SampleInput((r(1, 4, 4, 4), r(4, 1, 3, 3), r(4)), {"groups": 4, "padding": 1})  # depthwise
+    # depthwise with two filters per channel, strided and dilated
+    yield SampleInput((r(2, 2, 5, 6), r(4, 1, 3, 2), r(4)), {"groups": 2, "stride": (2, 1), "dilation": (1, 2)})
     yield SampleInput((r(2, 3, 3, 3), r(2, 3, 3, 3), r(2)))  # kernel covers the input
     yield SampleInput((r(0, 3, 4, 4), r(2, 3, 3, 3), r(2)), grad=False)
 

@@ -7,6 +7,9 @@
 //   Bw: gw (Og x CgK)  += gy @ col^T
 // A 1x1(x1) kernel with stride 1 and no padding needs no column matrix: col is x itself.
 // Samples run in parallel (OpenMP) when there are several; otherwise the GEMM parallelises.
+// Depthwise convolutions (one x-side channel per group) skip both: a GEMM of one row per group
+// costs more in calls and column copies than the multiply-adds, so they run as direct loops over
+// the kernel taps, parallel over channels.
 #include <omp.h>
 
 #include <algorithm>
@@ -152,8 +155,121 @@ void add_bias(T* y, const T* bias, int64_t channels, int64_t L) {
   }
 }
 
+bool is_depthwise(const ConvGeom& g) { return g.groups > 1 && g.C == g.groups; }
+
+// Every kernel tap's TapRows, in weight order (computed once per call: small planes would
+// otherwise spend more time in its divisions than in the multiply-adds).
+std::vector<TapRows> all_taps(const ConvGeom& g) {
+  std::vector<TapRows> taps;
+  for (int64_t kd = 0; kd < g.k[0]; ++kd)
+    for (int64_t kh = 0; kh < g.k[1]; ++kh)
+      for (int64_t kw = 0; kw < g.k[2]; ++kw) taps.push_back(tap_rows(g, kd, kh, kw));
+  return taps;
+}
+
+// Calls f(tap, y_offset, x_offset, ow0, ow1) for every output row that kernel tap meets inside the
+// input: along it, y[y_offset + ow] meets x[x_offset + ow * stride_w] for ow in [ow0, ow1).
+template <typename F>
+void for_each_tap_row(const ConvGeom& g, const std::vector<TapRows>& taps, F&& f) {
+  const int64_t OH = g.out[1], OW = g.out[2], H = g.in[1], W = g.in[2];
+  for (size_t tap = 0; tap < taps.size(); ++tap) {
+    const TapRows& t = taps[tap];
+    for (int64_t od = t.od0; od < t.od1; ++od)
+      for (int64_t oh = t.oh0; oh < t.oh1; ++oh)
+        f(static_cast<int64_t>(tap), (od * OH + oh) * OW,
+          ((od * g.stride[0] + t.off_d) * H + oh * g.stride[1] + t.off_h) * W + t.off_w, t.ow0, t.ow1);
+  }
+}
+
+bool planes_parallel(const ConvGeom& g, int64_t planes) {
+  return planes > 1 && planes * g.k_numel() * g.out_numel() >= (1 << 16) && omp_get_max_threads() > 1;
+}
+
+// Depthwise forward: y channel o reads x channel o / (O / C).
+template <typename T>
+void depthwise_forward(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y) {
+  const std::vector<TapRows> taps = all_taps(g);
+  const int64_t Og = g.O / g.groups, K = g.k_numel(), L = g.out_numel(), HW = g.in_numel(), sw = g.stride[2];
+#pragma omp parallel for schedule(static) if (planes_parallel(g, g.N * g.O))
+  for (int64_t p = 0; p < g.N * g.O; ++p) {
+    const int64_t n = p / g.O, o = p % g.O;
+    const T* xp = x + (n * g.C + o / Og) * HW;
+    const T* wo = w + o * K;
+    T* yp = y + p * L;
+    std::fill(yp, yp + L, bias ? bias[o] : T(0));
+    for_each_tap_row(g, taps, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
+      const T wv = wo[tap];
+      T* __restrict yr = yp + yo;
+      const T* __restrict xr = xp + xo;
+      if (sw == 1) {
+#pragma omp simd
+        for (int64_t ow = ow0; ow < ow1; ++ow) yr[ow] += wv * xr[ow];
+      } else {
+        for (int64_t ow = ow0; ow < ow1; ++ow) yr[ow] += wv * xr[ow * sw];
+      }
+    });
+  }
+}
+
+// Depthwise input gradient: x channel c gathers from its O / C y channels.
+template <typename T>
+void depthwise_backward_input(const ConvGeom& g, const T* gy, const T* w, const T* bias, T* gx) {
+  const std::vector<TapRows> taps = all_taps(g);
+  const int64_t Og = g.O / g.groups, K = g.k_numel(), L = g.out_numel(), HW = g.in_numel(), sw = g.stride[2];
+#pragma omp parallel for schedule(static) if (planes_parallel(g, g.N * g.C))
+  for (int64_t p = 0; p < g.N * g.C; ++p) {
+    const int64_t n = p / g.C, c = p % g.C;
+    T* xp = gx + p * HW;
+    std::fill(xp, xp + HW, bias ? bias[c] : T(0));
+    for (int64_t o = c * Og; o < (c + 1) * Og; ++o) {
+      const T* yp = gy + (n * g.O + o) * L;
+      const T* wo = w + o * K;
+      for_each_tap_row(g, taps, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
+        const T wv = wo[tap];
+        const T* __restrict yr = yp + yo;
+        T* __restrict xr = xp + xo;
+        if (sw == 1) {
+#pragma omp simd
+          for (int64_t ow = ow0; ow < ow1; ++ow) xr[ow] += wv * yr[ow];
+        } else {
+          for (int64_t ow = ow0; ow < ow1; ++ow) xr[ow * sw] += wv * yr[ow];
+        }
+      });
+    }
+  }
+}
+
+// Depthwise weight gradient: gw[o, tap] sums gy * x over the batch; each y channel is one thread's.
+template <typename T>
+void depthwise_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw) {
+  const std::vector<TapRows> taps = all_taps(g);
+  const int64_t Og = g.O / g.groups, K = g.k_numel(), L = g.out_numel(), HW = g.in_numel(), sw = g.stride[2];
+#pragma omp parallel for schedule(static) if (planes_parallel(g, g.O))
+  for (int64_t o = 0; o < g.O; ++o) {
+    T* go = gw + o * K;
+    std::fill(go, go + K, T(0));
+    for (int64_t n = 0; n < g.N; ++n) {
+      const T* xp = x + (n * g.C + o / Og) * HW;
+      const T* yp = gy + (n * g.O + o) * L;
+      for_each_tap_row(g, taps, [&](int64_t tap, int64_t yo, int64_t xo, int64_t ow0, int64_t ow1) {
+        const T* yr = yp + yo;
+        const T* xr = xp + xo;
+        T acc = 0;
+        if (sw == 1) {
+#pragma omp simd reduction(+ : acc)
+          for (int64_t ow = ow0; ow < ow1; ++ow) acc += yr[ow] * xr[ow];
+        } else {
+          for (int64_t ow = ow0; ow < ow1; ++ow) acc += yr[ow] * xr[ow * sw];
+        }
+        go[tap] += acc;
+      });
+    }
+  }
+}
+
 template <typename T>
 void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y) {
+  if (is_depthwise(g)) return depthwise_forward(g, x, w, bias, y);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const bool pointwise = is_pointwise(g), par = batch_parallel(g);
@@ -174,6 +290,7 @@ void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
 
 template <typename T>
 void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bias, T* gx) {
+  if (is_depthwise(g)) return depthwise_backward_input(g, gy, w, bias, gx);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const bool pointwise = is_pointwise(g), par = batch_parallel(g);
@@ -197,6 +314,7 @@ void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bi
 
 template <typename T>
 void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
+  if (is_depthwise(g)) return depthwise_backward_weight(g, x, gy, gw);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
   const bool pointwise = is_pointwise(g), par = batch_parallel(g);

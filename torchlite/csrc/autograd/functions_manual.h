@@ -11,6 +11,7 @@
 #include "torchlite/csrc/autograd/functions_manual_nn.h"
 #include "torchlite/csrc/autograd/functions_manual_pointwise.h"
 #include "torchlite/csrc/autograd/functions_manual_reduction.h"
+#include "torchlite/csrc/autograd/functions_manual_rnn.h"
 #include "torchlite/csrc/autograd/functions_manual_shape.h"
 #include "torchlite/csrc/autograd/functions_manual_special.h"
 #include "torchlite/csrc/autograd/functions_manual_spectral.h"

@@ -287,7 +287,7 @@ class RNNCellBase(Module):
         elif not batched:
             h = h.unsqueeze(0)
             c = c.unsqueeze(0) if c is not None else None
-        h, c = _rnn.step(mode, _rnn.affine(input, self.weight_ih, self.bias_ih), h, c, self.weight_hh, self.bias_hh)
+        h, c = _rnn.step(mode, input.matmul(self.weight_ih.t()), h, c, self.weight_hh, self.bias_ih, self.bias_hh)
         if not batched:
             h = h.squeeze(0)
             c = c.squeeze(0) if c is not None else None

@@ -1,0 +1,535 @@
+// Recurrent kernels: the fused LSTM / GRU cells (Note [Fused RNN kernels], native_functions.yaml)
+// and _fused_rnn_layer, which runs one layer and direction over a whole padded sequence. Per
+// step it does one GEMM (h W_hh^T), then one pass of gate math over the batch; its backward does
+// one pass of gate gradients and one GEMM per step, then one GEMM over the whole sequence for
+// each weight gradient. float and double; CPU.
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+#include <tuple>
+
+#include "aten/core/Tensor.h"
+#include "aten/native/ElementwiseFunctors.h"
+#include "aten/native/cpu/Gemm.h"
+#include "generated/ops/_fused_rnn_layer_backward_native.h"
+#include "generated/ops/_fused_rnn_layer_native.h"
+#include "generated/ops/_thnn_fused_gru_cell_backward_native.h"
+#include "generated/ops/_thnn_fused_gru_cell_native.h"
+#include "generated/ops/_thnn_fused_lstm_cell_backward_impl_native.h"
+#include "generated/ops/_thnn_fused_lstm_cell_backward_native.h"
+#include "generated/ops/_thnn_fused_lstm_cell_native.h"
+#include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
+#include "generated/ops/t.h"
+#include "generated/ops/zero.h"
+
+namespace tl::native {
+
+namespace {
+
+enum Mode : int64_t { kRelu = 0, kTanh = 1, kLstm = 2, kGru = 3 };
+
+bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
+
+template <typename T>
+const T* ptr_or_null(const Tensor& t) {
+  return t.defined() ? t.data_ptr<T>() : nullptr;
+}
+
+// Rows of a step run in parallel only when the step has enough elements to pay for the fork.
+bool parallel_rows(int64_t rows, int64_t width) {
+  return rows > 1 && rows * width >= (1 << 14) && omp_get_max_threads() > 1;
+}
+
+template <typename T>
+inline T sigmoid(T x) {
+  return T(1) / (T(1) + ew::exp(-x));
+}
+
+// float tanh without a library call, so the gate loops vectorise: (1 - e) / (1 + e) with
+// e = exp(-2|x|), and below |x| = 1/4 (where 1 - e would cancel) its Taylor series to x^11
+// (relative error < 1e-9 there). About 2 ulp. Doubles use std::tanh.
+inline float tanh_(float x) {
+  const float a = std::fabs(x), x2 = x * x;
+  const float e = ew::exp(-2.f * a);
+  float big = (1.f - e) / (1.f + e);
+  big = x < 0 ? -big : big;
+  float p = -1382.f / 155925.f;
+  p = p * x2 + 62.f / 2835.f;
+  p = p * x2 - 17.f / 315.f;
+  p = p * x2 + 2.f / 15.f;
+  p = p * x2 - 1.f / 3.f;
+  const float small = x + x * x2 * p;
+  return a < 0.25f ? small : big;
+}
+inline double tanh_(double x) { return std::tanh(x); }
+
+// A row-major matrix of the batch: row b starts at p + b * ld.
+template <typename T>
+struct Rows {
+  T* p;
+  int64_t ld;
+  T* operator[](int64_t b) const { return p + b * ld; }
+};
+template <typename T>
+Rows<T> rows_of(const Tensor& t) {
+  return {t.data_ptr<T>(), t.dim() ? t.sizes()[t.dim() - 1] : 1};
+}
+
+// LSTM step: pre-activations a = ig + hg (+ biases, either may be null); writes h = o tanh(c) with
+// c = f cx + i g, c, and the activated gates i, f, g, o (4H) into ws.
+template <typename T>
+void lstm_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, const T* bi, const T* bh,
+                    Rows<const T> cx, Rows<T> hy, Rows<T> cy, Rows<T> ws) {
+#pragma omp parallel for schedule(static) if (parallel_rows(N, 4 * H))
+  for (int64_t b = 0; b < N; ++b) {
+    const T *x = ig[b], *h = hg[b], *c0 = cx[b];
+    T *ho = hy[b], *co = cy[b], *w = ws[b];
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      T a[4];
+      for (int k = 0; k < 4; ++k) {
+        const int64_t q = k * H + j;
+        a[k] = x[q] + h[q] + (bi ? bi[q] : T(0)) + (bh ? bh[q] : T(0));
+      }
+      const T i = sigmoid(a[0]), f = sigmoid(a[1]), g = tanh_(a[2]), o = sigmoid(a[3]);
+      const T c = f * c0[j] + i * g;
+      co[j] = c;
+      ho[j] = o * tanh_(c);
+      w[j] = i;
+      w[H + j] = f;
+      w[2 * H + j] = g;
+      w[3 * H + j] = o;
+    }
+  }
+}
+
+// LSTM step backward from dh (the gradient of h = o tanh(c); null: zero) and dc (the gradient of c
+// from later steps; null: zero): the pre-activation gradients (4H) into dg and the gradient of cx
+// into dcx (which may be dc itself).
+template <typename T>
+void lstm_cell_backward_rows(int64_t N, int64_t H, Rows<const T> dh, Rows<const T> dc, Rows<const T> cx,
+                             Rows<const T> cy, Rows<const T> ws, Rows<T> dg, Rows<T> dcx) {
+#pragma omp parallel for schedule(static) if (parallel_rows(N, 4 * H))
+  for (int64_t b = 0; b < N; ++b) {
+    const T *gh = dh.p ? dh[b] : nullptr, *gc = dc.p ? dc[b] : nullptr, *c0 = cx[b], *c1 = cy[b], *w = ws[b];
+    T *d = dg[b], *dc0 = dcx[b];
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      const T i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
+      const T tc = tanh_(c1[j]);
+      const T gho = gh ? gh[j] : T(0);
+      const T dct = (gc ? gc[j] : T(0)) + gho * o * (T(1) - tc * tc);
+      d[j] = dct * g * i * (T(1) - i);
+      d[H + j] = dct * c0[j] * f * (T(1) - f);
+      d[2 * H + j] = dct * i * (T(1) - g * g);
+      d[3 * H + j] = gho * tc * o * (T(1) - o);
+      dc0[j] = dct * f;
+    }
+  }
+}
+
+// GRU step: r = s(ig_r + hg_r), z = s(ig_z + hg_z), n = tanh(ig_n + r hn) with hn = hg_n + b_hn,
+// h = n + z (hx - n); ws gets r, z, n, hx, hn (5H).
+template <typename T>
+void gru_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, const T* bi, const T* bh,
+                   Rows<const T> hx, Rows<T> hy, Rows<T> ws) {
+#pragma omp parallel for schedule(static) if (parallel_rows(N, 3 * H))
+  for (int64_t b = 0; b < N; ++b) {
+    const T *x = ig[b], *h = hg[b], *h0 = hx[b];
+    T *ho = hy[b], *w = ws[b];
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      T ai[3], ah[3];
+      for (int k = 0; k < 3; ++k) {
+        const int64_t q = k * H + j;
+        ai[k] = x[q] + (bi ? bi[q] : T(0));
+        ah[k] = h[q] + (bh ? bh[q] : T(0));
+      }
+      const T r = sigmoid(ai[0] + ah[0]), z = sigmoid(ai[1] + ah[1]);
+      const T n = tanh_(ai[2] + r * ah[2]);
+      const T hp = h0[j];
+      ho[j] = n + z * (hp - n);
+      w[j] = r;
+      w[H + j] = z;
+      w[2 * H + j] = n;
+      w[3 * H + j] = hp;
+      w[4 * H + j] = ah[2];
+    }
+  }
+}
+
+// GRU step backward from dh: the input-gate (dgi) and hidden-gate (dgh) pre-activation gradients
+// (3H each; they differ in n) and the direct part of the hx gradient, z dh, into dhx (may be dh).
+template <typename T>
+void gru_cell_backward_rows(int64_t N, int64_t H, Rows<const T> dh, Rows<const T> ws, Rows<T> dgi, Rows<T> dgh,
+                            Rows<T> dhx) {
+#pragma omp parallel for schedule(static) if (parallel_rows(N, 3 * H))
+  for (int64_t b = 0; b < N; ++b) {
+    const T *g = dh.p ? dh[b] : nullptr, *w = ws[b];
+    T *di = dgi[b], *dhh = dgh[b], *d0 = dhx[b];
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      const T r = w[j], z = w[H + j], n = w[2 * H + j], hp = w[3 * H + j], hn = w[4 * H + j];
+      const T gy = g ? g[j] : T(0);
+      const T dan = gy * (T(1) - z) * (T(1) - n * n);
+      const T dar = dan * hn * r * (T(1) - r);
+      const T daz = gy * (hp - n) * z * (T(1) - z);
+      di[j] = dar;
+      di[H + j] = daz;
+      di[2 * H + j] = dan;
+      dhh[j] = dar;
+      dhh[H + j] = daz;
+      dhh[2 * H + j] = dan * r;
+      d0[j] = gy * z;
+    }
+  }
+}
+
+// Elman step: h = act(ig + hg + b_hh).
+template <typename T>
+void elman_cell_rows(int64_t N, int64_t H, bool relu, Rows<const T> ig, Rows<const T> hg, const T* bh, Rows<T> hy) {
+#pragma omp parallel for schedule(static) if (parallel_rows(N, H))
+  for (int64_t b = 0; b < N; ++b) {
+    const T *x = ig[b], *h = hg[b];
+    T* ho = hy[b];
+#pragma omp simd
+    for (int64_t j = 0; j < H; ++j) {
+      const T a = x[j] + h[j] + (bh ? bh[j] : T(0));
+      ho[j] = relu ? (a > T(0) ? a : T(0)) : tanh_(a);
+    }
+  }
+}
+
+// Sums the rows of an (R, W) matrix into out (W).
+template <typename T>
+void sum_rows(int64_t R, int64_t W, const T* m, T* out) {
+  std::memset(out, 0, sizeof(T) * W);
+  for (int64_t r = 0; r < R; ++r) {
+#pragma omp simd
+    for (int64_t j = 0; j < W; ++j) out[j] += m[r * W + j];
+  }
+}
+
+Tensor contiguous_or_undefined(const std::optional<Tensor>& t) { return has(t) ? t->contiguous() : Tensor(); }
+
+void check_same_dtype(const Tensor& ref, const Tensor& t, const char* op, const char* name) {
+  TL_CHECK(!t.defined() || t.dtype() == ref.dtype(), op, ": expected ", name, " to have dtype ", ref.dtype(),
+           ", got ", t.dtype());
+}
+
+// Checks a cell's gate pre-activations (N, G*H), its state (N, H) and biases (G*H); returns H.
+int64_t check_cell(const char* op, int64_t gates, const Tensor& ig, const Tensor& hg, const Tensor& state,
+                   const Tensor& bi, const Tensor& bh) {
+  TL_CHECK(ig.dim() == 2 && state.dim() == 2, op, ": expected 2-D input_gates and state, got ", ig.dim(), "-D and ",
+           state.dim(), "-D");
+  const int64_t N = state.sizes()[0], H = state.sizes()[1];
+  TL_CHECK(ig.sizes()[0] == N && ig.sizes()[1] == gates * H && hg.sizes().equals(ig.sizes()), op,
+           ": expected input_gates and hidden_gates of size [", N, ", ", gates * H, "] for a state of size [", N,
+           ", ", H, "], got ", ig.sizes(), " and ", hg.sizes());
+  TL_CHECK(bi.defined() == bh.defined(), op, ": expected both biases or neither");
+  TL_CHECK(!bi.defined() || (bi.dim() == 1 && bi.numel() == gates * H && bh.dim() == 1 && bh.numel() == gates * H),
+           op, ": expected biases of size [", gates * H, "]");
+  for (const Tensor* t : {&hg, &state, &bi, &bh}) check_same_dtype(ig, *t, op, "every tensor");
+  return H;
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> fused_lstm_cell_cpu(const Tensor& input_gates, const Tensor& hidden_gates,
+                                                       const Tensor& cx, const std::optional<Tensor>& input_bias,
+                                                       const std::optional<Tensor>& hidden_bias) {
+  Tensor ig = input_gates.contiguous(), hg = hidden_gates.contiguous(), c = cx.contiguous();
+  Tensor bi = contiguous_or_undefined(input_bias), bh = contiguous_or_undefined(hidden_bias);
+  const int64_t H = check_cell("_thnn_fused_lstm_cell", 4, ig, hg, c, bi, bh), N = c.sizes()[0];
+  Tensor hy = empty_tensor(c.sizes(), c.options()), cy = empty_tensor(c.sizes(), c.options());
+  Tensor ws = empty_tensor(ig.sizes(), ig.options());
+  dispatch_float_double(ig.dtype(), "_thnn_fused_lstm_cell", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    lstm_cell_rows<T>(N, H, rows_of<const T>(ig), rows_of<const T>(hg), ptr_or_null<T>(bi), ptr_or_null<T>(bh),
+                      rows_of<const T>(c), rows_of<T>(hy), rows_of<T>(cy), rows_of<T>(ws));
+  });
+  return {hy, cy, ws};
+}
+
+std::tuple<Tensor, Tensor, Tensor> fused_lstm_cell_backward_impl_cpu(const std::optional<Tensor>& grad_hy,
+                                                                     const std::optional<Tensor>& grad_cy,
+                                                                     const Tensor& cx, const Tensor& cy,
+                                                                     const Tensor& workspace, bool has_bias) {
+  const char* op = "_thnn_fused_lstm_cell_backward_impl";
+  Tensor gh = contiguous_or_undefined(grad_hy), gc = contiguous_or_undefined(grad_cy);
+  Tensor c0 = cx.contiguous(), c1 = cy.contiguous(), ws = workspace.contiguous();
+  TL_CHECK(c0.dim() == 2 && c1.sizes().equals(c0.sizes()), op, ": expected cx and cy of one 2-D size, got ",
+           c0.sizes(), " and ", c1.sizes());
+  const int64_t N = c0.sizes()[0], H = c0.sizes()[1];
+  TL_CHECK(ws.dim() == 2 && ws.sizes()[0] == N && ws.sizes()[1] == 4 * H, op, ": expected a workspace of size [",
+           N, ", ", 4 * H, "], got ", ws.sizes());
+  for (const Tensor* t : {&gh, &gc}) {
+    TL_CHECK(!t->defined() || t->sizes().equals(c0.sizes()), op, ": expected gradients of size ", c0.sizes(),
+             ", got ", t->sizes());
+  }
+  for (const Tensor* t : {&gh, &gc, &c1, &ws}) check_same_dtype(c0, *t, op, "every tensor");
+  if (!gh.defined() && !gc.defined()) return {Tensor(), Tensor(), Tensor()};
+  Tensor dg = empty_tensor(ws.sizes(), ws.options()), dcx = empty_tensor(c0.sizes(), c0.options());
+  Tensor db = has_bias ? empty_tensor({4 * H}, ws.options()) : Tensor();
+  dispatch_float_double(c0.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const Rows<const T> none{nullptr, 0};
+    lstm_cell_backward_rows<T>(N, H, gh.defined() ? rows_of<const T>(gh) : none,
+                               gc.defined() ? rows_of<const T>(gc) : none, rows_of<const T>(c0),
+                               rows_of<const T>(c1), rows_of<const T>(ws), rows_of<T>(dg), rows_of<T>(dcx));
+    if (has_bias) sum_rows<T>(N, 4 * H, dg.data_ptr<T>(), db.data_ptr<T>());
+  });
+  return {dg, dcx, db};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> fused_lstm_cell_backward_cpu(
+    const std::optional<Tensor>& grad_hy, const std::optional<Tensor>& grad_cy, const Tensor& cx, const Tensor& cy,
+    const Tensor& workspace, bool has_bias) {
+  auto [dg, dcx, db] = fused_lstm_cell_backward_impl_cpu(grad_hy, grad_cy, cx, cy, workspace, has_bias);
+  return {dg, dg, dcx, db, db};
+}
+
+std::tuple<Tensor, Tensor> fused_gru_cell_cpu(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx,
+                                              const std::optional<Tensor>& input_bias,
+                                              const std::optional<Tensor>& hidden_bias) {
+  Tensor ig = input_gates.contiguous(), hg = hidden_gates.contiguous(), h = hx.contiguous();
+  Tensor bi = contiguous_or_undefined(input_bias), bh = contiguous_or_undefined(hidden_bias);
+  const int64_t H = check_cell("_thnn_fused_gru_cell", 3, ig, hg, h, bi, bh), N = h.sizes()[0];
+  Tensor hy = empty_tensor(h.sizes(), h.options()), ws = empty_tensor({N, 5 * H}, h.options());
+  dispatch_float_double(ig.dtype(), "_thnn_fused_gru_cell", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_cell_rows<T>(N, H, rows_of<const T>(ig), rows_of<const T>(hg), ptr_or_null<T>(bi), ptr_or_null<T>(bh),
+                     rows_of<const T>(h), rows_of<T>(hy), rows_of<T>(ws));
+  });
+  return {hy, ws};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> fused_gru_cell_backward_cpu(const Tensor& grad_hy,
+                                                                               const Tensor& workspace,
+                                                                               bool has_bias) {
+  const char* op = "_thnn_fused_gru_cell_backward";
+  Tensor ws = workspace.contiguous();
+  TL_CHECK(ws.dim() == 2 && ws.sizes()[1] % 5 == 0, op, ": expected a workspace of size [N, 5 * H], got ",
+           ws.sizes());
+  const int64_t N = ws.sizes()[0], H = ws.sizes()[1] / 5;
+  Tensor g = grad_hy.defined() ? grad_hy.contiguous() : Tensor();
+  TL_CHECK(!g.defined() || (g.dim() == 2 && g.sizes()[0] == N && g.sizes()[1] == H), op,
+           ": expected grad_hy of size [", N, ", ", H, "], got ", g.sizes());
+  check_same_dtype(ws, g, op, "grad_hy");
+  Tensor dgi = empty_tensor({N, 3 * H}, ws.options()), dgh = empty_tensor({N, 3 * H}, ws.options());
+  Tensor dhx = empty_tensor({N, H}, ws.options());
+  Tensor dbi = has_bias ? empty_tensor({3 * H}, ws.options()) : Tensor();
+  Tensor dbh = has_bias ? empty_tensor({3 * H}, ws.options()) : Tensor();
+  dispatch_float_double(ws.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_cell_backward_rows<T>(N, H, g.defined() ? rows_of<const T>(g) : Rows<const T>{nullptr, 0},
+                              rows_of<const T>(ws), rows_of<T>(dgi), rows_of<T>(dgh), rows_of<T>(dhx));
+    if (has_bias) {
+      sum_rows<T>(N, 3 * H, dgi.data_ptr<T>(), dbi.data_ptr<T>());
+      sum_rows<T>(N, 3 * H, dgh.data_ptr<T>(), dbh.data_ptr<T>());
+    }
+  });
+  return {dgi, dgh, dhx, dbi, dbh};
+}
+
+namespace {
+
+// The sizes of one _fused_rnn_layer call, checked.
+struct LayerShape {
+  int64_t L, N, H, Ho, G;  // steps, batch, hidden, output width (proj_size or H), gates
+  int64_t ws_width;        // workspace columns per step
+};
+
+int64_t gates_of(int64_t mode) { return mode == kLstm ? 4 : mode == kGru ? 3 : 1; }
+
+// ig_sizes: the input gates' sizes (L, N, G * H).
+LayerShape check_layer(const char* op, IntArrayRef ig_sizes, const Tensor& hx, const Tensor& cx, const Tensor& w_hh,
+                       const Tensor& b_hh, const Tensor& w_hr, int64_t mode) {
+  TL_CHECK(mode >= kRelu && mode <= kGru, op, ": mode must be 0 (RNN_RELU), 1 (RNN_TANH), 2 (LSTM) or 3 (GRU), got ",
+           mode);
+  TL_CHECK(ig_sizes.size() == 3, op, ": expected 3-D input_gates (L, N, G * H), got ", ig_sizes.size(), "-D");
+  TL_CHECK(hx.dim() == 2 && w_hh.dim() == 2, op, ": expected 2-D hx and weight_hh");
+  LayerShape s{ig_sizes[0], ig_sizes[1], 0, hx.sizes()[1], gates_of(mode), 0};
+  s.H = w_hh.sizes()[0] / s.G;
+  TL_CHECK(w_hh.sizes()[0] == s.G * s.H && w_hh.sizes()[1] == s.Ho && ig_sizes[2] == s.G * s.H &&
+               hx.sizes()[0] == s.N,
+           op, ": inconsistent sizes: input_gates ", ig_sizes, ", hx ", hx.sizes(), ", weight_hh ", w_hh.sizes());
+  TL_CHECK((mode == kLstm) == cx.defined(), op, ": cx is required for an LSTM and only for it");
+  TL_CHECK(!cx.defined() || (cx.dim() == 2 && cx.sizes()[0] == s.N && cx.sizes()[1] == s.H), op,
+           ": expected cx of size [", s.N, ", ", s.H, "]");
+  TL_CHECK(!b_hh.defined() || (b_hh.dim() == 1 && b_hh.numel() == s.G * s.H), op, ": expected bias_hh of size [",
+           s.G * s.H, "]");
+  TL_CHECK(!w_hr.defined() || (mode == kLstm && w_hr.dim() == 2 && w_hr.sizes()[0] == s.Ho &&
+                               w_hr.sizes()[1] == s.H),
+           op, ": expected weight_hr (LSTM only) of size [", s.Ho, ", ", s.H, "]");
+  TL_CHECK(w_hr.defined() || s.Ho == s.H, op, ": hx has ", s.Ho, " columns, expected ", s.H);
+  for (const Tensor* t : {&cx, &w_hh, &b_hh, &w_hr}) check_same_dtype(hx, *t, op, "every tensor");
+  s.ws_width = mode == kLstm || mode == kGru ? 5 * s.H : 0;
+  return s;
+}
+
+// Step s of the processing order is time index t.
+inline int64_t time_of(int64_t s, int64_t L, bool reverse) { return reverse ? L - 1 - s : s; }
+
+// C (m x n, contiguous) = A (m x k) @ B (k x n), strided operands.
+template <typename T>
+void gemm(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
+          int64_t sb1, T* C) {
+  if (k == 0) {
+    std::memset(C, 0, sizeof(T) * m * n);
+    return;
+  }
+  gemm_cpu(CppToScalarType<T>::value, m, n, k, A, sa0, sa1, B, sb0, sb1, C, true);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_cpu(const Tensor& input_gates, const Tensor& hx,
+                                                               const std::optional<Tensor>& cx,
+                                                               const Tensor& weight_hh,
+                                                               const std::optional<Tensor>& bias_hh,
+                                                               const std::optional<Tensor>& weight_hr, int64_t mode,
+                                                               bool reverse) {
+  const char* op = "_fused_rnn_layer";
+  Tensor ig = input_gates.contiguous(), h0 = hx.contiguous(), c0 = contiguous_or_undefined(cx);
+  Tensor w_hh = weight_hh.contiguous(), b_hh = contiguous_or_undefined(bias_hh);
+  Tensor w_hr = contiguous_or_undefined(weight_hr);
+  const LayerShape s = check_layer(op, ig.sizes(), h0, c0, w_hh, b_hh, w_hr, mode);
+  check_same_dtype(h0, ig, op, "input_gates");
+  const int64_t L = s.L, N = s.N, H = s.H, Ho = s.Ho, GH = s.G * s.H;
+  Tensor out = empty_tensor({L, N, Ho}, ig.options());
+  Tensor ws = empty_tensor({L, N, s.ws_width}, ig.options());
+  Tensor hy = empty_tensor({N, Ho}, ig.options());
+  Tensor cy = mode == kLstm ? empty_tensor({N, H}, ig.options()) : Tensor();
+  dispatch_float_double(ig.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    // Transposed once, so that the GEMMs of every step read their B operand row by row.
+    Tensor w_hh_t = w_hh.t().contiguous(), w_hr_t = w_hr.defined() ? w_hr.t().contiguous() : Tensor();
+    const T *W = w_hh_t.data_ptr<T>(), *bh = ptr_or_null<T>(b_hh), *Wr = ptr_or_null<T>(w_hr_t);
+    Tensor hg_t = empty_tensor({N, GH}, ig.options());
+    Tensor hpre_t = Wr ? empty_tensor({N, H}, ig.options()) : Tensor();
+    const Rows<const T> hg{hg_t.data_ptr<T>(), GH};
+    Rows<const T> h_prev = rows_of<const T>(h0), c_prev = c0.defined() ? rows_of<const T>(c0) : Rows<const T>{};
+    for (int64_t step = 0; step < L; ++step) {
+      const int64_t t = time_of(step, L, reverse);
+      const Rows<const T> ig_t{ig.data_ptr<T>() + t * N * GH, GH};
+      const Rows<T> out_t{out.data_ptr<T>() + t * N * Ho, Ho}, ws_t{ws.data_ptr<T>() + t * N * s.ws_width,
+                                                                    s.ws_width};
+      gemm<T>(N, GH, Ho, h_prev.p, h_prev.ld, 1, W, GH, 1, hg_t.data_ptr<T>());  // h W_hh^T
+      if (mode == kLstm) {
+        const Rows<T> c_t{ws_t.p + 4 * H, s.ws_width};  // c_t is kept in the workspace
+        const Rows<T> h_t = Wr ? rows_of<T>(hpre_t) : out_t;
+        lstm_cell_rows<T>(N, H, ig_t, hg, nullptr, bh, c_prev, h_t, c_t, ws_t);
+        if (Wr) gemm<T>(N, Ho, H, h_t.p, H, 1, Wr, Ho, 1, out_t.p);  // h W_hr^T
+        c_prev = {c_t.p, c_t.ld};
+      } else if (mode == kGru) {
+        gru_cell_rows<T>(N, H, ig_t, hg, nullptr, bh, h_prev, out_t, ws_t);
+      } else {
+        elman_cell_rows<T>(N, H, mode == kRelu, ig_t, hg, bh, out_t);
+      }
+      h_prev = {out_t.p, Ho};
+    }
+    for (int64_t b = 0; b < N; ++b) {
+      std::memcpy(hy.data_ptr<T>() + b * Ho, h_prev[b], sizeof(T) * Ho);
+      if (cy.defined()) std::memcpy(cy.data_ptr<T>() + b * H, c_prev[b], sizeof(T) * H);
+    }
+  });
+  return {out, hy, cy, ws};
+}
+
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backward_cpu(
+    const std::optional<Tensor>& grad_output, const std::optional<Tensor>& grad_hy,
+    const std::optional<Tensor>& grad_cy, const Tensor& hx, const std::optional<Tensor>& cx, const Tensor& weight_hh,
+    const std::optional<Tensor>& bias_hh, const std::optional<Tensor>& weight_hr, const Tensor& output,
+    const Tensor& workspace, int64_t mode, bool reverse) {
+  const char* op = "_fused_rnn_layer_backward";
+  Tensor h0 = hx.contiguous(), c0 = contiguous_or_undefined(cx), w_hh = weight_hh.contiguous();
+  Tensor b_hh = contiguous_or_undefined(bias_hh), w_hr = contiguous_or_undefined(weight_hr);
+  Tensor out = output.contiguous(), ws = workspace.contiguous();
+  TL_CHECK(out.dim() == 3, op, ": expected a 3-D output, got ", out.dim(), "-D");
+  const int64_t G = gates_of(mode);
+  const int64_t ig_sizes[] = {out.sizes()[0], out.sizes()[1], w_hh.sizes()[0]};
+  const LayerShape s = check_layer(op, IntArrayRef(ig_sizes, 3), h0, c0, w_hh, b_hh, w_hr, mode);
+  const int64_t L = s.L, N = s.N, H = s.H, Ho = s.Ho, GH = G * H, W5 = s.ws_width;
+  TL_CHECK(out.sizes()[2] == Ho && ws.dim() == 3 && ws.sizes()[0] == L && ws.sizes()[1] == N &&
+               ws.sizes()[2] == W5,
+           op, ": output ", out.sizes(), " or workspace ", ws.sizes(), " does not match the layer");
+  Tensor go = contiguous_or_undefined(grad_output), ghy = contiguous_or_undefined(grad_hy);
+  Tensor gcy = contiguous_or_undefined(grad_cy);
+  TL_CHECK(!go.defined() || go.sizes().equals(out.sizes()), op, ": expected grad_output of size ", out.sizes());
+  TL_CHECK(!ghy.defined() || ghy.sizes().equals(h0.sizes()), op, ": expected grad_hy of size ", h0.sizes());
+  TL_CHECK(!gcy.defined() || (c0.defined() && gcy.sizes().equals(c0.sizes())), op, ": expected grad_cy of size [", N,
+           ", ", H, "]");
+  for (const Tensor* t : {&out, &ws, &go, &ghy, &gcy}) check_same_dtype(h0, *t, op, "every tensor");
+  const auto& o = out.options();
+  Tensor d_ig = empty_tensor({L, N, GH}, o);
+  Tensor d_hg = mode == kGru ? empty_tensor({L, N, GH}, o) : d_ig;  // the GRU's n gate differs
+  Tensor dh = ghy.defined() ? ghy.clone() : empty_tensor({N, Ho}, o).zero_();
+  Tensor dc = mode == kLstm ? (gcy.defined() ? gcy.clone() : empty_tensor({N, H}, o).zero_()) : Tensor();
+  Tensor d_whh = empty_tensor({GH, Ho}, o), d_bhh = b_hh.defined() ? empty_tensor({GH}, o) : Tensor();
+  Tensor d_whr = w_hr.defined() ? empty_tensor({Ho, H}, o) : Tensor();
+  dispatch_float_double(out.dtype(), op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T *W = w_hh.data_ptr<T>(), *Wr = ptr_or_null<T>(w_hr), *gout = ptr_or_null<T>(go);
+    T *dhp = dh.data_ptr<T>(), *dcp = dc.defined() ? dc.data_ptr<T>() : nullptr;
+    const T *outp = out.data_ptr<T>(), *wsp = ws.data_ptr<T>();
+    // h_{t-1} of every step, for the W_hh gradient (for the GRU the workspace holds it).
+    Tensor h_prev_all = mode == kGru ? Tensor() : empty_tensor({L, N, Ho}, o);
+    // With projections: the gradient reaching h W_hr^T and the unprojected h, per step.
+    Tensor dh_all = Wr ? empty_tensor({L, N, Ho}, o) : Tensor(), hpre_all = Wr ? empty_tensor({L, N, H}, o) : Tensor();
+    Tensor dhpre = Wr ? empty_tensor({N, H}, o) : Tensor(), dh_rec = empty_tensor({N, Ho}, o);
+    for (int64_t step = L - 1; step >= 0; --step) {
+      const int64_t t = time_of(step, L, reverse);
+      const T* hprev = step == 0 ? h0.data_ptr<T>() : outp + time_of(step - 1, L, reverse) * N * Ho;
+      if (h_prev_all.defined()) std::memcpy(h_prev_all.data_ptr<T>() + t * N * Ho, hprev, sizeof(T) * N * Ho);
+      if (gout) {
+        const T* g = gout + t * N * Ho;
+        for (int64_t q = 0; q < N * Ho; ++q) dhp[q] += g[q];
+      }
+      const T* ws_t = wsp + t * N * W5;
+      T *dig_t = d_ig.data_ptr<T>() + t * N * GH, *dhg_t = d_hg.data_ptr<T>() + t * N * GH;
+      if (mode == kLstm) {
+        const T* cprev = step == 0 ? c0.data_ptr<T>() : wsp + time_of(step - 1, L, reverse) * N * W5 + 4 * H;
+        const int64_t ld_cprev = step == 0 ? H : W5;
+        const T* dh_cell = dhp;
+        if (Wr) {
+          std::memcpy(dh_all.data_ptr<T>() + t * N * Ho, dhp, sizeof(T) * N * Ho);
+          gemm<T>(N, H, Ho, dhp, Ho, 1, Wr, H, 1, dhpre.data_ptr<T>());  // dh W_hr
+          dh_cell = dhpre.data_ptr<T>();
+          T* hp = hpre_all.data_ptr<T>() + t * N * H;  // o tanh(c_t), recomputed
+          for (int64_t b = 0; b < N; ++b)
+            for (int64_t j = 0; j < H; ++j) hp[b * H + j] = ws_t[b * W5 + 3 * H + j] * tanh_(ws_t[b * W5 + 4 * H + j]);
+        }
+        lstm_cell_backward_rows<T>(N, H, {dh_cell, H}, {dcp, H}, {cprev, ld_cprev}, {ws_t + 4 * H, W5}, {ws_t, W5},
+                                   {dig_t, GH}, {dcp, H});
+      } else if (mode == kGru) {
+        gru_cell_backward_rows<T>(N, H, {dhp, H}, {ws_t, W5}, {dig_t, GH}, {dhg_t, GH}, {dhp, H});
+      } else {
+        const T* h_t = outp + t * N * H;
+#pragma omp simd
+        for (int64_t q = 0; q < N * H; ++q)
+          dig_t[q] = dhp[q] * (mode == kRelu ? (h_t[q] > T(0) ? T(1) : T(0)) : T(1) - h_t[q] * h_t[q]);
+      }
+      // dh_{t-1} = dgh_t W_hh (+ the GRU's direct z dh, already in dh)
+      T* rec = dh_rec.data_ptr<T>();
+      gemm<T>(N, Ho, GH, dhg_t, GH, 1, W, Ho, 1, rec);
+      if (mode == kGru) {
+        for (int64_t q = 0; q < N * Ho; ++q) dhp[q] += rec[q];
+      } else {
+        std::memcpy(dhp, rec, sizeof(T) * N * Ho);
+      }
+    }
+    // Weight gradients: one GEMM over all L * N rows.
+    const T* hprev_rows = mode == kGru ? wsp + 3 * H : h_prev_all.data_ptr<T>();
+    const int64_t ld_hprev = mode == kGru ? W5 : Ho;
+    gemm<T>(GH, Ho, L * N, d_hg.data_ptr<T>(), 1, GH, hprev_rows, ld_hprev, 1, d_whh.data_ptr<T>());
+    if (d_bhh.defined()) sum_rows<T>(L * N, GH, d_hg.data_ptr<T>(), d_bhh.data_ptr<T>());
+    if (Wr) gemm<T>(Ho, H, L * N, dh_all.data_ptr<T>(), 1, Ho, hpre_all.data_ptr<T>(), H, 1, d_whr.data_ptr<T>());
+  });
+  return {d_ig, dh, dc, d_whh, d_bhh, d_whr};
+}
+
+}  // namespace tl::native
