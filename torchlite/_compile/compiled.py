@@ -78,10 +78,7 @@ class CompiledFunction:
         if callable(self._backend):  # PyTorch's custom backend protocol
             gm = self._backend(gm, list(args))
         elif self._backend == "inductor":
-            regions, breaks, cached = fuse_graph(gm, f"fused_{len(self._cache)}")
-            if self._fullgraph and breaks:
-                node, why = breaks[0]
-                raise RuntimeError(f"torchlite.compile(fullgraph=True): graph break at {node.format_node()}: {why}")
+            regions, breaks, cached = fuse_graph(gm)
         self._cache[key] = _Entry(gm, regions, breaks, cached)
         return result
 

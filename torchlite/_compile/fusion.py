@@ -45,10 +45,9 @@ def _op_of(node):
     if node.op == "call_method":
         name = node.target
     elif node.op == "call_function":
-        name = _OPERATORS.get(node.target) if node.target in _OPERATORS else getattr(node.target, "__name__", None)
-        if name not in _OPERATORS.values() and not any(getattr(ns, str(name), None) is node.target
-                                                       for ns in (torchlite, torchlite.nn.functional)):
-            return None
+        name = _OPERATORS.get(node.target)
+        if name is None and (getattr(node.target, "__module__", None) or "").startswith("torchlite"):
+            name = getattr(node.target, "__name__", None)  # torchlite's own functions and bindings
     else:
         return None
     return table.get(name)
@@ -255,7 +254,7 @@ def _coalesce(shape, tensors):
     return sizes, [p[c] for p in per for c in cols]
 
 
-def fuse_graph(gm, kernel_prefix="fused"):
+def fuse_graph(gm):
     """Rewrite gm in place, after ShapeProp ran on it: every region becomes one FusedKernel call.
     Returns (regions, breaks, whether the library came from the disk cache)."""
     cpu_values = {n for n in gm.graph.nodes if _is_cpu(n)}
@@ -276,7 +275,7 @@ def fuse_graph(gm, kernel_prefix="fused"):
                     if isinstance(a, torchlite.fx.Node) else a for a in operands]
             op = n.meta["fusion_op"]
             nodes.append((op.functor, op.header, compute, out, refs, fargs))
-        name = f"{kernel_prefix}_{i}"
+        name = f"fused_{i}"  # names depend only on the graph, so equal graphs share a library
         specs.append(KernelSpec(name, [_tensor_meta(a).dtype for a in region.inputs], nodes,
                                 [index[o] for o in region.outputs]))
         kernels.append(FusedKernel(name, region, [_tensor_meta(o).dtype for o in region.outputs]))
