@@ -275,6 +275,40 @@ def test_explain_lists_regions_and_breaks():
     assert "break: %matmul" in report and "not a fusible pointwise operator" in report
 
 
+class _InplaceReLU(tl.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.act = tl.nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        h = x * 2 - 1
+        self.act(h)                            # writes h between its producer and its next reader
+        return (h + 1) * 3
+
+
+def _outside_user_first(x, w):
+    a = x * 2
+    b = a @ w                                  # reads a before a's other pointwise user
+    return b, (a + 1).exp()
+
+
+def _inplace_method(x):
+    h = x * 2
+    h.relu_()
+    return (h + 1).sigmoid()
+
+
+@pytest.mark.parametrize("fn,n_regions", [(_InplaceReLU, 2), (lambda: _outside_user_first, 1),
+                                          (lambda: _inplace_method, 1)])
+def test_regions_respect_writes_and_outside_users(fn, n_regions):
+    model = fn()
+    args = (tl.randn(3, 4), tl.randn(4, 2))[:2 if model is _outside_user_first else 1]
+    compiled = tl.compile(model)
+    compiled(*args)
+    _assert_same(compiled(*args), model(*args))
+    assert len(_entry(compiled).regions) == n_regions
+
+
 def test_untraceable_function_runs_eagerly_with_a_warning():
     def f(x):
         if x.sum() > 0:                        # data-dependent control flow cannot be traced

@@ -151,11 +151,9 @@ def _functor_arg(typ, value):
 
 def _partition(gm, cpu_values):
     regions, breaks, region_of = [], [], {}
-    depends = {}  # node -> the regions it depends on, through any path
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    mutations = sorted(order[n] for n in gm.graph.nodes if _mutates(gm, n))
     for node in gm.graph.nodes:
-        depends[node] = set().union(*(depends[a] | ({region_of[a]} if a in region_of else set())
-                                      for a in node.all_input_nodes))
         if node.op in ("placeholder", "output", "get_attr"):
             continue
         why = _fusible(node, cpu_values)
@@ -163,17 +161,13 @@ def _partition(gm, cpu_values):
             breaks.append((node, why))
             continue
         producers = list(dict.fromkeys(region_of[a] for a in node.all_input_nodes if a in region_of))
-        if producers and _can_merge(producers, node, depends):
+        if producers and _can_merge(producers, node, order, mutations):
             region = producers[0]
             for other in producers[1:]:
                 region.nodes += other.nodes
                 regions.remove(other)
                 for m in other.nodes:
                     region_of[m] = region
-                for deps in depends.values():
-                    if other in deps:
-                        deps.discard(other)
-                        deps.add(region)
             region.nodes.sort(key=order.__getitem__)
         else:
             region = Region([], node.meta["fusion"][4])
@@ -188,16 +182,39 @@ def _partition(gm, cpu_values):
     return [r for r in regions if len(r.nodes) > 1], breaks
 
 
-def _can_merge(producers, node, depends):
-    """Whether node and the regions of its inputs can become one region: members of another
-    shape must have no users outside (region outputs are dense over node's shape), and no input
-    from outside may be computed from the regions (the fused call would be a cycle)."""
+_INPLACE_OPERATORS = {operator.iadd, operator.isub, operator.imul, operator.itruediv, operator.ifloordiv,
+                      operator.imod, operator.ipow, operator.iand, operator.ior, operator.ixor, operator.ilshift,
+                      operator.irshift, operator.setitem}
+
+
+def _mutates(gm, node):
+    """Whether node may write into a tensor: in-place methods and functions, out=, inplace=True
+    (also on a module)."""
+    if node.op == "call_module":
+        return getattr(gm.get_submodule(node.target), "inplace", False) is True
+    if node.op not in ("call_method", "call_function"):
+        return False
+    name = node.target if node.op == "call_method" else getattr(node.target, "__name__", "")
+    return node.target in _INPLACE_OPERATORS or (name.endswith("_") and not name.endswith("__")) or \
+        node.kwargs.get("inplace") is True or "out" in node.kwargs
+
+
+def _can_merge(producers, node, order, mutations):
+    """Whether node and the regions of its inputs can become one region, run as one call placed
+    at max(first member, last outside input): members of another shape must have no users
+    outside (region outputs are dense over node's shape); the call must come before every
+    outside user of a member (which also rules out cycles); and no write may happen between
+    the first and the last member (the fused loop reads everything at once)."""
     shape = node.meta["fusion"][4]
     members = {node}.union(*(r.nodes for r in producers))
     if any(m.meta["fusion"][4] != shape and not set(m.users) <= members for m in members):
         return False
-    return not any(depends[a].intersection(producers) for m in members for a in m.all_input_nodes
-                   if a not in members)
+    first, last = min(order[m] for m in members), max(order[m] for m in members)
+    inputs = [order[a] for m in members for a in m.all_input_nodes if a not in members]
+    users = [order[u] for m in members for u in m.users if u not in members]
+    if max([first, *inputs]) >= min(users, default=len(order)):
+        return False
+    return not any(first < k < last for k in mutations)
 
 
 class FusedKernel:
@@ -307,8 +324,11 @@ class DeviceShapeProp(ShapeProp):
 
 def _replace_region(gm, kernel, replaced):
     region, graph = kernel.region, gm.graph
-    with graph.inserting_after(region.nodes[-1]):
-        call = graph.call_function(kernel, tuple(replaced.get(a, a) for a in region.inputs))
+    inputs = tuple(replaced.get(a, a) for a in region.inputs)
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    where = max([region.nodes[0], *inputs], key=order.__getitem__)  # see _can_merge
+    with graph.inserting_after(where):
+        call = graph.call_function(kernel, inputs)
     results = [call]
     if len(region.outputs) > 1:
         results = []
