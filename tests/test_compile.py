@@ -374,3 +374,14 @@ def test_second_process_reuses_the_built_library(kernel_cache):
     proc = subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True, text=True, env=env, cwd=REPO)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split()[-1] == "True"
+
+
+def test_missing_compiler_runs_the_graph_eagerly(monkeypatch):
+    monkeypatch.setenv("CXX", "no-such-compiler-for-torchlite")
+    f = lambda x: (x * 3 + 1).tanh()  # noqa: E731
+    compiled = tl.compile(f)
+    x = tl.randn(4)
+    with pytest.warns(UserWarning, match="fused kernels unavailable"):
+        compiled(x)
+    _assert_same(compiled(x), f(x))
+    assert not _entry(compiled).regions

@@ -78,7 +78,11 @@ class CompiledFunction:
         if callable(self._backend):  # PyTorch's custom backend protocol
             gm = self._backend(gm, list(args))
         elif self._backend == "inductor":
-            regions, breaks, cached = fuse_graph(gm)
+            try:
+                regions, breaks, cached = fuse_graph(gm)
+            except (OSError, RuntimeError) as e:  # no C++ compiler, or it failed: gm is left unfused
+                warnings.warn(f"torchlite.compile: fused kernels unavailable, {self.__name__} runs its graph "
+                              f"eagerly: {e}", stacklevel=2)
         self._cache[key] = _Entry(gm, regions, breaks, cached)
         return result
 
