@@ -33,7 +33,6 @@ def cache_dir():
 class PointwiseOp:
     name: str
     functor: str
-    types: str  # the TypeSet of ScalarType.h the eager kernel runs for
     schema_args: tuple  # (name, type, default) of the operator's non-out arguments, in order
     functor_args: tuple  # the names among schema_args that become the functor's fields
     structured: bool  # a generated kernel (iterator + stub only) rather than a hand-written one
@@ -66,7 +65,6 @@ def _derive(yaml_path):
         stub = f.stubs[0]
         table[base] = {
             "functor": stub.functor,
-            "types": stub.types,
             "schema_args": [[a.name, str(a.type), a.default] for a in f.func.non_out_arguments],
             "functor_args": [a.name for a in stub.args],
             "structured": f.structured is not None,
@@ -98,5 +96,5 @@ def pointwise_ops():
         with open(tmp, "w") as fh:
             json.dump(table, fh)
         os.replace(tmp, cached)
-    return {name: PointwiseOp(name, e["functor"], e["types"], tuple(tuple(a) for a in e["schema_args"]),
+    return {name: PointwiseOp(name, e["functor"], tuple(tuple(a) for a in e["schema_args"]),
                               tuple(e["functor_args"]), e["structured"], e["header"]) for name, e in table.items()}
