@@ -465,19 +465,6 @@ def test_tensor_storage_flags_and_module_load():
     assert tl.equal(p.module_load(tl.full((2,), 3.0), assign=True), tl.full((2,), 3.0))
 
 
-def test_compile_runs_the_model():
-    model = tl.nn.Linear(2, 1)
-    assert tl.compile(model) is model and tl.compile(mode="max-autotune")(model) is model
-
-    @tl.compile(fullgraph=True)
-    def f(x):
-        return x * 2
-
-    _same(f(tl.ones(2)), torch.ones(2) * 2)
-    with pytest.raises(RuntimeError, match="callables"):
-        tl.compile(3)
-
-
 @pytest.mark.parametrize("case", [
     (lambda m: m.dot, {}, [(3, 2), (3, 2)]),
     (lambda m: m.mul, {"in_dims": (0, None)}, [(3, 2), (2,)]),

@@ -1,5 +1,5 @@
 """Function transforms and control flow of the torch namespace, as far as torchlite can keep
-their meaning: compile (runs the model as it is), vmap (runs the function once per batch
+their meaning: compile (fuses pointwise chains, torchlite/_compile), vmap (runs the function once per batch
 element) and cond (calls the branch the predicate picks).
 """
 
@@ -16,19 +16,40 @@ Tensor = _C.Tensor
 def compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, options=None, name=None,
             disable=False, recompile_limit=None, isolate_recompiles=False, shapes_spec=None):
     """compile(model=None, *, fullgraph=False, dynamic=None, backend=None, mode=None, ...): model
-    itself. torchlite has no graph compiler: the returned model runs eagerly, with the same
-    results and speed as before, so programs written for torch.compile run unchanged. With no
-    model, a decorator that does the same.
+    captured with torchlite.fx, its chains of pointwise operators fused into one generated C++
+    loop each (torchlite/_compile). With no model, a decorator that does the same.
+
+    Guards are the exact input shapes, dtypes and devices (dynamic= is accepted; a new shape
+    re-traces but reuses the built loops). Operators that are not pointwise run eagerly between
+    fused regions; `explain()` on the result lists regions and graph breaks. A callable that
+    cannot be traced runs eagerly, with a warning (an error under fullgraph=True). Autograd: a
+    value that needs a gradient is computed eagerly (forward and backward), so gradients equal
+    eager's. backend= is "inductor" (default, fuse), "eager"/"aot_eager" (capture only) or a
+    callable `backend(gm, example_inputs)` returning the function to run; mode= takes PyTorch's
+    names and changes nothing.
 
     >>> f = torchlite.compile(lambda x: x + 1)
     >>> f(torchlite.ones(1))
     tensor([2.])
     """
-    if model is None:
-        return lambda m: compile(m)
-    if not callable(model):
-        raise RuntimeError("torch.compile() only works on callables (functions and Modules)")
-    return model
+    from torchlite._compile.compiled import BACKENDS, CompiledFunction, OptimizedModule
+    from torchlite.nn import Module
+
+    if mode is not None and mode not in ("default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: default, reduce-overhead, max-autotune, "
+                           "max-autotune-no-cudagraphs")
+    if isinstance(backend, str) and backend not in BACKENDS:
+        raise RuntimeError(f"Invalid backend: {backend!r}, expected one of {', '.join(BACKENDS)} or a callable")
+
+    def wrap(m):
+        if not callable(m):
+            raise RuntimeError("torch.compile() only works on callables (functions and Modules)")
+        if disable:
+            return m
+        compiled = CompiledFunction(m, backend or "inductor", fullgraph, recompile_limit)
+        return OptimizedModule(m, compiled) if isinstance(m, Module) else functools.wraps(m)(compiled)
+
+    return wrap if model is None else wrap(model)
 
 
 def cond(pred, true_fn, false_fn, operands=()):
