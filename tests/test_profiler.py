@@ -131,7 +131,7 @@ def test_custom_operators_are_events():
         tl.ops.tlproftest.twice(a)
     assert not library._op_call_hooks
     events = prof.events()
-    assert [e.name for e in events] == ["tlproftest::twice", "aten::mul"]
+    assert events[0].name == "tlproftest::twice" and events[0].cpu_parent is None
     assert _children(events, "tlproftest::twice") == ["aten::mul"]
 
 
