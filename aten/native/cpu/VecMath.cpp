@@ -292,13 +292,6 @@ void run_binary(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
   }
 }
 
-// e^x / (1 + e^x) below 0 keeps the subnormal results that 1 / (1 + e^-x) loses.
-template <typename T>
-T sigmoid_libm(T v) {
-  T e = std::exp(-std::fabs(v));
-  return v < 0 ? e / (T(1) + e) : T(1) / (T(1) + e);
-}
-
 }  // namespace
 
 template <typename T>
@@ -378,11 +371,6 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
       }, TL_VM_LIBM(tan));
     case Unary::Tanh:
       return run_unary(x, y, n, [](double v, bool&) { return tanh_core<F32>(v); }, TL_VM_LIBM(tanh));
-    case Unary::Sigmoid:
-      return run_unary(x, y, n, [](double v, bool& s) {
-        s = !(std::fabs(v) <= 708.0);
-        return 1.0 / (1.0 + exp_core<F32>(-v));
-      }, [](T v) { return sigmoid_libm(v); });
     case Unary::Erf:
       return run_unary(x, y, n, [](double v, bool& s) {
         s = !F32 || v != v;  // double erf is not vectorised (VecMath.h): libm

@@ -19,7 +19,7 @@
 namespace tl::native::vecmath {
 
 enum class Unary : uint8_t {
-  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Tanh, Sigmoid, Erf, Erfc, Atan, Asin, Acos, Sinh,
+  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Tanh, Erf, Erfc, Atan, Asin, Acos, Sinh,
   Cosh, Mish,
 };
 enum class Binary : uint8_t { Atan2, Pow };
