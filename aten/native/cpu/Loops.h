@@ -4,12 +4,14 @@
 // result types). The inner loop has three shapes, chosen per call of the 1-D loop:
 // all operands contiguous, one input a broadcast scalar (stride 0) with the rest
 // contiguous, and the general strided case. The first two are written so the compiler
-// vectorises them.
+// vectorises them; the contiguous one calls the vector math layer for the functors that
+// cpu/VecMathLoops.h names.
 #include <cstring>
 #include <utility>
 
 #include "aten/native/FunctionTraits.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/VecMathLoops.h"
 
 namespace tl::native {
 
@@ -89,7 +91,8 @@ void cpu_kernel(TensorIterator& iter, F f, int64_t grain_size = 32768) {
         [&]<size_t... I>(std::index_sequence<I...>) { (check(std::integral_constant<size_t, I>{}), ...); }(
             std::make_index_sequence<N>{});
         if (contiguous) {
-          detail::contiguous_loop(data, n, f, std::make_index_sequence<N>{});
+          if constexpr (VecMathOp<F>::value) VecMathOp<F>::run(data, n);
+          else detail::contiguous_loop(data, n, f, std::make_index_sequence<N>{});
         } else if (!detail::try_scalar_loops(data, strides, n, f, std::make_index_sequence<N>{})) {
           detail::strided_loop(data, strides, n, f, std::make_index_sequence<N>{});
         }

@@ -1,0 +1,45 @@
+#pragma once
+// Note [Vector math]: elementary functions over contiguous arrays, for the CPU loops of the
+// unary and binary float ops (cpu/VecMathLoops.h picks the functors). libm's scalar calls
+// cannot be vectorised and left sin, tanh and friends several times slower than PyTorch.
+//
+// Each function is a branch-free core (range reduction, a polynomial, selects) that the
+// compiler vectorises for the ISA it is built for (AVX-512, AVX2, or plain SSE2 as the scalar
+// fallback), plus a scalar libm pass over the rare lanes the core does not cover (huge
+// trigonometric arguments, overflow, NaN, zeros of log, ...). float is computed in double
+// with polynomials of float accuracy, so float results are correctly rounded but for
+// double rounding; double results are within 2 ulp (tests/test_vecmath.py measures both).
+//
+// Own code rather than SLEEF: no SLEEF package installs through pip, and PyTorch's own copy
+// is compiled from source. The definitions live in one translation unit (VecMath.cpp) so
+// the stub shards that call them do not pay for them at compile time, and so that unit can
+// later be compiled once per ISA for runtime dispatch.
+#include <cstdint>
+
+namespace tl::native::vecmath {
+
+enum class Unary : uint8_t {
+  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Tanh, Erf, Erfc, Atan, Asin, Acos, Sinh,
+  Cosh, Mish,
+};
+enum class Binary : uint8_t { Atan2, Pow };
+
+// y[i] = f(x[i]); y may alias x.
+template <typename T>
+void unary(Unary f, const T* x, T* y, int64_t n);
+// y[i] = f(a[i], b[i]); y may alias a or b.
+template <typename T>
+void binary(Binary f, const T* a, const T* b, T* y, int64_t n);
+
+// Whether (f, T) has a vectorised form; the others keep their scalar functor.
+template <typename T>
+constexpr bool has_unary(Unary f) {
+  if constexpr (sizeof(T) == 8) return f != Unary::Erf && f != Unary::Erfc;
+  return true;
+}
+template <typename T>
+constexpr bool has_binary(Binary f) {
+  return sizeof(T) == 4 || f != Binary::Pow;
+}
+
+}  // namespace tl::native::vecmath
