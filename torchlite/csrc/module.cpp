@@ -79,7 +79,7 @@ PYBIND11_MODULE(_C, m) {
   for (const char* name : {"size", "stride", "dim", "ndimension", "numel", "nelement", "element_size",
                            "storage_offset", "data_ptr", "is_contiguous", "is_floating_point", "get_device", "item",
                            "tolist", "numpy", "__getitem__", "__setitem__", "as_subclass", "requires_grad_",
-                           "retain_grad", "detach_"}) {
+                           "retain_grad", "detach_", "share_memory_", "is_shared"}) {
     tl_python::route_torch_function(cls, name, ("torchlite.Tensor." + std::string(name)).c_str());
   }
 }
