@@ -5,7 +5,10 @@ TransformerEncoder over learned token and position embeddings predicts the next 
 It reports the held-out loss against the unigram baseline (the entropy of the character
 frequencies), saves a checkpoint and the loss curve, and prints a sample.
 
-    python examples/train_char_transformer.py [--steps 600] [--torch]
+    python examples/train_char_transformer.py [--steps 600] [--torch] [--autocast]
+
+--autocast runs the forward pass and the loss under bfloat16 autocast on the CPU (the weights,
+gradients and optimizer stay float32), as torch.autocast("cpu") does.
 """
 
 import math
@@ -15,7 +18,7 @@ import numpy as np
 from common import DATA, Progress, load_library, output_dir, parse_args, plot_losses
 
 args = parse_args(__doc__.splitlines()[0], steps=600, batch_size=32, context=64, d_model=128, heads=4, layers=2,
-                  lr=3e-3, sample_chars=400)
+                  lr=3e-3, sample_chars=400, autocast=False)
 torch = load_library(args)
 nn, F = torch.nn, torch.nn.functional
 
@@ -98,7 +101,8 @@ progress = Progress(args.steps, "char", "char transformer")
 batches = iter(loader)
 while len(steps) < args.steps:
     x, y = next(batches)
-    loss = F.cross_entropy(model(x).reshape(-1, len(chars)), y.reshape(-1))
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=args.autocast):
+        loss = F.cross_entropy(model(x).reshape(-1, len(chars)), y.reshape(-1))
     optimizer.zero_grad(set_to_none=True)
     loss.backward()
     nn.utils.clip_grad_norm_(model.parameters(), 1.0)
