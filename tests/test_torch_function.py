@@ -6,8 +6,10 @@ torch.Tensor" notes, dispatch order, error messages and the has_torch_function c
 """
 
 import importlib
+import sys
 
 import numpy as np
+
 import pytest
 
 import torchlite as tl
@@ -353,7 +355,10 @@ def test_every_routed_binding_dispatches():
     for func, name in routed:
         method = name.rsplit(".", 1)[1]
         if not name.startswith("torchlite.Tensor."):
-            assert func(r) == ("recorded", func), name
+            # the public name's current object: set_default_device wraps the factories in Python
+            module, _, short = name.rpartition(".")
+            public = getattr(sys.modules.get(module), short, None)
+            assert func(r) in (("recorded", func), ("recorded", public)), name
             continue
         # Handlers of an operator slot receive its operator's method (x + y: Tensor.add), as in
         # PyTorch (test_logging_subclass_sees_each_call); some methods were replaced by Python ones.
