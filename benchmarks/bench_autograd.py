@@ -66,16 +66,9 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--repeats", type=int, default=7)
     args = p.parse_args()
-    import torchlite
+    from libraries import single_thread_libraries
 
-    libs = {"torchlite": torchlite}
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-        libs["torch"] = torch
-    except ImportError:
-        pass
+    libs = single_thread_libraries()
     all_cases = {name: cases(lib) for name, lib in libs.items()}
     results = {name: {c: [] for c in all_cases[name]} for name in libs}
     for _ in range(args.repeats):

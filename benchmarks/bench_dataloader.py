@@ -58,17 +58,9 @@ def main():
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
 
-    import torchlite
+    from libraries import single_thread_libraries
 
-    libs = {"torchlite": torchlite}
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-        libs["torch"] = torch
-    except ImportError:
-        pass
-    torchlite.set_num_threads(1)
+    libs = single_thread_libraries()
     cases = [(name, w) for name in libs for w in (0, args.workers)]
     rates = {case: [] for case in cases}
     for _ in range(args.repeats):

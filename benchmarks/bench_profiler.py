@@ -62,17 +62,10 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=7)
     p.add_argument("--number", type=int, default=20000)
     args = p.parse_args()
-    import torchlite
+    from libraries import single_thread_libraries
 
-    libs = {"torchlite": torchlite}
-    try:
-        import torch
-
-        torch.set_num_threads(1)
-        libs["torch"] = torch
-    except ImportError:
-        pass
-    torchlite.set_num_threads(1)
+    libs = single_thread_libraries()
+    torchlite = libs["torchlite"]
     results = {name: measure(lib, args.number, args.repeats) for name, lib in libs.items()}
     modes = list(_modes(torchlite))
     cols = [f"{lib} {mode}" for lib in libs for mode in modes]
