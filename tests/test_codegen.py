@@ -1288,8 +1288,8 @@ def test_factory_out_variant_is_merged(tmp_path):
 
 
 def test_profiler_hook_wraps_every_generated_call(tmp_path):
-    """Note [Profiler hook]: each entry's body is a function of its own; `call` runs it inside an
-    event named aten::<name> (no overload) only behind the one profiler::is_enabled() branch;
+    """Note [Profiler hook]: each entry's body is a function of its own, called once from `call`,
+    inside an event named aten::<name> (no overload) opened only behind one profiler::is_enabled() branch;
     `true`: the event carries the sequence number of the Node the call may record."""
     nf = tmp_path / "nf.yaml"
     nf.write_text(
@@ -1299,9 +1299,10 @@ def test_profiler_hook_wraps_every_generated_call(tmp_path):
     generate(load_native_functions(str(nf), "nf.yaml"), str(tmp_path))
     ops = (tmp_path / "generated" / "Operators.cpp").read_text()
     for struct, args in [("mm", "self, mat2"), ("mm_out", "self, mat2, out")]:
-        assert (f"  if (TL_UNLIKELY(profiler::is_enabled()))"
-                f" {{  // Note [Profiler hook]\n    profiler::RecordScope profiler_event(\"aten::mm\", true, {args});\n"
-                f"    return {struct}_call({args});\n  }}\n  return {struct}_call({args});\n}}") in ops
+        assert (f"  profiler::RecordScope profiler_event(TL_UNLIKELY(profiler::is_enabled()) ?"
+                f" profiler::begin_operator(\"aten::mm\", true, {args}) : -1);  // Note [Profiler hook]\n"
+                f"  return {struct}_call({args});\n}}") in ops
+        assert ops.count(f"{struct}_call(") == 2  # defined once, called once: the body is inlined once
         assert f"static Tensor {struct}_call(" in ops
 
 

@@ -1,9 +1,10 @@
 #pragma once
 // Note [Profiler hook]: the per-operator events of torchlite.profiler. Every generated operator
-// entry (`ops::<op>::call`, Operators.cpp) starts with
-//   if (TL_UNLIKELY(profiler::is_enabled())) { profiler::RecordScope scope(...); return body(...); }
+// entry (`ops::<op>::call`, Operators.cpp) is
+//   profiler::RecordScope event(TL_UNLIKELY(profiler::is_enabled()) ? begin_operator(...) : -1);
 //   return body(...);
-// so that with no profiler running an operator pays one load of a global counter and one
+// with begin_operator cold and out of line, so that each operator's body is inlined once and
+// with no profiler running an operator pays one load of a global counter and one
 // predictable branch. A running profiler belongs to the thread that started it (as PyTorch's
 // does by default): RecordScope records only on that thread, into that thread's session, so
 // sessions need no lock; other threads see the counter set, find no session of their own and
@@ -99,18 +100,15 @@ InputInfo input_info(const std::optional<T>& v) {
 // history under grad mode; -1 otherwise.
 int64_t forward_sequence_nr(bool differentiable);
 
-// RAII: one event around a scope; the operator form records its arguments' shapes.
+// RAII: one event around a scope. The operator form adopts the handle begin_operator returned
+// (-1: no event), so that the operator's generated call holds one scope on both of its paths.
 class RecordScope {
  public:
   RecordScope(std::string name, EventKind kind, int64_t sequence_nr = -1)
       : handle_(begin(std::move(name), kind, sequence_nr)) {}
-  template <typename... Args>
-  RecordScope(const char* op_name, bool differentiable, const Args&... args)
-      : handle_(begin(op_name, EventKind::Operator, forward_sequence_nr(differentiable))) {
-    if (handle_ >= 0 && records_shapes()) set_inputs(handle_, {input_info(args)...});
-  }
+  explicit RecordScope(int64_t handle) : handle_(handle) {}
   ~RecordScope() {
-    if (handle_ >= 0) end(handle_);
+    if (TL_UNLIKELY(handle_ >= 0)) end(handle_);
   }
   RecordScope(const RecordScope&) = delete;
   RecordScope& operator=(const RecordScope&) = delete;
@@ -118,5 +116,14 @@ class RecordScope {
  private:
   int64_t handle_;
 };
+
+// Opens an operator's event and records its arguments' shapes when the session asks for them;
+// -1 when this thread records nothing. Called only while a profiler runs.
+template <typename... Args>
+TL_COLD int64_t begin_operator(const char* op_name, bool differentiable, const Args&... args) {
+  const int64_t handle = begin(op_name, EventKind::Operator, forward_sequence_nr(differentiable));
+  if (handle >= 0 && records_shapes()) set_inputs(handle, {input_info(args)...});
+  return handle;
+}
 
 }  // namespace tl::profiler
