@@ -383,3 +383,45 @@ def test_array_interface_edge_cases():
     assert _array_interface(torchlite.ones(0), 0)["data"] == (0, False)
     with pytest.raises(RuntimeError, match="requires grad"):
         _array_interface(torchlite.ones(2, requires_grad=True), 0)
+
+
+# ---- CUDA (skipped without a GPU) -----------------------------------------------------------
+
+needs_cuda = pytest.mark.skipif(not torchlite.cuda.is_available(), reason="no CUDA device")
+
+
+@needs_cuda
+def test_cuda_capsules_and_streams():
+    t = torchlite.arange(6.0).reshape(2, 3).cuda()
+    assert t.__dlpack_device__() == (DLDeviceType.kDLCUDA, t.device.index)
+    for stream in (None, 1, -1):
+        back = torchlite.from_dlpack(t.__dlpack__(stream=stream, max_version=(1, 0)))
+        assert back.data_ptr() == t.data_ptr() and back.device == t.device
+    with pytest.raises(BufferError, match="per-thread"):
+        t.__dlpack__(stream=2)
+    with pytest.raises(ValueError, match="ambiguous"):
+        t.__dlpack__(stream=0)
+    on_cpu = torchlite.from_dlpack(t.__dlpack__(dl_device=(DLDeviceType.kDLCPU, 0)))
+    assert on_cpu.is_cpu and on_cpu.tolist() == t.tolist()
+    assert torchlite.from_dlpack(t, device="cpu").tolist() == t.tolist()
+
+
+@needs_cuda
+def test_cuda_array_interface():
+    t = torchlite.arange(6.0).reshape(2, 3).cuda()
+    cai = t.t().__cuda_array_interface__
+    assert cai["data"] == (t.data_ptr(), False) and cai["shape"] == (3, 2) and cai["strides"] == (4, 12)
+    assert cai["typestr"] == "<f4" and cai["version"] == 3 and cai["stream"] != 0
+
+
+@needs_cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="PyTorch without CUDA")
+def test_cuda_pytorch_round_trip():
+    t = torchlite.arange(6.0).reshape(2, 3).cuda()
+    x = torch.from_dlpack(t[:, 1:])
+    assert x.is_cuda and x.data_ptr() == t[:, 1:].data_ptr() and x.stride() == (3, 1)
+    x[0, 0] = 9
+    assert t[0, 1].item() == 9
+    y = torch.arange(4.0, device="cuda")
+    z = torchlite.from_dlpack(y)
+    assert z.is_cuda and z.data_ptr() == y.data_ptr() and z.tolist() == [0.0, 1.0, 2.0, 3.0]
