@@ -59,6 +59,7 @@ from torchlite.autograd.grad_mode import (  # noqa: F401, E402
 )
 from torchlite.serialization import load, save  # noqa: F401, E402
 from torchlite import utils  # noqa: F401, E402
+from torchlite.utils.dlpack import from_dlpack  # noqa: F401, E402
 
 bool = _C.bool
 uint8 = _C.uint8

@@ -6,6 +6,7 @@
 #include "torchlite/csrc/autograd/python_autograd.h"
 #include "torchlite/csrc/profiler/python_profiler.h"
 #include "torchlite/csrc/python_binding_utils.h"
+#include "torchlite/csrc/python_dlpack.h"
 #include "torchlite/csrc/python_indexing.h"
 #include "torchlite/csrc/python_runtime.h"
 #include "torchlite/csrc/python_tensor.h"
@@ -68,6 +69,7 @@ PYBIND11_MODULE(_C, m) {
   tl_python::PyTensorClass cls(m, "Tensor", py::dynamic_attr());
   tl_python::init_tensor_class(m, cls);
   tl_python::init_tensor_new(m);
+  tl_python::init_dlpack(m);
   tl_python::init_autograd(m, cls);
   tl_python::init_indexing(cls);
   tl_python::init_runtime(m);

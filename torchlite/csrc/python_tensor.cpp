@@ -11,6 +11,7 @@
 #include "generated/ops/view_as.h"
 #include "torchlite/csrc/autograd/variable.h"
 #include "torchlite/csrc/python_binding_utils.h"
+#include "torchlite/csrc/python_dlpack.h"
 #include "torchlite/csrc/python_tensor.h"
 
 namespace tl_python {
@@ -80,10 +81,11 @@ void release_pyobject(void* ctx) {
 }
 
 // Grows a storage to `needed` bytes in place, keeping its bytes, so that every view of it sees the
-// new memory (as PyTorch's storage resize). Memory lent by NumPy (from_numpy) stays where it is.
+// new memory (as PyTorch's storage resize). Memory lent by NumPy (from_numpy) or by a DLPack
+// producer stays where it is.
 void grow_storage(const std::shared_ptr<StorageImpl>& storage, size_t needed) {
   if (needed <= storage->nbytes) return;
-  TL_CHECK(storage->data.deleter != &release_pyobject && !is_shared_storage(*storage),
+  TL_CHECK(storage->data.deleter != &release_pyobject && !is_dlpack_storage(*storage) && !is_shared_storage(*storage),
            "Trying to resize storage that is not resizable");
   auto grown = StorageImpl::allocate(needed, storage->device());
   const auto old_bytes = static_cast<int64_t>(storage->nbytes);

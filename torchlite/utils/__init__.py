@@ -1,3 +1,4 @@
-"""torchlite.utils: data loading (torchlite.utils.data) and hook handles (torchlite.utils.hooks)."""
+"""torchlite.utils: data loading (torchlite.utils.data), hook handles (torchlite.utils.hooks) and DLPack
+interchange (torchlite.utils.dlpack)."""
 
-from torchlite.utils import data, hooks  # noqa: F401
+from torchlite.utils import data, dlpack, hooks  # noqa: F401
