@@ -74,6 +74,7 @@ NAMESPACES = [
     "torch.autograd.forward_ad",
     "torch.func",
     "torch.utils.checkpoint",
+    "torch.utils.dlpack",
     "torch.multiprocessing",
     "torch.profiler",
     "torch.library",
