@@ -21,7 +21,6 @@ from torchlite._C import (  # noqa: F401  (PyTorch exposes these here)
     DisableTorchFunctionSubclass,
     _disabled_torch_function_impl,
     _get_function_stack_at,
-    _has_torch_function_in_call,
     _is_torch_function_mode_enabled,
     _len_torch_function_stack,
     _pop_torch_function_stack,
@@ -106,16 +105,16 @@ def _handle_binding(public_api, qualified_name, relevant_args, args, kwargs):
 
 def _overridable(func):
     """Decorator for torchlite's own Python-level functions: every argument (and element of a
-    list argument) is checked, in C++, the way the generated bindings check theirs."""
-
-    @functools.wraps(func)
-    def wrapped(*args, **kwargs):
-        if _has_torch_function_in_call(args, kwargs):
-            return handle_torch_function(wrapped, (*_flatten(args), *_flatten(kwargs.values())), *args, **kwargs)
-        return func(*args, **kwargs)
-
+    list argument) is checked, in C++, the way the generated bindings check theirs, before the
+    function is called (Note [Overridable Python functions] in python_torch_function.cpp)."""
+    wrapped = functools.update_wrapper(_C._OverridableFunction(func), func)
     wrapped._torch_function_dispatch = True
     return wrapped
+
+
+def _handle_overridable(public_api, args, kwargs):
+    """An _overridable function's call that dispatches (its C check found an override or a mode)."""
+    return handle_torch_function(public_api, (*_flatten(args), *_flatten(kwargs.values())), *args, **kwargs)
 
 
 def _flatten(values):
