@@ -411,6 +411,11 @@ def test_python_level_functions_check_every_argument_and_stay_functions():
         assert repr(ours).startswith(f"<function {theirs.__name__} at ")
         assert weakref.ref(ours)() is ours and hash(ours) == hash(ours)
 
+    # functions of other modules that PyTorch's counterparts dispatch are wrapped where they are exported
+    for f in (tl.numel, tl.is_floating_point, tl.special.ndtr, tl.linalg.norm, tl.hann_window, TF.pdist,
+              tl.cosine_similarity):
+        assert f(d)[:2] == ("duck", f), f
+
     class Holder:  # a function stored on a class binds as a method, as plain functions do
         act = TF.relu
 

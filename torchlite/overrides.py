@@ -126,16 +126,21 @@ def _flatten(values):
             yield v
 
 
-def _make_overridable(namespace, modules):
-    """Replaces, in `namespace`, each Python function named in the modules' __all__ by its
-    _overridable form (torchlite/__init__.py and torchlite.nn.functional export them so), under
-    the namespace's module name as in PyTorch (F.relu.__module__ == 'torchlite.nn.functional')."""
-    for module in modules:
-        for name in module.__all__:
-            f = namespace.get(name)
-            if inspect.isfunction(f) and f.__module__ == module.__name__:
-                namespace[name] = _overridable(f)
-                namespace[name].__module__ = namespace["__name__"]
+def _make_overridable(namespace, modules=(), names=()):
+    """Replaces, in `namespace`, each Python function that one of the modules defines and names in
+    its __all__ (torchlite/__init__.py and torchlite.nn.functional export them so), and each one
+    named in `names` (functions of other modules that PyTorch makes overridable), by its
+    _overridable form, under the namespace's module name as in PyTorch (F.relu.__module__ ==
+    'torchlite.nn.functional')."""
+    for name in names:
+        if not inspect.isfunction(namespace.get(name)):
+            raise TypeError(f"_make_overridable: {namespace['__name__']}.{name} is not a Python function")
+    defined = [n for m in modules for n in m.__all__ if getattr(namespace.get(n), "__module__", None) == m.__name__]
+    for name in (*names, *defined):
+        f = namespace[name]
+        if inspect.isfunction(f):
+            namespace[name] = _overridable(f)
+            namespace[name].__module__ = namespace["__name__"]
 
 
 def wrap_torch_function(dispatcher):
