@@ -186,7 +186,8 @@ def test_gradients_match_eager(make):
         out.sum().backward()
     _assert_same(out, eager_out)
     _assert_same([x.grad] + [p.grad for p in model.parameters()], expected)
-    assert "needs gradients" in compiled.explain()
+    report = compiled.explain()
+    assert "needs gradients" in report and "run eagerly, forward and backward" in report
 
 
 def test_transformer_training_step_matches_eager():
@@ -203,6 +204,26 @@ def test_transformer_training_step_matches_eager():
         out.square().mean().backward()
     _assert_same(out, eager)
     _assert_same([p.grad for p in layer.parameters()], expected)
+
+
+def test_gelu_loop_chosen_by_approximate():
+    """gelu's stubs are chosen by `approximate` (gelu: "none", gelu_tanh: "tanh"): each call fuses
+    the functor its value selects, in one region, and matches eager and PyTorch."""
+    def f(x):
+        return F.gelu(x * 2, approximate="tanh") + F.gelu(x - 1) * tl.nn.functional.gelu(x, approximate="none")
+
+    x = tl.randn(6, 5, dtype=tl.float64)
+    compiled = tl.compile(f)
+    compiled(x)
+    _assert_same(compiled(x), f(x))
+    torch = pytest.importorskip("torch")
+    tx = torch.from_numpy(x.numpy())
+    ref = torch.nn.functional.gelu(tx * 2, approximate="tanh") + torch.nn.functional.gelu(tx - 1) * \
+        torch.nn.functional.gelu(tx)
+    assert_close(compiled(x), ref.numpy())
+    (region,) = _entry(compiled).regions
+    functors = [n.meta["fusion_op"].functor for n in region.nodes if n.meta["fusion_op"].name == "gelu"]
+    assert functors == ["GeluTanhFunctor", "GeluFunctor", "GeluFunctor"]
 
 
 # ---- broadcasting, layouts, dtypes ---------------------------------------------------------------

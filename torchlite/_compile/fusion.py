@@ -16,7 +16,7 @@ from torchlite._compile.cpp_kernel import CTYPES, KernelSpec, build_library, cpp
 from torchlite._compile.pointwise_table import pointwise_ops
 from torchlite.fx.passes.shape_prop import ShapeProp
 
-__all__ = ["DeviceShapeProp", "Region", "fuse_graph"]
+__all__ = ["DeviceShapeProp", "NEEDS_GRAD", "Region", "fuse_graph"]
 
 # Python operators as the graph records them -> the operator they run
 _OPERATORS = {
@@ -26,6 +26,9 @@ _OPERATORS = {
     operator.xor: "bitwise_xor", operator.invert: "bitwise_not",
 }
 _FLOATING = (torchlite.float32, torchlite.float64)
+# The break of a value that needs a gradient: fused kernels have no backward (none is generated
+# from the derivative formulas yet), so such values keep eager's operators and autograd graph.
+NEEDS_GRAD = "needs gradients (autograd runs eagerly)"
 
 
 @dataclass(eq=False)  # regions are compared and hashed by identity
@@ -58,6 +61,8 @@ def _default(text):
         return None
     if text in ("True", "False"):
         return text == "True"
+    if text.startswith('"'):
+        return text.strip('"')
     try:
         return int(text)
     except ValueError:
@@ -97,11 +102,15 @@ def _fusible(node, cpu_values):
     bound = _bind(op, node)
     if bound is None:
         return "arguments the fused kernel does not take"
+    if op.selected_by:
+        op = op.for_value(bound[op.selected_by[0]])
+        if op is None:
+            return "an argument value with no fused loop"
     meta = _tensor_meta(node)
     if meta is None or meta.dtype not in CTYPES or node not in cpu_values:
         return "output is not a CPU tensor of a fused dtype"
     if meta.requires_grad:
-        return "needs gradients (autograd runs eagerly)"
+        return NEEDS_GRAD
     operands, probes = [], []
     for name, typ, _ in op.schema_args:
         value = bound[name]
