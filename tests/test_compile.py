@@ -381,20 +381,57 @@ def test_options_and_bad_arguments():
 # ---- the on-disk kernel cache --------------------------------------------------------------------------
 
 _SECOND_PROCESS = """
+import sys
 import torchlite as tl
 f = tl.compile(lambda x: (x * 3 + 1).tanh())
 f(tl.ones(4, 5))
-print(next(iter(f._cache.values())).cached)
+tl.library.define("tf19::scale", "(Tensor x, float k) -> Tensor")  # parses with torchlite._codegen
+print("codegen" in sys.modules, next(iter(f._cache.values())).cached)
 """
 
 
-def test_second_process_reuses_the_built_library(kernel_cache):
+def test_second_process_reuses_the_built_library(kernel_cache, tmp_path):
+    """Run outside the repository, so that only the package is importable: the runtime needs no
+    top-level `codegen` (the generator ships as torchlite._codegen)."""
     f = tl.compile(lambda x: (x * 3 + 1).tanh())
     f(tl.ones(4, 5))
     env = dict(os.environ, TORCHLITE_CACHE_DIR=kernel_cache)
-    proc = subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True, text=True, env=env, cwd=REPO)
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True, text=True, env=env,
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split()[-1] == "True"
+    assert proc.stdout.split()[-2:] == ["False", "True"]
+
+
+def test_wheel_data_files_suffice(tmp_path, monkeypatch):
+    """An installed wheel has no repository beside it: CMakeLists.txt installs the files that
+    data_files lists into torchlite/_data. From those alone the operator table is derived and a
+    fused loop compiles (the compiler's include path is that folder only)."""
+    from torchlite._compile import cpp_kernel, data_files, pointwise_table
+
+    package = tmp_path / "torchlite"
+    for rel in data_files.data_files(REPO):
+        (package / "_data" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (package / "_data" / rel).write_bytes(open(os.path.join(REPO, rel), "rb").read())
+    expected = pointwise_ops()
+    monkeypatch.setattr(pointwise_table, "_PACKAGE", str(package))
+    monkeypatch.setenv("TORCHLITE_CACHE_DIR", str(tmp_path / "cache"))  # no table or library cached
+    caches = (pointwise_table.pointwise_ops, cpp_kernel._headers_digest)
+    for c in caches:
+        c.cache_clear()
+    try:
+        assert pointwise_table.data_root() == str(package / "_data")
+        assert pointwise_ops() == expected
+        f = lambda x: F.gelu(x * 3 + 1, approximate="tanh")  # noqa: E731
+        compiled = tl.compile(f)
+        x = tl.randn(4, 5)
+        compiled(x)
+        _assert_same(compiled(x), f(x))
+        assert _entry(compiled).regions and not _entry(compiled).cached
+        assert f"-I{package / '_data'}" in cpp_kernel.compiler_command()
+    finally:
+        for c in caches:
+            c.cache_clear()
 
 
 def test_missing_compiler_runs_the_graph_eagerly(monkeypatch):

@@ -5,8 +5,8 @@ The YAML is the one source of truth: an operator is fusible when its entries are
 stubs are chosen by the value of its one `str` argument, as gelu's `approximate` chooses between
 `gelu` (the default, "none") and `gelu_tanh`: the stub named as the operator runs for the
 default, and the stub whose name is the operator's with `_<value>` inserted runs for that value. The table
-is derived at first use with the codegen's own parser, from the native_functions.yaml beside
-the package (an editable install), and cached as JSON by the YAML's hash, since parsing the
+is derived at first use with the codegen's own parser (torchlite._codegen), from the
+native_functions.yaml of data_root(), and cached as JSON by the YAML's hash, since parsing the
 YAML takes a second or more.
 """
 
@@ -17,12 +17,17 @@ import json
 import os
 from dataclasses import dataclass
 
-__all__ = ["PointwiseOp", "pointwise_ops", "repo_root", "cache_dir"]
+__all__ = ["PointwiseOp", "pointwise_ops", "data_root", "cache_dir"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def repo_root():
-    """The folder holding native_functions.yaml, codegen/ and aten/ (the repository root)."""
-    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+def data_root():
+    """The folder holding native_functions.yaml and the aten/ headers the fused loops include:
+    torchlite/_data in an installed wheel (CMakeLists.txt installs them there), else the
+    repository root (an editable install or the source tree)."""
+    shipped = os.path.join(_PACKAGE, "_data")
+    return shipped if os.path.isdir(shipped) else os.path.dirname(_PACKAGE)
 
 
 def cache_dir():
@@ -96,10 +101,10 @@ def _entry(f, stub, headers, selected_by=None):
 
 
 def _derive(yaml_path):
-    from codegen.cli import functor_definitions
-    from codegen.native_functions import load_native_functions
+    from torchlite._codegen.native_functions import load_native_functions
+    from torchlite._codegen.stubs import functor_definitions
 
-    headers = {functor: path for functor, path, _ in functor_definitions(repo_root())}
+    headers = {functor: path for functor, path, _ in functor_definitions(data_root())}
 
     fns = load_native_functions(yaml_path)
     pointwise = {f.func.name.base for f in fns if "pointwise" in f.tags}
@@ -129,9 +134,9 @@ def _derive(yaml_path):
 
 @functools.cache
 def pointwise_ops():
-    """{operator name: PointwiseOp}; empty when the YAML or the codegen is not at hand (a wheel
-    install), so that compile then runs everything eagerly."""
-    yaml_path = os.path.join(repo_root(), "native_functions.yaml")
+    """{operator name: PointwiseOp}; empty when the YAML cannot be read or parsed (no PyYAML), so
+    that compile then runs everything eagerly."""
+    yaml_path = os.path.join(data_root(), "native_functions.yaml")
     try:
         with open(yaml_path, "rb") as fh:
             digest = hashlib.sha256(fh.read()).hexdigest()[:16]
