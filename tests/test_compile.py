@@ -13,6 +13,7 @@ import torchlite as tl
 import torchlite.nn.functional as F
 from helpers import assert_close
 from opinfo import REGISTRY
+from torchlite._compile.fusion import Reduction
 from torchlite._compile.pointwise_table import pointwise_ops
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -224,6 +225,38 @@ def test_gelu_loop_chosen_by_approximate():
     (region,) = _entry(compiled).regions
     functors = [n.meta["fusion_op"].functor for n in region.nodes if n.meta["fusion_op"].name == "gelu"]
     assert functors == ["GeluTanhFunctor", "GeluFunctor", "GeluFunctor"]
+
+
+def _reductions(x, y):
+    h = (x * 2 + y).tanh()
+    centred = (h - h.mean(-1, keepdim=True)).exp()  # reads a reduction's result: another region
+    return h.sum(-1), tl.mean(h * h, dim=[-1], keepdim=True), tl.sum(h, dim=(-1,)), centred, h
+
+
+@pytest.mark.parametrize("shape,dtype", [((6, 4, 33), tl.float32), ((40,), tl.float64)])
+def test_reductions_over_the_last_dim_join_the_chain(shape, dtype):
+    x, y = tl.randn(*shape, dtype=dtype), tl.randn(shape[-1], dtype=dtype)
+    compiled = tl.compile(_reductions)
+    compiled(x, y)
+    _assert_same(compiled(x, y), _reductions(x, y))
+    first, second = _entry(compiled).regions
+    assert "tanh -> mean -> sum -> mul -> mean -> sum" in first.describe() and "sub -> exp" in second.describe()
+    if len(shape) > 1:  # a transposed input: rows are not contiguous
+        xt = tl.randn(*reversed(shape), dtype=dtype).transpose(0, -1)
+        _assert_same(compiled(xt, y), _reductions(xt, y))
+
+
+def test_reductions_left_eager():
+    def f(x, i):
+        h = x * 2 + 1
+        return h.sum(0), h.exp().sum(-1, dtype=tl.float64), (i * 3).sum(-1)
+
+    x, i = tl.randn(5, 7), tl.arange(35).reshape(5, 7)
+    compiled = tl.compile(f)
+    compiled(x, i)
+    _assert_same(compiled(x, i), f(x, i))
+    assert not any(isinstance(n.meta["fusion_op"], Reduction) for r in _entry(compiled).regions for n in r.nodes)
+    assert compiled.explain().count("break: %sum") == 3
 
 
 # ---- broadcasting, layouts, dtypes ---------------------------------------------------------------

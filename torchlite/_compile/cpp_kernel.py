@@ -15,7 +15,7 @@ import math
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torchlite
 from torchlite._compile.data_files import header_files
@@ -56,14 +56,17 @@ def compiler_command():
 class KernelSpec:
     """One region: `inputs` are dtypes; `nodes` are (functor, its header, compute dtype, out
     dtype, operands, functor argument C++ expressions), an operand being ("in", k), ("node", i) or
-    ("const", number); `outputs` index nodes."""
+    ("const", number); `outputs` index nodes; `reductions` are (node index, "sum" or "mean") over
+    the last dim. Data pointers: the outputs', the reductions', then the inputs'."""
     name: str
     inputs: list
     nodes: list
     outputs: list
+    reductions: list = field(default_factory=list)
 
     def source(self):
-        nout, nin = len(self.outputs), len(self.inputs)
+        nout, nred, nin = len(self.outputs), len(self.reductions), len(self.inputs)
+        first_in = nout + nred
         # typed __restrict pointers let the compiler vectorise the contiguous case
         ptrs, loads, body = [], [], []
         for q, n in enumerate(self.outputs):
@@ -71,9 +74,9 @@ class KernelSpec:
             ptrs.append(f"    {c}* __restrict o{q} = reinterpret_cast<{c}*>(p[{q}]);")
         for k, dt in enumerate(self.inputs):
             c = CTYPES[dt]
-            ptrs.append(f"    const char* __restrict i{k} = p[{nout + k}];")
+            ptrs.append(f"    const char* __restrict i{k} = p[{first_in + k}];")
             loads.append(f"      const {c} x{k} = C ? reinterpret_cast<const {c}*>(i{k})[j] : "
-                         f"*reinterpret_cast<const {c}*>(i{k} + j * st[{nout + k}]);")
+                         f"*reinterpret_cast<const {c}*>(i{k} + j * st[{first_in + k}]);")
         functors = []
         for i, (functor, _, compute, out, operands, fargs) in enumerate(self.nodes):
             t = CTYPES[compute]
@@ -81,10 +84,10 @@ class KernelSpec:
             ops = ", ".join(f"static_cast<{t}>({_operand(o)})" for o in operands)
             body.append(f"      const {CTYPES[out]} v{i} = static_cast<{CTYPES[out]}>(f{i}({ops}));")
         stores = [f"      o{q}[j] = v{n};" for q, n in enumerate(self.outputs)]
-        nops = nout + nin
-        contig = " && ".join(f"strides[{nout + k} * ndim + ndim - 1] == {_size(dt)}"
+        nops = first_in + nin
+        contig = " && ".join(f"strides[{first_in + k} * ndim + ndim - 1] == {_size(dt)}"
                              for k, dt in enumerate(self.inputs)) or "true"
-        return f"""
+        head = f"""
 extern "C" void {self.name}(int64_t ndim, const int64_t* sizes, char* const* data, const int64_t* strides,
                             int64_t numel) {{
 {chr(10).join(functors)}
@@ -92,7 +95,10 @@ extern "C" void {self.name}(int64_t ndim, const int64_t* sizes, char* const* dat
   int64_t st[{nops}];
   for (int k = 0; k < {nops}; ++k) st[k] = strides[k * ndim + ndim - 1];
   const bool contiguous = {contig};
-  auto segment = [&](auto contiguous_tag, char* const* p, int64_t n) {{
+"""
+        if self.reductions:
+            return head + self._rows(ptrs, loads + body + stores, nops, nout)
+        return head + f"""  auto segment = [&](auto contiguous_tag, char* const* p, int64_t n) {{
     constexpr bool C = decltype(contiguous_tag)::value;
 {chr(10).join(ptrs)}
     for (int64_t j = 0; j < n; ++j) {{
@@ -118,6 +124,45 @@ extern "C" void {self.name}(int64_t ndim, const int64_t* sizes, char* const* dat
       else segment(std::false_type{{}}, p, n);
       idx += n;
     }}
+  }}
+}}
+"""
+
+    def _rows(self, ptrs, lines, nops, nout):
+        """The loop of a region that ends in reductions over the last dim (the iteration shape's
+        last dim, never merged with another: the reductions' results have stride 0 along it):
+        one row at a time, each thread a band of rows, accumulating in the result's type."""
+        accs, adds, results = [], [], []
+        for r, (n, kind) in enumerate(self.reductions):
+            c = CTYPES[self.nodes[n][3]]
+            accs.append(f"    {c} a{r} = 0;")
+            adds.append(f"      a{r} += v{n};")
+            value = f"a{r} / static_cast<{c}>(inner)" if kind == "mean" else f"a{r}"
+            results.append(f"    *reinterpret_cast<{c}*>(p[{nout + r}]) = {value};")
+        names = ", ".join(f"a{r}" for r in range(len(self.reductions)))
+        return f"""  auto row = [&](auto contiguous_tag, char* const* p) {{
+    constexpr bool C = decltype(contiguous_tag)::value;
+{chr(10).join(ptrs)}
+{chr(10).join(accs)}
+#pragma omp simd reduction(+ : {names})
+    for (int64_t j = 0; j < inner; ++j) {{
+{chr(10).join(lines + adds)}
+    }}
+{chr(10).join(results)}
+  }};
+  const int64_t rows = numel / inner;
+#pragma omp parallel for if (numel > {GRAIN_SIZE}) schedule(static)
+  for (int64_t r = 0; r < rows; ++r) {{
+    char* p[{nops}];
+    int64_t o = r;
+    for (int k = 0; k < {nops}; ++k) p[k] = data[k];
+    for (int64_t d = ndim - 2; d >= 0; --d) {{
+      const int64_t c = o % sizes[d];
+      o /= sizes[d];
+      for (int k = 0; k < {nops}; ++k) p[k] += c * strides[k * ndim + d];
+    }}
+    if (contiguous) row(std::true_type{{}}, p);
+    else row(std::false_type{{}}, p);
   }}
 }}
 """
