@@ -6,8 +6,8 @@ node of a smaller (broadcast) shape may join only when all its users are in the 
 every region output is dense over the region's shape. A sum or mean over the last dim of a
 region's value (floating, no dtype= argument) joins it too: the loop then runs row by row and
 accumulates, and only pointwise ops of the full shape that do not read a reduction's result
-join it afterwards. Everything else runs eagerly between regions:
-those nodes are the graph breaks.
+join it afterwards. Everything else runs eagerly between regions: those nodes are the graph
+breaks.
 """
 
 import ctypes
@@ -36,7 +36,8 @@ NEEDS_GRAD = "needs gradients (autograd runs eagerly)"
 
 @dataclass(frozen=True)
 class Reduction:
-    """A sum or mean over the last dim that ends a region (a node's meta["fusion_op"])."""
+    """A sum or mean over the last dim, fused into the region of its input (a node's
+    meta["fusion_op"])."""
     name: str
     keepdim: bool
 

@@ -4,8 +4,8 @@ The YAML is the one source of truth: an operator is fusible when its entries are
 `pointwise` and the entries that declare stubs (Note [Stubs]) all name one functor, or when its
 stubs are chosen by the value of its one `str` argument, as gelu's `approximate` chooses between
 `gelu` (the default, "none") and `gelu_tanh`: the stub named as the operator runs for the
-default, and the stub whose name is the operator's with `_<value>` inserted runs for that value. The table
-is derived at first use with the codegen's own parser (torchlite._codegen), from the
+default, and the stub whose name is the operator's with `_<value>` inserted runs for that value.
+The table is derived at first use with the codegen's own parser (torchlite._codegen), from the
 native_functions.yaml of data_root(), and cached as JSON by the YAML's hash, since parsing the
 YAML takes a second or more.
 """
@@ -48,7 +48,7 @@ class PointwiseOp:
     schema_args: tuple  # (name, type, default) of the operator's non-out arguments, in order
     functor_args: tuple  # the names among schema_args that become the functor's fields
     structured: bool  # a generated kernel (iterator + stub only) rather than a hand-written one
-    header: str  # the functor's header, relative to the repository root
+    header: str  # the functor's header, relative to data_root()
     # (argument, ((value, functor, header), ...)) where a str argument's value chooses the stub
     # (functor and header above are the default value's)
     selected_by: tuple = ()
