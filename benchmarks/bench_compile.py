@@ -3,8 +3,8 @@
     python benchmarks/bench_compile.py [--quick] [--repeats 5]
 
 Workloads: a chain of arithmetic pointwise ops over 4096x1024 float32, the same with exp, sigmoid
-and tanh (our fused loops call the eager functors' scalar math; inductor vectorises it), a GELU
-MLP block and a residual +
+and tanh (our fused loops call the eager functors' scalar math; inductor vectorises it), a tanh
+GELU chain ending in a sum and a mean over the last dim, a GELU MLP block and a residual +
 layer_norm block (inference, no_grad), and a training step of the transformer example's
 encoder layer (forward, loss, backward, SGD step). For each: our eager and compiled times and
 PyTorch's eager and torch.compile (inductor) times, median milliseconds per call; "first" is
@@ -45,6 +45,16 @@ def transcendental_chain(lib, quick):
         a = lib.sigmoid(x * 2.0 + y)
         b = (a - y).relu() * lib.exp(-x.abs())
         return lib.clamp(b, min=0.1) / 3 + lib.tanh(a) * 0.5
+    return f, (x, y), True
+
+
+def reduction_chain(lib, quick):
+    rows = 1024 if quick else 4096
+    x, y = lib.randn(rows, 1024), lib.randn(1024)
+
+    def f(x, y):
+        h = lib.nn.functional.gelu(x * 2.0 + y, approximate="tanh")
+        return (h * x).sum(-1), h.mean(-1, keepdim=True)
     return f, (x, y), True
 
 
@@ -94,7 +104,7 @@ def transformer_step(lib, quick):
 
 
 WORKLOADS = {"pointwise chain": pointwise_chain, "transcendental chain": transcendental_chain,
-             "GELU MLP block": gelu_mlp,
+             "GELU chain + row sums": reduction_chain, "GELU MLP block": gelu_mlp,
              "residual + layer_norm": residual_layer_norm, "transformer train step": transformer_step}
 
 

@@ -15,12 +15,12 @@ import os
 import re
 from dataclasses import dataclass
 
-from codegen import cpp_api
-from codegen.derivatives import DerivativeEntry, load_derivatives, output_names
-from codegen.cpp_types import CppType, Value
-from codegen.model import BaseType, FunctionSchema, ListType, SchemaKind, Type, base_of, is_tensor_like
-from codegen.native_functions import NativeFunction
-from codegen.yaml_loader import CodegenError
+from . import cpp_api
+from .derivatives import DerivativeEntry, load_derivatives, output_names
+from .cpp_types import CppType, Value
+from .model import BaseType, FunctionSchema, ListType, SchemaKind, Type, base_of, is_tensor_like
+from .native_functions import NativeFunction
+from .yaml_loader import CodegenError
 
 # Note [Saved metadata]: `x.<method>()` in a formula saves a value field `x_<suffix>` instead of
 # the tensor x (names follow PyTorch's, so `_saved_self_sym_sizes` reads the same). Each is saved

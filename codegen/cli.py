@@ -15,11 +15,12 @@ import sys
 import tempfile
 from collections.abc import Iterator
 
-from codegen.derivatives import load_derivatives
-from codegen.explain import UnknownOperator, explain
-from codegen.gen import generate
-from codegen.native_functions import NativeFunction, load_native_functions
-from codegen.yaml_loader import CodegenError
+from .derivatives import load_derivatives
+from .explain import UnknownOperator, explain
+from .gen import generate
+from .native_functions import NativeFunction, load_native_functions
+from .stubs import functor_definitions
+from .yaml_loader import CodegenError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KERNEL_DIRS = ("aten/native",)
@@ -49,21 +50,6 @@ def kernel_definitions(root: str) -> Iterator[tuple[str, str, int]]:
                         line += text.count("\n", pos, m.start(2))
                         pos = m.start(2)
                         yield m.group(2), os.path.relpath(path, root), line
-
-
-# A functor of Note [Shared functors]: `struct XFunctor {` or a macro-made `(XFunctor, ...)`.
-_FUNCTOR = re.compile(r"(?:struct\s+|\()(\w+Functor)\b(?!>)")
-
-
-def functor_definitions(root: str) -> Iterator[tuple[str, str, int]]:
-    """(functor, path relative to root, line) of the elementwise functors that stubs name."""
-    native = os.path.join(root, "aten", "native")
-    for name in sorted(os.listdir(native)):
-        if name.endswith("Functors.h"):
-            with open(os.path.join(native, name), encoding="utf-8") as f:
-                for i, text in enumerate(f, 1):
-                    for m in _FUNCTOR.finditer(text):
-                        yield m.group(1), f"aten/native/{name}", i
 
 
 def check_kernels_exist(fns: list[NativeFunction], root: str) -> None:

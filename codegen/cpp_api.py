@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from codegen.cpp_types import ArrayRef, ConstRef, CppType, Optional, StdArray, Tuple, Value, Vector, Void
-from codegen.model import (
+from .cpp_types import ArrayRef, ConstRef, CppType, Optional, StdArray, Tuple, Value, Vector, Void
+from .model import (
     NAMED_DEFAULTS,
     Argument,
     BaseType,
@@ -24,12 +24,12 @@ from codegen.model import (
     Type,
     base_of,
 )
-from codegen.native_functions import DEVICE_KEYS, NativeFunction
-from codegen.overlap import OverlapGuard, overlap_guard
-from codegen.yaml_loader import CodegenError
+from .native_functions import DEVICE_KEYS, NativeFunction
+from .overlap import OverlapGuard, overlap_guard
+from .yaml_loader import CodegenError
 
 if TYPE_CHECKING:
-    from codegen.autograd import WrapperInfo
+    from .autograd import WrapperInfo
 
 
 class CppTypeError(Exception):

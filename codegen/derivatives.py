@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codegen.model import FunctionSchema
-from codegen.native_functions import NativeFunction
-from codegen.schema_parser import SchemaError, parse_schema
-from codegen.yaml_loader import CodegenError, Location, key_location, load_entries, user_items
+from .model import FunctionSchema
+from .native_functions import NativeFunction
+from .schema_parser import SchemaError, parse_schema
+from .yaml_loader import CodegenError, Location, key_location, load_entries, user_items
 
 RESERVED_KEYS = ("name", "output_differentiability")
 AUTO_FORWARD = ("auto_element_wise", "auto_linear")

@@ -10,9 +10,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 
-from codegen import autograd, cpp_api, gen, python_api
-from codegen.derivatives import DerivativeEntry
-from codegen.native_functions import NativeFunction
+from . import autograd, cpp_api, gen, python_api
+from .derivatives import DerivativeEntry
+from .native_functions import NativeFunction
 
 # What each dispatch key means, for the reader.
 KEY_NOTES = {

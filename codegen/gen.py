@@ -8,8 +8,8 @@ import zlib
 
 import jinja2
 
-from codegen import autograd, cpp_api, python_api, stubs
-from codegen.native_functions import DEVICE_KEYS, NativeFunction
+from . import autograd, cpp_api, python_api, stubs
+from .native_functions import DEVICE_KEYS, NativeFunction
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(__file__), "templates")
 NUM_SHARDS = 4  # python binding files, compiled in parallel

@@ -5,10 +5,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from codegen.model import FunctionSchema, OperatorName, SchemaKind, base_of
-from codegen.schema_parser import SchemaError, parse_schema
-from codegen.stubs import Stub, parse_stubs
-from codegen.yaml_loader import CodegenError, Location, key_location, load_entries, user_items
+from .model import FunctionSchema, OperatorName, SchemaKind, base_of
+from .schema_parser import SchemaError, parse_schema
+from .stubs import Stub, parse_stubs
+from .yaml_loader import CodegenError, Location, key_location, load_entries, user_items
 
 DEVICE_KEYS = ("CPU", "CUDA")
 COMPOSITE_KEYS = ("CompositeImplicitAutograd", "CompositeExplicitAutograd")

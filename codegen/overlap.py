@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from codegen.model import BaseType, FunctionSchema, ListType, OptionalType
+from .model import BaseType, FunctionSchema, ListType, OptionalType
 
 _TENSOR_KINDS = ("Tensor", "Tensor?", "Tensor[]", "Tensor?[]")
 

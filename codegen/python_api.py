@@ -12,10 +12,10 @@ import dataclasses
 import keyword
 from dataclasses import dataclass
 
-from codegen.cpp_api import cpp_string, cpp_type, default_expr, list_default_items, public_arguments, public_name
-from codegen.model import (NAMED_DEFAULTS, Argument, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind,
+from .cpp_api import cpp_string, cpp_type, default_expr, list_default_items, public_arguments, public_name
+from .model import (NAMED_DEFAULTS, Argument, BaseType, FunctionSchema, ListType, OptionalType, SchemaKind,
                            Type, base_of)
-from codegen.native_functions import NativeFunction
+from .native_functions import NativeFunction
 
 
 def binding_type(t: Type) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from codegen.model import (
+from .model import (
     BASE_TYPES,
     NAMED_DEFAULTS,
     Annotation,

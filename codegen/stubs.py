@@ -21,11 +21,13 @@ device. Without it, a hand-written kernel named in `dispatch:` (for all devices:
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from codegen.model import Argument, FunctionSchema
-from codegen.yaml_loader import CodegenError, Location, key_location, user_items
+from .model import Argument, FunctionSchema
+from .yaml_loader import CodegenError, Location, key_location, user_items
 
 TYPE_SETS = ("All", "NoBool", "Integral", "Floating", "FloatDouble", "Complex", "AllAndComplex", "NoBoolAndComplex",
              "FloatingAndComplex")
@@ -48,13 +50,13 @@ class Stub:
     @property
     def params(self) -> list[str]:
         """The stub's C++ parameters after the TensorIterator."""
-        from codegen import cpp_api  # cpp_api imports native_functions, which parses stubs
+        from . import cpp_api  # cpp_api imports native_functions, which parses stubs
 
         return [f"{cpp_api.argument_type(a.type)} {a.name}" for a in self.args]
 
     @property
     def signature(self) -> str:
-        from codegen import cpp_api
+        from . import cpp_api
 
         return f"void({', '.join(['TensorIterator&'] + [cpp_api.argument_type(a.type) for a in self.args])})"
 
@@ -87,7 +89,7 @@ def parse_stubs(raw: object, func: FunctionSchema, loc: Location) -> tuple[Stub,
 
 def structured_kernel(func: FunctionSchema, builder: str, stub: Stub) -> dict:
     """What generated/StructuredKernels.cpp writes for one `structured:` op."""
-    from codegen import cpp_api
+    from . import cpp_api
 
     tensors = [a.name for a in func.non_out_arguments if str(a.type) == "Tensor"]
     out = func.out_arguments[0].name if func.out_arguments else "Tensor()"  # functional: allocate
@@ -98,3 +100,18 @@ def structured_kernel(func: FunctionSchema, builder: str, stub: Stub) -> dict:
         "stub_call": ", ".join(["iter"] + [a.name for a in stub.args]),
         "stub": stub.cpp_name,
     }
+
+
+# A functor of Note [Shared functors]: `struct XFunctor {` or a macro-made `(XFunctor, ...)`.
+_FUNCTOR = re.compile(r"(?:struct\s+|\()(\w+Functor)\b(?!>)")
+
+
+def functor_definitions(root: str) -> Iterator[tuple[str, str, int]]:
+    """(functor, path relative to root, line) of the elementwise functors that stubs name."""
+    native = os.path.join(root, "aten", "native")
+    for name in sorted(os.listdir(native)):
+        if name.endswith("Functors.h"):
+            with open(os.path.join(native, name), encoding="utf-8") as f:
+                for i, text in enumerate(f, 1):
+                    for m in _FUNCTOR.finditer(text):
+                        yield m.group(1), f"aten/native/{name}", i

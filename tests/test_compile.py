@@ -13,6 +13,7 @@ import torchlite as tl
 import torchlite.nn.functional as F
 from helpers import assert_close
 from opinfo import REGISTRY
+from torchlite._compile.fusion import Reduction
 from torchlite._compile.pointwise_table import pointwise_ops
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -186,7 +187,8 @@ def test_gradients_match_eager(make):
         out.sum().backward()
     _assert_same(out, eager_out)
     _assert_same([x.grad] + [p.grad for p in model.parameters()], expected)
-    assert "needs gradients" in compiled.explain()
+    report = compiled.explain()
+    assert "needs gradients" in report and "run eagerly, forward and backward" in report
 
 
 def test_transformer_training_step_matches_eager():
@@ -203,6 +205,58 @@ def test_transformer_training_step_matches_eager():
         out.square().mean().backward()
     _assert_same(out, eager)
     _assert_same([p.grad for p in layer.parameters()], expected)
+
+
+def test_gelu_loop_chosen_by_approximate():
+    """gelu's stubs are chosen by `approximate` (gelu: "none", gelu_tanh: "tanh"): each call fuses
+    the functor its value selects, in one region, and matches eager and PyTorch."""
+    def f(x):
+        return F.gelu(x * 2, approximate="tanh") + F.gelu(x - 1) * tl.nn.functional.gelu(x, approximate="none")
+
+    x = tl.randn(6, 5, dtype=tl.float64)
+    compiled = tl.compile(f)
+    compiled(x)
+    _assert_same(compiled(x), f(x))
+    torch = pytest.importorskip("torch")
+    tx = torch.from_numpy(x.numpy())
+    ref = torch.nn.functional.gelu(tx * 2, approximate="tanh") + torch.nn.functional.gelu(tx - 1) * \
+        torch.nn.functional.gelu(tx)
+    assert_close(compiled(x), ref.numpy())
+    (region,) = _entry(compiled).regions
+    functors = [n.meta["fusion_op"].functor for n in region.nodes if n.meta["fusion_op"].name == "gelu"]
+    assert functors == ["GeluTanhFunctor", "GeluFunctor", "GeluFunctor"]
+
+
+def _reductions(x, y):
+    h = (x * 2 + y).tanh()
+    centred = (h - h.mean(-1, keepdim=True)).exp()  # reads a reduction's result: another region
+    return h.sum(-1), tl.mean(h * h, dim=[-1], keepdim=True), tl.sum(h, dim=(-1,)), centred, h
+
+
+@pytest.mark.parametrize("shape,dtype", [((6, 4, 33), tl.float32), ((40,), tl.float64)])
+def test_reductions_over_the_last_dim_join_the_chain(shape, dtype):
+    x, y = tl.randn(*shape, dtype=dtype), tl.randn(shape[-1], dtype=dtype)
+    compiled = tl.compile(_reductions)
+    compiled(x, y)
+    _assert_same(compiled(x, y), _reductions(x, y))
+    first, second = _entry(compiled).regions
+    assert "tanh -> mean -> sum -> mul -> mean -> sum" in first.describe() and "sub -> exp" in second.describe()
+    if len(shape) > 1:  # a transposed input: rows are not contiguous
+        xt = tl.randn(*reversed(shape), dtype=dtype).transpose(0, -1)
+        _assert_same(compiled(xt, y), _reductions(xt, y))
+
+
+def test_reductions_left_eager():
+    def f(x, i):
+        h = x * 2 + 1
+        return h.sum(0), h.exp().sum(-1, dtype=tl.float64), (i * 3).sum(-1)
+
+    x, i = tl.randn(5, 7), tl.arange(35).reshape(5, 7)
+    compiled = tl.compile(f)
+    compiled(x, i)
+    _assert_same(compiled(x, i), f(x, i))
+    assert not any(isinstance(n.meta["fusion_op"], Reduction) for r in _entry(compiled).regions for n in r.nodes)
+    assert compiled.explain().count("break: %sum") == 3
 
 
 # ---- broadcasting, layouts, dtypes ---------------------------------------------------------------
@@ -360,20 +414,57 @@ def test_options_and_bad_arguments():
 # ---- the on-disk kernel cache --------------------------------------------------------------------------
 
 _SECOND_PROCESS = """
+import sys
 import torchlite as tl
 f = tl.compile(lambda x: (x * 3 + 1).tanh())
 f(tl.ones(4, 5))
-print(next(iter(f._cache.values())).cached)
+tl.library.define("tf19::scale", "(Tensor x, float k) -> Tensor")  # parses with torchlite._codegen
+print("codegen" in sys.modules, next(iter(f._cache.values())).cached)
 """
 
 
-def test_second_process_reuses_the_built_library(kernel_cache):
+def test_second_process_reuses_the_built_library(kernel_cache, tmp_path):
+    """Run outside the repository, so that only the package is importable: the runtime needs no
+    top-level `codegen` (the generator ships as torchlite._codegen)."""
     f = tl.compile(lambda x: (x * 3 + 1).tanh())
     f(tl.ones(4, 5))
     env = dict(os.environ, TORCHLITE_CACHE_DIR=kernel_cache)
-    proc = subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True, text=True, env=env, cwd=REPO)
+    env.pop("PYTHONPATH", None)
+    proc = subprocess.run([sys.executable, "-c", _SECOND_PROCESS], capture_output=True, text=True, env=env,
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.split()[-1] == "True"
+    assert proc.stdout.split()[-2:] == ["False", "True"]
+
+
+def test_wheel_data_files_suffice(tmp_path, monkeypatch):
+    """An installed wheel has no repository beside it: CMakeLists.txt installs the files that
+    data_files lists into torchlite/_data. From those alone the operator table is derived and a
+    fused loop compiles (the compiler's include path is that folder only)."""
+    from torchlite._compile import cpp_kernel, data_files, pointwise_table
+
+    package = tmp_path / "torchlite"
+    for rel in data_files.data_files(REPO):
+        (package / "_data" / rel).parent.mkdir(parents=True, exist_ok=True)
+        (package / "_data" / rel).write_bytes(open(os.path.join(REPO, rel), "rb").read())
+    expected = pointwise_ops()
+    monkeypatch.setattr(pointwise_table, "_PACKAGE", str(package))
+    monkeypatch.setenv("TORCHLITE_CACHE_DIR", str(tmp_path / "cache"))  # no table or library cached
+    caches = (pointwise_table.pointwise_ops, cpp_kernel._headers_digest)
+    for c in caches:
+        c.cache_clear()
+    try:
+        assert pointwise_table.data_root() == str(package / "_data")
+        assert pointwise_ops() == expected
+        f = lambda x: F.gelu(x * 3 + 1, approximate="tanh")  # noqa: E731
+        compiled = tl.compile(f)
+        x = tl.randn(4, 5)
+        compiled(x)
+        _assert_same(compiled(x), f(x))
+        assert _entry(compiled).regions and not _entry(compiled).cached
+        assert f"-I{package / '_data'}" in cpp_kernel.compiler_command()
+    finally:
+        for c in caches:
+            c.cache_clear()
 
 
 def test_missing_compiler_runs_the_graph_eagerly(monkeypatch):

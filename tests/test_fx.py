@@ -293,6 +293,32 @@ def test_proxy_torch_function_protocol():
     np.testing.assert_array_equal(gm(tl.tensor([-10.0, 1.0])).numpy(), [0, 7])
 
 
+def test_python_level_functions_recorded_through_the_protocol():
+    """Functions written in Python (special.ndtr, linalg.norm, numel, the window factories) are
+    recorded by their own __torch_function__ check, with the public function as target, as
+    torch.fx records its bindings; nothing in the namespaces is replaced during a trace."""
+    def f(lib):
+        def fn(x):
+            n = lib.numel(x)
+            return lib.special.ndtr(x) + lib.linalg.norm(x) + lib.cosine_similarity(x, x, dim=0) + \
+                lib.hann_window(x.size(0)) * n
+        return fn
+
+    targets = {}
+    for lib in (tl, torch):
+        gm = _fx(lib).symbolic_trace(f(lib))
+        calls = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+        targets[lib] = [getattr(c, "__name__", None) for c in calls]
+        if lib is tl:
+            assert tl.special.ndtr in calls and tl.linalg.norm in calls and tl.hann_window in calls
+            assert tl.special.ndtr is vars(tl.special)["ndtr"]  # the namespace was left as it was
+            x = tl.tensor([0.5, -1.0, 2.0])
+            np.testing.assert_allclose(gm(x).numpy(), f(tl)(x).numpy(), rtol=1e-6)
+    # PyTorch's bindings are named special_ndtr, linalg_norm
+    assert len(targets[tl]) == len(targets[torch]) and all(
+        theirs.endswith(ours) for ours, theirs in zip(targets[tl], targets[torch]))
+
+
 def test_tracing_error_paths():
     with pytest.raises(NotImplementedError, match="wrap must be called at the top level of a module"):
         tfx.wrap("helper_scale")

@@ -368,3 +368,57 @@ def test_every_routed_binding_dispatches():
     # inside a Tensor[] argument, or passed by keyword
     assert tl.cat([tl.ones(1), r]) == ("recorded", tl.cat)
     assert tl.add(tl.ones(1), other=r) == ("recorded", tl.add)
+
+
+def test_python_level_functions_check_every_argument_and_stay_functions():
+    """torchlite's Python-level functions (F.relu, F.gelu, fft.*) are wrapped by a C callable
+    (Note [Overridable Python functions]): it checks positional and keyword arguments and list
+    elements, and otherwise behaves as the function it wraps does in PyTorch."""
+    import copy
+    import inspect
+    import pickle
+    import weakref
+
+    from torchlite.overrides import _overridable
+
+    class Duck:
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            return ("duck", func, args, kwargs)
+
+    d, t = Duck(), tl.ones(2)
+
+    @_overridable
+    def combine(tensors, scale=1.0):
+        """Sums tensors."""
+        return sum(tensors) * scale
+
+    assert combine([t, t], scale=2.0).tolist() == [4.0, 4.0]
+    assert combine([t, d]) == ("duck", combine, ([t, d],), {})
+    assert combine((t,), scale=d) == ("duck", combine, ((t,),), {"scale": d})
+    with tl._C.DisableTorchFunctionSubclass():
+        with pytest.raises(TypeError):
+            combine([t, d])  # not dispatched: the function itself runs, and cannot add a Duck
+    assert (combine.__name__, combine.__doc__, combine.__wrapped__.__name__) == ("combine", "Sums tensors.", "combine")
+    assert str(inspect.signature(combine)) == "(tensors, scale=1.0)"
+    def params(f):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(f).parameters.values()]
+
+    for ours, theirs in ((TF.relu, torch.nn.functional.relu), (TF.normalize, torch.nn.functional.normalize),
+                         (tl.tensordot, torch.tensordot)):
+        assert params(ours) == params(theirs)
+        assert pickle.loads(pickle.dumps(ours)) is ours and copy.deepcopy(ours) is ours
+        assert repr(ours).startswith(f"<function {theirs.__name__} at ")
+        assert weakref.ref(ours)() is ours and hash(ours) == hash(ours)
+
+    # functions of other modules that PyTorch's counterparts dispatch are wrapped where they are exported
+    for f in (tl.numel, tl.is_floating_point, tl.special.ndtr, tl.linalg.norm, tl.hann_window, TF.pdist,
+              tl.cosine_similarity):
+        assert f(d)[:2] == ("duck", f), f
+
+    class Holder:  # a function stored on a class binds as a method, as plain functions do
+        act = TF.relu
+
+    assert Holder.act is TF.relu and Holder().act.__self__.__class__ is Holder
+    with pytest.raises(TypeError, match="expected a callable"):
+        tl._C._OverridableFunction(3)

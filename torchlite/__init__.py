@@ -171,7 +171,17 @@ from torchlite import (  # noqa: E402
     functional)
 
 # The compositions written in Python honour __torch_function__ as the generated operators do.
+# So do those of other modules whose PyTorch counterparts dispatch (factories too: PyTorch's bindings
+# hand a Scalar or SymInt argument that overrides the protocol to it); settings, dtype queries and
+# the factories that convert data (as_tensor, frombuffer) do not.
 overrides._make_overridable(globals(), [functional, _shape_functions, _shape_compositions, _distance, _unique, _stft,
-                                        _numerical, _nn_compositions, _scatter_ops, _rnn])
+                                        _numerical, _nn_compositions, _scatter_ops, _rnn],
+                            names=("as_strided_", "bartlett_window", "blackman_window", "cosine_similarity", "detach_",
+                                   "get_device", "hamming_window", "hann_window", "is_complex", "is_conj",
+                                   "is_distributed", "is_floating_point", "is_inference", "is_neg", "is_nonzero",
+                                   "is_same_size", "is_signed", "kaiser_window", "logspace", "lu", "narrow_copy",
+                                   "nonzero", "nonzero_static", "normal", "numel", "pairwise_distance", "pca_lowrank",
+                                   "poisson", "resize_as_", "scalar_tensor", "svd_lowrank", "tril_indices",
+                                   "triu_indices"))
 
 __all__ = [n for n in dir() if not n.startswith("_")]

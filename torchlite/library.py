@@ -1,7 +1,8 @@
 """torchlite.library: operators defined from Python (PyTorch's torch.library).
 
 An operator is declared with a schema string in the language of native_functions.yaml, parsed
-at run time by the generator's own parser (codegen.schema_parser, shipped with the package), so a
+at run time by the generator's own parser (codegen/schema_parser.py, which the package holds as
+torchlite._codegen: a link in the source tree, a copy in the wheel), so a
 runtime op obeys exactly the rules of a YAML one. Kernels are registered per dispatch key; a call
 binds its arguments by the schema, picks the kernel of the tensors' device and, when an input
 requires grad, records the registered autograd formula (or a node that refuses backward). The op
@@ -23,9 +24,9 @@ import typing
 import weakref
 from collections.abc import Iterable, Sequence
 
-from codegen.model import ListType, OptionalType
-from codegen.schema_parser import SchemaError, parse_schema
 from torchlite import _C
+from torchlite._codegen.model import ListType, OptionalType
+from torchlite._codegen.schema_parser import SchemaError, parse_schema
 from torchlite.autograd.function import Function
 from torchlite.autograd.grad_mode import is_grad_enabled
 

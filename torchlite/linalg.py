@@ -5,7 +5,10 @@ loaded at the first call); the rest compose them. `norm` is the one function wri
 eig and eigvals (real input only) return complex results.
 """
 
+import sys
+
 from torchlite import _C
+from torchlite.overrides import _make_overridable
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
@@ -76,3 +79,7 @@ def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
         raise RuntimeError(f"linalg.norm: If dim is not specified but ord is, the input must be 1D or 2D. "
                            f"Got {A.dim()}D.")
     return vector_norm(A, ord, dim, keepdim, dtype=dtype, **kw)
+
+
+# The functions written in Python honour __torch_function__ as the generated operators do.
+_make_overridable(globals(), [sys.modules[__name__]])

@@ -21,7 +21,6 @@ from torchlite._C import (  # noqa: F401  (PyTorch exposes these here)
     DisableTorchFunctionSubclass,
     _disabled_torch_function_impl,
     _get_function_stack_at,
-    _has_torch_function_in_call,
     _is_torch_function_mode_enabled,
     _len_torch_function_stack,
     _pop_torch_function_stack,
@@ -106,16 +105,16 @@ def _handle_binding(public_api, qualified_name, relevant_args, args, kwargs):
 
 def _overridable(func):
     """Decorator for torchlite's own Python-level functions: every argument (and element of a
-    list argument) is checked, in C++, the way the generated bindings check theirs."""
-
-    @functools.wraps(func)
-    def wrapped(*args, **kwargs):
-        if _has_torch_function_in_call(args, kwargs):
-            return handle_torch_function(wrapped, (*_flatten(args), *_flatten(kwargs.values())), *args, **kwargs)
-        return func(*args, **kwargs)
-
+    list argument) is checked, in C++, the way the generated bindings check theirs, before the
+    function is called (Note [Overridable Python functions] in python_torch_function.cpp)."""
+    wrapped = functools.update_wrapper(_C._OverridableFunction(func), func)
     wrapped._torch_function_dispatch = True
     return wrapped
+
+
+def _handle_overridable(public_api, args, kwargs):
+    """An _overridable function's call that dispatches (its C check found an override or a mode)."""
+    return handle_torch_function(public_api, (*_flatten(args), *_flatten(kwargs.values())), *args, **kwargs)
 
 
 def _flatten(values):
@@ -127,16 +126,21 @@ def _flatten(values):
             yield v
 
 
-def _make_overridable(namespace, modules):
-    """Replaces, in `namespace`, each Python function named in the modules' __all__ by its
-    _overridable form (torchlite/__init__.py and torchlite.nn.functional export them so), under
-    the namespace's module name as in PyTorch (F.relu.__module__ == 'torchlite.nn.functional')."""
-    for module in modules:
-        for name in module.__all__:
-            f = namespace.get(name)
-            if inspect.isfunction(f) and f.__module__ == module.__name__:
-                namespace[name] = _overridable(f)
-                namespace[name].__module__ = namespace["__name__"]
+def _make_overridable(namespace, modules=(), names=()):
+    """Replaces, in `namespace`, each Python function that one of the modules defines and names in
+    its __all__ (torchlite/__init__.py and torchlite.nn.functional export them so), and each one
+    named in `names` (functions of other modules that PyTorch makes overridable), by its
+    _overridable form, under the namespace's module name as in PyTorch (F.relu.__module__ ==
+    'torchlite.nn.functional')."""
+    for name in names:
+        if not inspect.isfunction(namespace.get(name)):
+            raise TypeError(f"_make_overridable: {namespace['__name__']}.{name} is not a Python function")
+    defined = [n for m in modules for n in m.__all__ if getattr(namespace.get(n), "__module__", None) == m.__name__]
+    for name in (*names, *defined):
+        f = namespace[name]
+        if inspect.isfunction(f):
+            namespace[name] = _overridable(f)
+            namespace[name].__module__ = namespace["__name__"]
 
 
 def wrap_torch_function(dispatcher):

@@ -6,9 +6,11 @@ gammainc, the orthogonal polynomials...) appear without their prefix; ndtr, ndtr
 with `decimals` are compositions."""
 
 import math
+import sys
 
 import torchlite as _tl
 from torchlite import _C
+from torchlite.overrides import _make_overridable
 
 __all__ = [
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t", "chebyshev_polynomial_u",
@@ -106,3 +108,7 @@ def round(input, *, decimals=0, out=None):
         return _tl.div(_tl.round(input.mul(scale)), scale, out=out)
     scale = 10.0 ** -decimals
     return _tl.mul(_tl.round(input.div(scale)), scale, out=out)
+
+
+# The functions written in Python honour __torch_function__ as the generated operators do.
+_make_overridable(globals(), [sys.modules[__name__]])

@@ -10,7 +10,7 @@ disk) and costs only the trace.
 import warnings
 
 import torchlite
-from torchlite._compile.fusion import DeviceShapeProp, fuse_graph
+from torchlite._compile.fusion import NEEDS_GRAD, DeviceShapeProp, fuse_graph
 from torchlite.nn import Module
 
 __all__ = ["CompiledFunction", "OptimizedModule", "BACKENDS"]
@@ -101,6 +101,10 @@ class CompiledFunction:
             lines.append(f"graph for input shapes {shapes}: {len(entry.regions)} fused region(s), "
                          f"{len(entry.breaks)} graph break(s)")
             lines += [f"  {r.describe()}" for r in entry.regions]
+            grad = sum(why == NEEDS_GRAD for _, why in entry.breaks)
+            if grad:
+                lines.append(f"  autograd: {grad} pointwise op(s) need gradients and run eagerly, forward and "
+                             "backward (no fused backward is generated)")
             lines += [f"  break: {n.format_node()}  ({why})" for n, why in entry.breaks]
         return "\n".join(lines) + "\n"
 

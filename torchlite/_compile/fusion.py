@@ -3,8 +3,11 @@
 A region is a maximal connected group of fusible nodes (pointwise operators of the table, on
 CPU tensors of a plain dtype, whose value needs no gradient) that share one iteration shape: a
 node of a smaller (broadcast) shape may join only when all its users are in the region, so
-every region output is dense over the region's shape. Everything else runs eagerly between
-regions: those nodes are the graph breaks.
+every region output is dense over the region's shape. A sum or mean over the last dim of a
+region's value (floating, no dtype= argument) joins it too: the loop then runs row by row and
+accumulates, and only pointwise ops of the full shape that do not read a reduction's result
+join it afterwards. Everything else runs eagerly between regions: those nodes are the graph
+breaks.
 """
 
 import ctypes
@@ -16,7 +19,7 @@ from torchlite._compile.cpp_kernel import CTYPES, KernelSpec, build_library, cpp
 from torchlite._compile.pointwise_table import pointwise_ops
 from torchlite.fx.passes.shape_prop import ShapeProp
 
-__all__ = ["DeviceShapeProp", "Region", "fuse_graph"]
+__all__ = ["DeviceShapeProp", "NEEDS_GRAD", "Region", "fuse_graph"]
 
 # Python operators as the graph records them -> the operator they run
 _OPERATORS = {
@@ -26,6 +29,17 @@ _OPERATORS = {
     operator.xor: "bitwise_xor", operator.invert: "bitwise_not",
 }
 _FLOATING = (torchlite.float32, torchlite.float64)
+# The break of a value that needs a gradient: fused kernels have no backward (none is generated
+# from the derivative formulas yet), so such values keep eager's operators and autograd graph.
+NEEDS_GRAD = "needs gradients (autograd runs eagerly)"
+
+
+@dataclass(frozen=True)
+class Reduction:
+    """A sum or mean over the last dim, fused into the region of its input (a node's
+    meta["fusion_op"])."""
+    name: str
+    keepdim: bool
 
 
 @dataclass(eq=False)  # regions are compared and hashed by identity
@@ -34,6 +48,11 @@ class Region:
     shape: tuple
     inputs: list = field(default_factory=list)
     outputs: list = field(default_factory=list)
+
+    @property
+    def closed(self):
+        """Whether the region has a reduction (its shape is then fixed)."""
+        return any(isinstance(n.meta["fusion_op"], Reduction) for n in self.nodes)
 
     def describe(self):
         ops = " -> ".join(n.meta["fusion_op"].name for n in self.nodes)
@@ -58,6 +77,8 @@ def _default(text):
         return None
     if text in ("True", "False"):
         return text == "True"
+    if text.startswith('"'):
+        return text.strip('"')
     try:
         return int(text)
     except ValueError:
@@ -97,11 +118,15 @@ def _fusible(node, cpu_values):
     bound = _bind(op, node)
     if bound is None:
         return "arguments the fused kernel does not take"
+    if op.selected_by:
+        op = op.for_value(bound[op.selected_by[0]])
+        if op is None:
+            return "an argument value with no fused loop"
     meta = _tensor_meta(node)
     if meta is None or meta.dtype not in CTYPES or node not in cpu_values:
         return "output is not a CPU tensor of a fused dtype"
     if meta.requires_grad:
-        return "needs gradients (autograd runs eagerly)"
+        return NEEDS_GRAD
     operands, probes = [], []
     for name, typ, _ in op.schema_args:
         value = bound[name]
@@ -149,6 +174,36 @@ def _functor_arg(typ, value):
     return expr
 
 
+def _reduction(node, region_of, cpu_values):
+    """A Reduction when node sums or averages, over the last dim, a pointwise value of a region
+    that spans the region's shape (floating, no dtype=); else None."""
+    if node.op == "call_method":
+        name = node.target
+    elif node.op == "call_function" and node.target in (torchlite.sum, torchlite.mean):
+        name = node.target.__name__
+    else:
+        return None
+    if name not in ("sum", "mean") or not node.args or node.args[0] not in region_of:
+        return None
+    region = region_of[node.args[0]]
+    bound = dict(zip(("input", "dim", "keepdim"), node.args))
+    if set(node.kwargs) - {"dim", "keepdim", "dtype"} or node.kwargs.get("dtype") is not None or \
+            len(node.args) > 3:
+        return None
+    bound.update(node.kwargs)
+    dim, keepdim = bound.get("dim"), bound.get("keepdim", False)
+    if isinstance(dim, (list, tuple)) and len(dim) == 1:
+        dim = dim[0]
+    src, out = _tensor_meta(node.args[0]), _tensor_meta(node)
+    nd = len(region.shape)
+    if isinstance(node.args[0].meta["fusion_op"], Reduction) or type(dim) is not int or dim not in (-1, nd - 1) or \
+            type(keepdim) is not bool or out is None or node not in cpu_values or out.requires_grad or \
+            src.dtype not in _FLOATING or out.dtype != src.dtype or tuple(src.shape) != region.shape or \
+            region.shape[-1] < 2:
+        return None
+    return Reduction(name, keepdim)
+
+
 def _partition(gm, cpu_values):
     regions, breaks, region_of = [], [], {}
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
@@ -156,12 +211,25 @@ def _partition(gm, cpu_values):
     for node in gm.graph.nodes:
         if node.op in ("placeholder", "output", "get_attr"):
             continue
+        reduction = _reduction(node, region_of, cpu_values)
+        if reduction is not None:
+            region = region_of[node.args[0]]
+            if _can_merge([region], node, order, mutations, region.shape):
+                node.meta["fusion_op"] = reduction
+                region.nodes.append(node)
+                region_of[node] = region
+                continue
         why = _fusible(node, cpu_values)
         if why is not None:
             breaks.append((node, why))
             continue
-        producers = list(dict.fromkeys(region_of[a] for a in node.all_input_nodes if a in region_of))
-        if producers and _can_merge(producers, node, order, mutations):
+        # a region that ends in reductions takes more of its shape's pointwise ops, but not one
+        # that reads a reduction's result (that needs the finished rows)
+        shape = node.meta["fusion"][4]
+        reduced = {region_of[a] for a in node.all_input_nodes if isinstance(a.meta.get("fusion_op"), Reduction)}
+        producers = [r for r in dict.fromkeys(region_of[a] for a in node.all_input_nodes if a in region_of)
+                     if r not in reduced and (not r.closed or r.shape == shape)]
+        if producers and _can_merge(producers, node, order, mutations, shape):
             region = producers[0]
             for other in producers[1:]:
                 region.nodes += other.nodes
@@ -199,15 +267,15 @@ def _mutates(gm, node):
         node.kwargs.get("inplace") is True or "out" in node.kwargs
 
 
-def _can_merge(producers, node, order, mutations):
-    """Whether node and the regions of its inputs can become one region, run as one call placed
-    at max(first member, last outside input): members of another shape must have no users
-    outside (region outputs are dense over node's shape); the call must come before every
-    outside user of a member (which also rules out cycles); and no write may happen between
-    the first and the last member (the fused loop reads everything at once)."""
-    shape = node.meta["fusion"][4]
+def _can_merge(producers, node, order, mutations, shape):
+    """Whether node and the regions of its inputs can become one region over `shape`, run as one
+    call placed at max(first member, last outside input): pointwise members of another shape
+    must have no users outside (region outputs are dense over the shape, or reductions of it);
+    the call must come before every outside user of a member (which also rules out cycles); and
+    no write may happen between the first and the last member (the fused loop reads everything
+    at once)."""
     members = {node}.union(*(r.nodes for r in producers))
-    if any(m.meta["fusion"][4] != shape and not set(m.users) <= members for m in members):
+    if any("fusion" in m.meta and m.meta["fusion"][4] != shape and not set(m.users) <= members for m in members):
         return False
     first, last = min(order[m] for m in members), max(order[m] for m in members)
     inputs = [order[a] for m in members for a in m.all_input_nodes if a not in members]
@@ -218,22 +286,26 @@ def _can_merge(producers, node, order, mutations):
 
 
 class FusedKernel:
-    """The callable that stands for one region in the rewritten graph."""
+    """The callable that stands for one region in the rewritten graph. `outputs` are (dtype,
+    shape) of its results: its pointwise outputs span the region's shape, its reductions that
+    shape less the last dim (kept as 1 with keepdim)."""
 
-    def __init__(self, name, region, out_dtypes):
+    def __init__(self, name, region, outputs):
         self.__name__ = self.__qualname__ = name
         self.__module__ = "compiled"  # not torchlite.*: generated code keeps it as a global
         self.shape = tuple(region.shape)
-        self.out_dtypes = out_dtypes
+        self.outputs = outputs
         self.region = region
         self.fn = None  # set once the library is built
 
     def __call__(self, *inputs):
         shape = self.shape
-        outs = [torchlite.empty(shape, dtype=d) for d in self.out_dtypes]
-        sizes, strides = _coalesce(shape, outs + list(inputs))
+        outs = [torchlite.empty(s, dtype=d) for d, s in self.outputs]
+        # a reduction's result, seen over the region's shape with stride 0 along the reduced dim
+        views = [o if o.shape == shape else o.reshape(shape[:-1] + (1,)).expand(shape) for o in outs]
+        tensors = views + list(inputs)
+        sizes, strides = _coalesce(shape, tensors)
         nd = len(sizes)
-        tensors = outs + list(inputs)
         ptrs = (ctypes.c_void_p * len(tensors))(*[t.data_ptr() for t in tensors])
         self.fn(nd, (ctypes.c_int64 * nd)(*sizes), ptrs, (ctypes.c_int64 * len(strides))(*strides),
                 _numel(sizes))
@@ -279,14 +351,16 @@ def fuse_graph(gm):
     specs, kernels = [], []
     for i, region in enumerate(regions):
         members = set(region.nodes)
-        index = {n: k for k, n in enumerate(region.nodes)}
-        for n in region.nodes:
+        pointwise = [n for n in region.nodes if not isinstance(n.meta["fusion_op"], Reduction)]
+        reductions = [n for n in region.nodes if n not in pointwise]
+        index = {n: k for k, n in enumerate(pointwise)}
+        for n in pointwise:
             for a in n.meta["fusion"][0]:
                 if isinstance(a, torchlite.fx.Node) and a not in members and a not in region.inputs:
                     region.inputs.append(a)
-        region.outputs = [n for n in region.nodes if any(u not in members for u in n.users)]
+        region.outputs = [n for n in pointwise if any(u not in members for u in n.users)] + reductions
         nodes = []
-        for n in region.nodes:
+        for n in pointwise:
             operands, compute, out, fargs, _ = n.meta["fusion"]
             refs = [("node", index[a]) if a in members else ("in", region.inputs.index(a))
                     if isinstance(a, torchlite.fx.Node) else a for a in operands]
@@ -294,8 +368,10 @@ def fuse_graph(gm):
             nodes.append((op.functor, op.header, compute, out, refs, fargs))
         name = f"fused_{i}"  # names depend only on the graph, so equal graphs share a library
         specs.append(KernelSpec(name, [_tensor_meta(a).dtype for a in region.inputs], nodes,
-                                [index[o] for o in region.outputs]))
-        kernels.append(FusedKernel(name, region, [_tensor_meta(o).dtype for o in region.outputs]))
+                                [index[o] for o in region.outputs if o in index],
+                                [(index[r.args[0]], r.meta["fusion_op"].name) for r in reductions]))
+        kernels.append(FusedKernel(name, region, [(_tensor_meta(o).dtype, tuple(_tensor_meta(o).shape))
+                                                  for o in region.outputs]))
     if not specs:
         return regions, breaks, None
     fns, cached = build_library(specs)

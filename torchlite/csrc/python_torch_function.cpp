@@ -19,6 +19,7 @@
 #include <structmember.h>
 
 #include <unordered_map>
+#include <utility>
 
 namespace tl_python {
 namespace {
@@ -88,14 +89,21 @@ auto& routes = *new std::unordered_map<PyObject*, Route>();
 using FastcallWithKeywords = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
 FastcallWithKeywords pybind11_dispatcher = nullptr;
 
+// A vectorcall's arguments as Python's (args, kwargs).
+std::pair<py::tuple, py::dict> call_arguments(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  py::tuple positional(nargs);
+  for (Py_ssize_t i = 0; i < nargs; ++i) positional[i] = py::handle(args[i]);
+  py::dict kwargs;
+  const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; i < nkw; ++i) kwargs[py::handle(PyTuple_GET_ITEM(kwnames, i))] = py::handle(args[nargs + i]);
+  return {std::move(positional), std::move(kwargs)};
+}
+
 PyObject* dispatch(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   const Route& route = routes.at(self);
   try {
-    py::tuple positional(nargs);
-    for (Py_ssize_t i = 0; i < nargs; ++i) positional[i] = py::handle(args[i]);
-    py::dict kwargs;
+    auto [positional, kwargs] = call_arguments(args, nargs, kwnames);
     const Py_ssize_t nkw = kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0;
-    for (Py_ssize_t i = 0; i < nkw; ++i) kwargs[py::handle(PyTuple_GET_ITEM(kwnames, i))] = py::handle(args[nargs + i]);
     py::list overloaded;
     if (state == TorchFunctionState::Enabled) {
       find_overrides(args, nargs + nkw, [&](PyObject* o) {
@@ -146,22 +154,6 @@ PyObject* has_torch_function_variadic(PyObject*, PyObject* const* args, Py_ssize
   return PyBool_FromLong(has_torch_function_in(args, nargs));
 }
 
-// _C._has_torch_function_in_call(args, kwargs): the gate's check for a Python-level function's
-// (args tuple, kwargs dict) (torchlite.overrides._overridable).
-PyObject* has_torch_function_in_call(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  if (nargs != 2 || !PyTuple_Check(args[0]) || !PyDict_Check(args[1])) {
-    PyErr_SetString(PyExc_TypeError, "_has_torch_function_in_call(args: tuple, kwargs: dict)");
-    return nullptr;
-  }
-  if (needs_dispatch(&PyTuple_GET_ITEM(args[0], 0), PyTuple_GET_SIZE(args[0]))) Py_RETURN_TRUE;
-  if (state != TorchFunctionState::Enabled) Py_RETURN_FALSE;
-  PyObject *key, *value;
-  Py_ssize_t pos = 0;
-  while (PyDict_Next(args[1], &pos, &key, &value))
-    if (any_overrides(&value, 1)) Py_RETURN_TRUE;
-  Py_RETURN_FALSE;
-}
-
 PyMethodDef check_methods[] = {
     {"_has_torch_function", has_torch_function, METH_O,
      "Whether an element of the iterable overrides __torch_function__, or a mode is active."},
@@ -170,9 +162,6 @@ PyMethodDef check_methods[] = {
     {"_has_torch_function_variadic", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(
                                          has_torch_function_variadic)),
      METH_FASTCALL, "Whether an argument overrides __torch_function__, or a mode is active."},
-    {"_has_torch_function_in_call",
-     reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(has_torch_function_in_call)), METH_FASTCALL,
-     "Whether a call with this (args, kwargs) dispatches on __torch_function__ (list elements included)."},
     {nullptr, nullptr, 0, nullptr}};
 
 // Sets the state for the extent of a `with` block (DisableTorchFunction, DisableTorchFunctionSubclass).
@@ -275,6 +264,133 @@ py::object tensor_method(PyObject* func) {
   return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(m));
 }
 
+
+// Note [Overridable Python functions]: torchlite's functions written in Python (F.relu, F.gelu,
+// torchlite.fft.*) are wrapped in an OverridableFunction (torchlite.overrides._overridable). Its
+// vectorcall entry point runs the gate's check and then vectorcalls the function with the same
+// argument array, so a call that does not dispatch costs one C call and the argument scan, not
+// a Python frame with *args/**kwargs repacking. It binds as a method and pickles by name as a
+// function does; functools.update_wrapper fills its __dict__ (__name__, __doc__, __wrapped__).
+struct OverridableFunction {
+  PyObject_HEAD
+  PyObject* func;
+  PyObject* dict;
+  PyObject* weakrefs;
+  vectorcallfunc vectorcall;
+};
+
+OverridableFunction* as_overridable(PyObject* self) { return reinterpret_cast<OverridableFunction*>(self); }
+
+PyObject* overridable_dispatch(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  try {
+    auto [positional, kwargs] = call_arguments(args, nargs, kwnames);
+    static py::handle handler =
+        py::object(py::module_::import("torchlite.overrides").attr("_handle_overridable")).release();
+    return handler(py::handle(self), positional, kwargs).release().ptr();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    return nullptr;
+  } catch (const std::exception& e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    return nullptr;
+  }
+}
+
+PyObject* overridable_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
+  const Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+  if (needs_dispatch(args, nargs + (kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0)))
+    return overridable_dispatch(self, args, nargs, kwnames);
+  return PyObject_Vectorcall(as_overridable(self)->func, args, nargsf, kwnames);
+}
+
+PyObject* overridable_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  PyObject* func = nullptr;
+  if ((kwargs != nullptr && PyDict_GET_SIZE(kwargs) != 0) || !PyArg_UnpackTuple(args, "_OverridableFunction", 1, 1, &func))
+    return nullptr;
+  if (!PyCallable_Check(func)) {
+    PyErr_Format(PyExc_TypeError, "_OverridableFunction: expected a callable, got %R", func);
+    return nullptr;
+  }
+  auto* self = as_overridable(type->tp_alloc(type, 0));
+  if (self == nullptr) return nullptr;
+  self->func = Py_NewRef(func);
+  self->vectorcall = &overridable_call;
+  return reinterpret_cast<PyObject*>(self);
+}
+
+int overridable_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(as_overridable(self)->func);
+  Py_VISIT(as_overridable(self)->dict);
+  Py_VISIT(Py_TYPE(self));
+  return 0;
+}
+
+int overridable_clear(PyObject* self) {
+  Py_CLEAR(as_overridable(self)->func);
+  Py_CLEAR(as_overridable(self)->dict);
+  return 0;
+}
+
+void overridable_dealloc(PyObject* self) {
+  PyTypeObject* tp = Py_TYPE(self);
+  PyObject_GC_UnTrack(self);
+  if (as_overridable(self)->weakrefs != nullptr) PyObject_ClearWeakRefs(self);
+  overridable_clear(self);
+  tp->tp_free(self);
+  Py_DECREF(tp);
+}
+
+PyObject* overridable_get(PyObject* self, PyObject* obj, PyObject*) {
+  if (obj == nullptr || obj == Py_None) return Py_NewRef(self);
+  return PyMethod_New(self, obj);
+}
+
+PyObject* overridable_repr(PyObject* self) {
+  PyObject* name = PyObject_GetAttrString(self, "__qualname__");
+  if (name == nullptr) return nullptr;
+  PyObject* out = PyUnicode_FromFormat("<function %S at %p>", name, self);
+  Py_DECREF(name);
+  return out;
+}
+
+// Pickled (and copied) by reference, as functions are: `module.name`.
+PyObject* overridable_reduce(PyObject* self, PyObject*) { return PyObject_GetAttrString(self, "__name__"); }
+
+PyMethodDef overridable_methods[] = {
+    {"__reduce__", overridable_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
+
+PyMemberDef overridable_members[] = {
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(OverridableFunction, vectorcall), READONLY, nullptr},
+    {"__dictoffset__", T_PYSSIZET, offsetof(OverridableFunction, dict), READONLY, nullptr},
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(OverridableFunction, weakrefs), READONLY, nullptr},
+    {nullptr, 0, 0, 0, nullptr}};
+
+PyGetSetDef overridable_getset[] = {
+    {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+void bind_overridable_function(py::module_& m) {
+  static PyType_Slot slots[] = {{Py_tp_new, reinterpret_cast<void*>(&overridable_new)},
+                                {Py_tp_call, reinterpret_cast<void*>(&PyVectorcall_Call)},
+                                {Py_tp_descr_get, reinterpret_cast<void*>(&overridable_get)},
+                                {Py_tp_traverse, reinterpret_cast<void*>(&overridable_traverse)},
+                                {Py_tp_clear, reinterpret_cast<void*>(&overridable_clear)},
+                                {Py_tp_dealloc, reinterpret_cast<void*>(&overridable_dealloc)},
+                                {Py_tp_repr, reinterpret_cast<void*>(&overridable_repr)},
+                                {Py_tp_methods, overridable_methods},
+                                {Py_tp_members, overridable_members},
+                                {Py_tp_getset, overridable_getset},
+                                {Py_tp_doc, const_cast<char*>(
+                                    "A Python function that honours __torch_function__ (torchlite.overrides).")},
+                                {0, nullptr}};
+  static PyType_Spec spec = {"torchlite._C._OverridableFunction", sizeof(OverridableFunction), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
+                                 Py_TPFLAGS_METHOD_DESCRIPTOR,
+                             slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (type == nullptr) throw py::error_already_set();
+  m.attr("_OverridableFunction") = py::reinterpret_steal<py::object>(type);
+}
 }  // namespace
 
 void route_torch_function(py::handle scope, const char* name, const char* qualified_name, bool binary_operator,
@@ -305,6 +421,7 @@ void init_torch_function(py::module_& m, PyTensorClass& cls) {
   tensor_type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   torch_function_name = PyUnicode_InternFromString("__torch_function__");
   if (PyModule_AddFunctions(m.ptr(), check_methods) < 0) throw py::error_already_set();
+  bind_overridable_function(m);
 
   // A builtin, so that a class attribute set to it (Parameter.__torch_function__) stays unbound.
   m.def(

@@ -10,7 +10,6 @@ import warnings
 from itertools import chain
 
 import torchlite
-from torchlite.fx._namespace_patch import patch_torchlite_namespaces
 from torchlite.fx.graph import Graph
 from torchlite.fx.graph_module import GraphModule
 from torchlite.fx.node import has_side_effect, map_aggregate
@@ -86,23 +85,18 @@ def _find_proxy(*objects):
     return found[0] if found else None
 
 
-def _create_wrapped_func(orig_fn, is_wrapped=True):
-    """orig_fn, recorded as one call_function node when any argument is a Proxy; is_wrapped
-    marks the node as an fx.wrap call (which generated code registers again)."""
+def _create_wrapped_func(orig_fn):
+    """orig_fn, recorded as one call_function node when any argument is a Proxy, marked as an
+    fx.wrap call (which generated code registers again)."""
     @functools.wraps(orig_fn)
     def wrapped(*args, **kwargs):
         proxy = _find_proxy(args, kwargs)
         if proxy is not None:
             return_proxy = proxy.tracer.create_proxy("call_function", orig_fn, args, kwargs)
-            if is_wrapped:
-                return_proxy.node.meta["is_wrapped"] = True
+            return_proxy.node.meta["is_wrapped"] = True
             return return_proxy
         return orig_fn(*args, **kwargs)
     return wrapped
-
-
-def _record_torchlite_call(orig_fn):
-    return _create_wrapped_func(orig_fn, is_wrapped=False)
 
 
 def _autowrap_check(patcher, frame_dict, function_ids):
@@ -347,7 +341,7 @@ class Tracer(TracerBase):
                                 self._autowrap_function_ids)
                 return self.call_module(mod, forward, args, kwargs)
 
-            with _Patcher() as patcher, patch_torchlite_namespaces(_record_torchlite_call):
+            with _Patcher() as patcher:
                 patcher.patch_method(Module, "__getattr__", module_getattr_wrapper)
                 patcher.patch_method(Module, "__call__", module_call_wrapper)
                 _patch_wrapped_functions(patcher)

@@ -3,8 +3,7 @@ Transformer is an Interpreter that builds a new graph instead of computing value
 
 import inspect
 
-from torchlite.fx._namespace_patch import patch_torchlite_namespaces
-from torchlite.fx._symbolic_trace import Tracer, _record_torchlite_call
+from torchlite.fx._symbolic_trace import Tracer
 from torchlite.fx.graph import Graph
 from torchlite.fx.graph_module import GraphModule
 from torchlite.fx.node import map_aggregate, map_arg
@@ -154,8 +153,7 @@ class Transformer(Interpreter):
 
     def transform(self):
         """The new GraphModule: the module's attributes with the transformed graph."""
-        with patch_torchlite_namespaces(_record_torchlite_call):
-            result = super().run(enable_io_processing=False)
+        result = super().run(enable_io_processing=False)
         if result is not None:
             self.new_graph.output(map_aggregate(result, lambda a: a.node if isinstance(a, Proxy) else a))
         return GraphModule(self.module, self.new_graph)

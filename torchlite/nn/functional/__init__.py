@@ -27,4 +27,4 @@ from torchlite.overrides import _make_overridable  # noqa: E402
 # submodules by sys.modules: F.linear, F.softmax and F.dropout name functions.)
 _make_overridable(globals(), [sys.modules[f"{__name__}.{m}"] for m in (
     "activation", "attention", "conv", "distance", "dropout", "linear", "loss", "normalization", "pooling", "softmax",
-    "sparse", "vision")])
+    "sparse", "vision")], names=("channel_shuffle", "native_channel_shuffle", "pdist"))
