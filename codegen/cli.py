@@ -1,6 +1,7 @@
 """Command line of the operator generator.
 
     python -m codegen check                  validate the YAML files (exit 1 with file:line: message)
+    python -m codegen check --cuda           also fail on, and list, operators with no CUDA path
     python -m codegen generate --out DIR     write the generated sources to DIR/generated/
     python -m codegen explain OP             show how one operator (add.Tensor, relu) goes from the YAML
                                              to its C++ API, kernels, Python binding and autograd Node
@@ -65,6 +66,21 @@ def check_kernels_exist(fns: list[NativeFunction], root: str) -> None:
                 )
 
 
+def ops_without_cuda(fns: list[NativeFunction]) -> list[NativeFunction]:
+    """The operators that raise "no CUDA implementation" on a CUDA tensor: a backend kernel for
+    another device but none for CUDA, and no composite definition (directly, or through the out=
+    operator a structured delegate runs)."""
+    by_name = {str(f.func.name): f for f in fns}
+
+    def has_cuda_path(f: NativeFunction) -> bool:
+        if f.structured_delegate is not None:
+            return has_cuda_path(by_name[str(f.structured_delegate)])
+        keys = {key for key, _ in f.dispatch}
+        return not keys or "CUDA" in keys or any(key.startswith("Composite") for key in keys)
+
+    return [f for f in fns if not has_cuda_path(f)]
+
+
 def _display(path: str, root: str) -> str:
     """Paths inside the source tree are shown relative to it: native_functions.yaml:12: ..."""
     path, root = os.path.abspath(path), os.path.abspath(root)
@@ -88,9 +104,10 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True, metavar="{generate,check,explain}")
     g = sub.add_parser("generate", help="write all generated sources to a folder (only files whose content changed)")
     g.add_argument("--out", required=True, help="output folder (files go to OUT/generated/)")
-    sub.add_parser(
+    c = sub.add_parser(
         "check", help="validate the YAML files and that every dispatched kernel exists, without writing anything"
     )
+    c.add_argument("--cuda", action="store_true", help="also fail on operators with no CUDA kernel or composite")
     e = sub.add_parser(
         "explain", help="show how one operator goes from the YAML to its C++ API, kernels, Python binding and autograd"
     )
@@ -106,7 +123,16 @@ def main(argv: list[str] | None = None) -> int:
             with tempfile.TemporaryDirectory() as tmp:  # every op must also render
                 generate(fns, tmp, args.derivatives)
             check_kernels_exist(fns, args.root)
-            print(f"ok: {len(fns)} operators")
+            no_cuda = ops_without_cuda(fns)
+            if args.cuda:
+                for f in no_cuda:
+                    kernels = ", ".join(f"{key}: {kernel}" for key, kernel in f.dispatch)
+                    print(f"{f.loc}: {f.func.name} has no CUDA kernel or composite definition ({kernels})",
+                          file=sys.stderr)
+                if no_cuda:
+                    return 1
+            missing = f"; {len(no_cuda)} have no CUDA path yet (check --cuda lists them)" if no_cuda else ""
+            print(f"ok: {len(fns)} operators{missing}")
             return 0
         if args.command == "explain":
             definitions = [*kernel_definitions(args.root), *functor_definitions(args.root)]

@@ -342,8 +342,24 @@ def test_check_good_files(tmp_path):
     root = _workspace(tmp_path, GOOD_NF, GOOD_DERIVATIVES)
     r = _run_cli(root, "check")
     assert r.returncode == 0, r.stderr
-    assert r.stdout.strip() == "ok: 6 operators"
+    # add.out has a CPU kernel only, and add/add_ run it as its structured delegates.
+    assert r.stdout.strip() == "ok: 6 operators; 3 have no CUDA path yet (check --cuda lists them)"
     assert r.stderr == ""
+
+
+def test_check_cuda_lists_operators_without_a_cuda_path(tmp_path):
+    root = _workspace(tmp_path, GOOD_NF, GOOD_DERIVATIVES)
+    r = _run_cli(root, "check", "--cuda")
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    assert [line.split(": ")[1].split()[0] for line in lines] == ["add.Tensor", "add_.Tensor", "add.out"]
+    assert lines[2] == "nf.yaml:12: add.out has no CUDA kernel or composite definition (CPU: add_out_cpu)"
+    # A CUDA kernel for the out= operator gives its delegates a path too.
+    root = _workspace(tmp_path, GOOD_NF.replace("    CPU: add_out_cpu\n", "    CPU: add_out_cpu\n    CUDA: add_out_cpu\n"),
+                      GOOD_DERIVATIVES)
+    r = _run_cli(root, "check", "--cuda")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok: 6 operators"
 
 
 def _mark(text: str) -> tuple[str, int]:
