@@ -73,7 +73,7 @@ void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T
 
 template <typename T>
 inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
-                         int mr, int nr) {
+                         int mr, int nr, bool overwrite) {
   constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR;
   T acc[MR][NR];
   for (int i = 0; i < MR; ++i)
@@ -86,12 +86,18 @@ inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict
       for (int j = 0; j < NR; ++j) acc[i][j] += ai * b[j];
     }
   }
+  // The first depth block stores, so C needs no zeroing pass beforehand.
   if (mr == MR && nr == NR) {
-    for (int i = 0; i < MR; ++i)
-      for (int j = 0; j < NR; ++j) C[i * ldc + j] += acc[i][j];
+    if (overwrite) {
+      for (int i = 0; i < MR; ++i)
+        for (int j = 0; j < NR; ++j) C[i * ldc + j] = acc[i][j];
+    } else {
+      for (int i = 0; i < MR; ++i)
+        for (int j = 0; j < NR; ++j) C[i * ldc + j] += acc[i][j];
+    }
   } else {
     for (int i = 0; i < mr; ++i)
-      for (int j = 0; j < nr; ++j) C[i * ldc + j] += acc[i][j];
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] = overwrite ? acc[i][j] : C[i * ldc + j] + acc[i][j];
   }
 }
 
@@ -121,8 +127,10 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
                   int64_t sb1, T* C, bool parallel) {
   using Cfg = GemmCfg<T>;
   constexpr int MR = Cfg::MR, NR = Cfg::NR;
-  std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
-  if (k == 0) return;
+  if (k == 0) {
+    std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
+    return;
+  }
   const bool par = parallel && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
   const int64_t m_panels = (m + MR - 1) / MR;
   // Packing buffers are reused across calls (bmm calls this once per matrix), per thread.
@@ -146,6 +154,15 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
         for (int64_t jp = 0; jp < n_panels; ++jp) {  // pack B: panel jp holds columns jc+jp*NR ..
           T* dst = Bp + jp * NR * kc;
           const int64_t j0 = jc + jp * NR, w = std::min<int64_t>(NR, n - j0);
+          if (sb0 == 1 && sb1 != 1) {  // column-major B (a transposed weight): read each column in order
+            for (int64_t j = 0; j < w; ++j) {
+              const T* src = B + pc + (j0 + j) * sb1;
+              for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[p];
+            }
+            for (int64_t p = 0; p < kc; ++p)
+              for (int64_t j = w; j < NR; ++j) dst[p * NR + j] = T(0);
+            continue;
+          }
           for (int64_t p = 0; p < kc; ++p) {
             const T* src = B + (pc + p) * sb0 + j0 * sb1;
             T* d = dst + p * NR;
@@ -181,7 +198,7 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
               for (int64_t ip = ip0; ip < ip1; ++ip) {
                 const int64_t i0 = ip * MR;
                 const int mr = static_cast<int>(std::min<int64_t>(MR, m - i0));
-                micro_kernel<T>(kc, Ap + ip * MR * kc, Bp + jp * NR * kc, C + i0 * n + jc + j0, n, mr, nr);
+                micro_kernel<T>(kc, Ap + ip * MR * kc, Bp + jp * NR * kc, C + i0 * n + jc + j0, n, mr, nr, pc == 0);
               }
             }
           }
