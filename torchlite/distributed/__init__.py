@@ -28,6 +28,7 @@ RuntimeError) instead of hanging, the group refuses further use, and the MPI job
 the process exits (MPI cannot cancel a collective under way).
 """
 
+from torchlite.distributed._grad_bucket import GradBucket
 from torchlite.distributed._mpi import DistBackendError, DistError, Work
 from torchlite.distributed.distributed_c10d import (
     Backend,
@@ -80,11 +81,11 @@ def is_available() -> bool:
 
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
-    "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier",
-    "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather", "gather_object",
-    "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size",
-    "group", "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
+    "Backend", "DistBackendError", "DistError", "GradBucket", "GroupMember", "ProcessGroup", "ReduceOp", "Work",
+    "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single",
+    "barrier", "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather",
+    "gather_object", "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
+    "get_world_size", "group", "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend", "monitored_barrier", "new_group",
-    "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
+    "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send"
 ]

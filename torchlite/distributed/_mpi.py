@@ -117,6 +117,26 @@ class Work:
         self.wait()
         return self._outputs
 
+    def get_future(self):
+        """A torchlite.futures.Future of result() (the output tensors), completed as this finishes."""
+        from torchlite.futures import Future
+
+        fut = Future()
+
+        def poll():
+            if fut._state is None and self.is_completed():
+                fut.set_result(self._outputs)
+
+        def block():
+            try:
+                self.wait()
+            except DistBackendError as e:
+                fut.set_exception(e)
+            else:
+                poll()
+        fut._poll, fut._block = poll, block
+        return fut
+
     def source_rank(self) -> int:
         """The global rank a recv with src=None received from."""
         self.wait()
