@@ -3,10 +3,13 @@
 Install the extra (`pip install -e ".[distributed]"`: mpi4py and the mpich wheel); without it
 `is_available()` is False and `init_process_group` raises saying what to install.
 
-Backends. Every tensor is a CPU tensor exchanged through MPI, so the names PyTorch programs ask
-for map to it: "gloo", "mpi", None, "cpu:gloo" and "cpu:gloo,cuda:nccl" all run on MPI (CUDA
-tensors are staged through host memory), and get_backend() answers "mpi". "nccl" alone raises
-RuntimeError: torchlite has no NCCL backend.
+Backends. CPU tensors are exchanged through MPI whatever the name: "gloo", "mpi", None and
+"cpu:gloo" all run on it. CUDA tensors run on NCCL (libnccl from the nvidia-nccl-cu13 wheel,
+`pip install -e ".[nccl]"`, bound through ctypes: see _nccl) when the program asks for "nccl", or
+for "cpu:gloo,cuda:nccl" or None on a machine with a GPU and libnccl; otherwise they are staged
+through host memory on MPI, so "cpu:gloo,cuda:nccl" programs run unchanged on CPU-only machines.
+"nccl" alone without a GPU raises RuntimeError. get_backend() answers "mpi", or
+"cpu:mpi,cuda:nccl" when CUDA tensors run on NCCL.
 
 How ranks meet. They are the processes of one MPI job, so they already share MPI_COMM_WORLD:
   - `python -m torchlite.distributed.run --nproc-per-node N script.py` starts the N ranks of a
