@@ -1,5 +1,8 @@
 // CPU GEMM (Note [CPU GEMM] in Gemm.h) and the mm/bmm CPU kernels built on it.
 #include <omp.h>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -101,6 +104,55 @@ inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict
   }
 }
 
+#if defined(__AVX__)
+// r[q] = row q of an 8x8 float block, transposed in place (r[q] becomes column q).
+inline void transpose8x8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int q = 0; q < 8; q += 2) {
+    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+  }
+  for (int q = 0; q < 8; q += 4) {
+    u[q] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int q = 0; q < 4; ++q) {
+    r[q] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x20);
+    r[q + 4] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x31);
+  }
+}
+#endif
+
+// Packs a column-major block of B (a transposed weight), whose columns are contiguous:
+// dst[p * NR + j] = src[p + j * ld] for p < kc, j < w, and zero for w <= j < NR. float goes
+// through 8x8 register transposes (scalar stores strided by NR would cost twice as much).
+template <typename T>
+void pack_columns(const T* src, int64_t ld, int64_t kc, int64_t w, T* dst) {
+  constexpr int NR = GemmCfg<T>::NR;
+  int64_t j = 0;
+#if defined(__AVX__)
+  if constexpr (std::is_same_v<T, float>) {
+    for (; j + 8 <= w; j += 8) {
+      int64_t p = 0;
+      for (; p + 8 <= kc; p += 8) {
+        __m256 r[8];
+        for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + (j + q) * ld + p);
+        transpose8x8(r);
+        for (int q = 0; q < 8; ++q) _mm256_storeu_ps(dst + (p + q) * NR + j, r[q]);
+      }
+      for (; p < kc; ++p)
+        for (int q = 0; q < 8; ++q) dst[p * NR + j + q] = src[(j + q) * ld + p];
+    }
+  }
+#endif
+  for (; j < w; ++j)
+    for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[j * ld + p];
+  for (int64_t p = 0; p < kc; ++p)
+    for (int64_t c = w; c < NR; ++c) dst[p * NR + c] = T(0);
+}
+
 // Tiny products (a few thousand multiply-adds): packing panels costs more than it saves, so
 // accumulate rows of C directly; the inner loop runs along a row of B and vectorises when B's
 // rows are contiguous.
@@ -154,13 +206,8 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
         for (int64_t jp = 0; jp < n_panels; ++jp) {  // pack B: panel jp holds columns jc+jp*NR ..
           T* dst = Bp + jp * NR * kc;
           const int64_t j0 = jc + jp * NR, w = std::min<int64_t>(NR, n - j0);
-          if (sb0 == 1 && sb1 != 1) {  // column-major B (a transposed weight): read each column in order
-            for (int64_t j = 0; j < w; ++j) {
-              const T* src = B + pc + (j0 + j) * sb1;
-              for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[p];
-            }
-            for (int64_t p = 0; p < kc; ++p)
-              for (int64_t j = w; j < NR; ++j) dst[p * NR + j] = T(0);
+          if (sb0 == 1 && sb1 != 1) {
+            pack_columns<T>(B + pc + j0 * sb1, sb1, kc, w, dst);
             continue;
           }
           for (int64_t p = 0; p < kc; ++p) {
