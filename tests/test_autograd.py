@@ -88,6 +88,22 @@ def test_gradient_accumulates_across_backward_calls():
     np.testing.assert_allclose(np_of(x.grad), [0.0, 1.0])
 
 
+def test_linear_weight_gradient_is_kept_without_a_copy():
+    # mm's backward forms a transposed operand's gradient (linear's weight.t()) in that layout, so
+    # AccumulateGrad keeps it as the weight's .grad; a view whose base nobody else holds counts
+    lin = tl.nn.Linear(5, 7)
+    x = tl.randn(3, 5)
+    seen = []
+    lin.weight.register_hook(lambda g: seen.append((g.data_ptr(), g.stride())))
+    lin(x).sum().backward()
+    assert seen == [(lin.weight.grad.data_ptr(), (5, 1))]
+    np.testing.assert_allclose(np_of(lin.weight.grad), np.tile(np_of(x).sum(0), (7, 1)), rtol=1e-5)
+    shared = tl.randn(7, 5)
+    w = tl.randn(7, 5, requires_grad=True)
+    w.backward(shared)  # the gradient is `shared` itself, which the caller holds: copied
+    assert w.grad.data_ptr() != shared.data_ptr() and tl.equal(w.grad, shared)
+
+
 def test_backward_errors():
     x = leaf([1.0, 2.0])
     with pytest.raises(RuntimeError, match="grad can be implicitly created only for scalar outputs"):

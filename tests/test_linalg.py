@@ -53,6 +53,10 @@ def test_mm_large_blocks():
     a = random_array((300, 260), tl.float64)
     b = random_array((260, 301), tl.float64)
     assert_close(tl.mm(make(a, "transposed"), make(b, "sliced")), a @ b)
+    # linear's x @ weight.t(): a column-major B over two depth blocks (the first stores, the next adds)
+    x = random_array((37, 300), tl.float32)
+    w = random_array((70, 300), tl.float32)
+    assert_close(make(x) @ make(w).t(), x @ w.T, rtol=1e-4, atol=1e-3)
 
 
 def test_mm_method_and_operator():

@@ -163,6 +163,7 @@ from torchlite._ops import ops  # noqa: F401, E402  (torchlite.ops.<namespace>.<
 from torchlite import distributions  # noqa: F401, E402  (torch.distributions is reachable after `import torch`)
 from torchlite import fx, jit  # noqa: F401, E402  (graph capture: torch.fx, torch.jit.trace)
 from torchlite import distributed  # noqa: F401, E402  (imports MPI only at init_process_group)
+from torchlite import futures  # noqa: F401, E402  (torch.futures: what Work.get_future and DDP comm hooks return)
 from torchlite import profiler  # noqa: F401, E402
 
 from torchlite import overrides  # noqa: E402

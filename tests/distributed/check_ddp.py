@@ -1,12 +1,14 @@
 """Run by tests/test_distributed.py under the launcher: DistributedDataParallel (bucketed, with
 gradient views, unused parameters, no_sync, Join over uneven inputs), DistributedSampler and the
-ZeroRedundancyOptimizer, each against one process training on the global batch."""
+ZeroRedundancyOptimizer, each against one process training on the global batch; communication
+hooks, static_graph, and Join over no_sync accumulation."""
 
 import copy
 
 import torchlite as torch
 import torchlite.distributed as dist
 from torchlite.distributed.algorithms import Join
+from torchlite.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torchlite.distributed.optim import ZeroRedundancyOptimizer
 from torchlite.nn.parallel import DistributedDataParallel as DDP
 
@@ -147,6 +149,86 @@ fresh.load_state_dict(ref_opt.state_dict())
 for p in (p for g in fresh.optim.param_groups for p in g["params"]):
     index = [id(q) for q in model.parameters()].index(id(p))
     assert torch.equal(fresh.state[p]["exp_avg"], ref_opt.state_dict()["state"][index]["exp_avg"])
+
+# communication hooks: the default ones give DDP's averages (fp16 to half precision); a custom hook
+# sees every bucket once, in order, and what it returns becomes the gradients
+def train(options, hook=None, state=None, steps=2):
+    torch.manual_seed(0)
+    model = DDP(Net(unused=options.pop("unused", False)), bucket_cap_mb=1e-4, **options)
+    if hook is not None:
+        model.register_comm_hook(state, hook)
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    for step in range(steps):
+        x, y = batch(step, rank)
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+    return model
+
+
+plain = train({})
+close(train({}, default_hooks.allreduce_hook), plain.module, "allreduce_hook")
+close(train({}, default_hooks.fp16_compress_hook, dist.group.WORLD), plain.module, "fp16_compress_hook", tol=2e-3)
+close(train({}, default_hooks.bf16_compress_hook), plain.module, "bf16_compress_hook", tol=3e-2)
+seen = []
+
+
+def summing_hook(state, bucket):
+    seen.append((bucket.index(), bucket.is_last(), len(bucket.parameters()), state))
+    assert bucket.gradients()[0].data_ptr() == bucket.buffer().data_ptr()
+    fut = torch.futures.Future()
+    dist.all_reduce(bucket.buffer())
+    fut.set_result(bucket.buffer())  # the sum, not the average: n times the step
+    return fut
+
+
+summed = train({}, summing_hook, "st", steps=1)
+buckets = len(summed._buckets)
+assert [s[:2] for s in seen] == [(i, i == buckets - 1) for i in range(buckets)] and seen[0][3] == "st", seen
+once = train({}, steps=1)
+for p, q in zip(summed.module.parameters(), once.module.parameters()):
+    assert torch.allclose(p.grad, q.grad * n, atol=1e-5), "a hook's result must become the gradients"
+for bad, error in ((lambda bucket: None, ValueError), (lambda s, b: b.buffer(), RuntimeError)):
+    m = DDP(Net())
+    try:
+        m.register_comm_hook(None, bad)
+        F.cross_entropy(m(batch(0, rank)[0]), batch(0, rank)[1]).backward()
+        raise AssertionError(f"a bad hook was accepted: {error}")
+    except error as e:
+        assert "Communication hook" in str(e), e
+try:
+    plain.register_comm_hook(None, default_hooks.allreduce_hook)
+    plain.register_comm_hook(None, default_hooks.allreduce_hook)
+    raise AssertionError("a second hook was accepted")
+except RuntimeError as e:
+    assert "only be called once" in str(e)
+
+# static_graph: the unused parameter found in the first iteration is remembered, training matches
+static = train({"static_graph": True, "unused": True}, steps=3)
+assert [id(p) for p in static._static_unused] == [id(p) for p in static.module.unused.parameters()]
+close(static.module, train({"find_unused_parameters": True, "unused": True}, steps=3).module, "static_graph")
+
+# Join with no_sync: rank r runs 2 + r iterations of (one no_sync backward, one synced backward)
+model = DDP(Net())
+reference = copy.deepcopy(model.module)
+opt = torch.optim.SGD(model.parameters(), lr=0.5)
+ref_opt = torch.optim.SGD(reference.parameters(), lr=0.5)
+with Join([model]):
+    for step in range(2 + rank):
+        opt.zero_grad()
+        with model.no_sync():
+            x, y = batch(2 * step, rank)
+            F.cross_entropy(model(x), y).backward()
+        x, y = batch(2 * step + 1, rank)
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+for step in range(2 + n - 1):
+    ref_opt.zero_grad()
+    active = [r for r in range(n) if step < 2 + r]
+    loss = sum(F.cross_entropy(reference(batch(s, r)[0]), batch(s, r)[1]) for r in active for s in (2 * step, 2 * step + 1))
+    loss.div(n).backward()
+    ref_opt.step()
+close(model.module, reference, "Join with no_sync")
 
 # DistributedSampler takes its replicas and rank from the process group
 sampler = torch.utils.data.DistributedSampler(range(10), seed=1)

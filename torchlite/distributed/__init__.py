@@ -3,10 +3,13 @@
 Install the extra (`pip install -e ".[distributed]"`: mpi4py and the mpich wheel); without it
 `is_available()` is False and `init_process_group` raises saying what to install.
 
-Backends. Every tensor is a CPU tensor exchanged through MPI, so the names PyTorch programs ask
-for map to it: "gloo", "mpi", None, "cpu:gloo" and "cpu:gloo,cuda:nccl" all run on MPI (CUDA
-tensors are staged through host memory), and get_backend() answers "mpi". "nccl" alone raises
-RuntimeError: torchlite has no NCCL backend.
+Backends. CPU tensors are exchanged through MPI whatever the name: "gloo", "mpi", None and
+"cpu:gloo" all run on it. CUDA tensors run on NCCL (libnccl from the nvidia-nccl-cu13 wheel,
+`pip install -e ".[nccl]"`, bound through ctypes: see _nccl) when the program asks for "nccl", or
+for "cpu:gloo,cuda:nccl" or None on a machine with a GPU and libnccl; otherwise they are staged
+through host memory on MPI, so "cpu:gloo,cuda:nccl" programs run unchanged on CPU-only machines.
+"nccl" alone without a GPU raises RuntimeError. get_backend() answers "mpi", or
+"cpu:mpi,cuda:nccl" when CUDA tensors run on NCCL.
 
 How ranks meet. They are the processes of one MPI job, so they already share MPI_COMM_WORLD:
   - `python -m torchlite.distributed.run --nproc-per-node N script.py` starts the N ranks of a
@@ -28,6 +31,7 @@ RuntimeError) instead of hanging, the group refuses further use, and the MPI job
 the process exits (MPI cannot cancel a collective under way).
 """
 
+from torchlite.distributed._grad_bucket import GradBucket
 from torchlite.distributed._mpi import DistBackendError, DistError, Work
 from torchlite.distributed.distributed_c10d import (
     Backend,
@@ -80,11 +84,11 @@ def is_available() -> bool:
 
 
 __all__ = [
-    "Backend", "DistBackendError", "DistError", "GroupMember", "ProcessGroup", "ReduceOp", "Work", "all_gather",
-    "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single", "barrier",
-    "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather", "gather_object",
-    "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank", "get_world_size",
-    "group", "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
+    "Backend", "DistBackendError", "DistError", "GradBucket", "GroupMember", "ProcessGroup", "ReduceOp", "Work",
+    "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce", "all_to_all", "all_to_all_single",
+    "barrier", "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group", "gather",
+    "gather_object", "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks", "get_rank",
+    "get_world_size", "group", "init_process_group", "irecv", "is_available", "is_gloo_available", "is_initialized",
     "is_mpi_available", "is_nccl_available", "is_torchelastic_launched", "isend", "monitored_barrier", "new_group",
-    "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send",
+    "recv", "reduce", "reduce_scatter", "reduce_scatter_tensor", "scatter", "scatter_object_list", "send"
 ]

@@ -74,8 +74,9 @@ class Work:
     is_completed() asks without blocking. finish runs once on completion (copy-backs, AVG's
     division, float32 staging back to bfloat16/float16)."""
 
-    def __init__(self, requests, group, what, finish=None, outputs=(), status=None):
+    def __init__(self, requests, group, what, finish=None, outputs=(), status=None, source=None):
         self._requests = list(requests)
+        self._source = source  # the group rank a recv comes from, when known without a status (NCCL)
         self._group = group
         self._what = what
         self._finish = finish
@@ -117,10 +118,30 @@ class Work:
         self.wait()
         return self._outputs
 
+    def get_future(self):
+        """A torchlite.futures.Future of result() (the output tensors), completed as this finishes."""
+        from torchlite.futures import Future
+
+        fut = Future()
+
+        def poll():
+            if fut._state is None and self.is_completed():
+                fut.set_result(self._outputs)
+
+        def block():
+            try:
+                self.wait()
+            except DistBackendError as e:
+                fut.set_exception(e)
+            else:
+                poll()
+        fut._poll, fut._block = poll, block
+        return fut
+
     def source_rank(self) -> int:
         """The global rank a recv with src=None received from."""
         self.wait()
-        return self._group.ranks[self._status.Get_source()]
+        return self._group.ranks[self._source if self._status is None else self._status.Get_source()]
 
 
 # MPI reduction per ReduceOp name and dtype kind; bool reduces logically (SUM is OR), and AVG is a

@@ -11,6 +11,7 @@ from datetime import timedelta
 import numpy as np
 
 import torchlite
+from torchlite.distributed import _nccl
 from torchlite.distributed._mpi import DistBackendError, Work, as_array, as_bytes, mpi, mpi_op, poll
 
 __all__ = [
@@ -27,8 +28,8 @@ default_pg_timeout = timedelta(minutes=30)
 
 
 class Backend(str):
-    """A backend's name. Every CPU name PyTorch programs use ("gloo", "mpi", "cpu:gloo,cuda:nccl")
-    runs on torchlite's MPI backend; "nccl" needs CUDA and NCCL, which torchlite does not have."""
+    """A backend's name. CPU tensors run on MPI whatever the name ("gloo", "mpi"); CUDA tensors run
+    on NCCL where "nccl" is asked for (see _resolve_backend), else through host memory on MPI."""
 
     UNDEFINED = "undefined"
     GLOO = "gloo"
@@ -41,21 +42,33 @@ class Backend(str):
         return super().__new__(cls, name.lower())
 
 
+def _nccl_usable():
+    return torchlite.cuda.is_available() and _nccl.is_available()
+
+
 def _resolve_backend(backend):
-    """The backend a requested name runs on: always "mpi" for CPU, or a clear error."""
+    """{device type: backend} for a requested name. CPU tensors always run on "mpi". CUDA tensors
+    run on "nccl" when "nccl" alone is asked for (an error without a GPU and libnccl), and when
+    "cuda:nccl" or no backend is asked for and NCCL can run here; otherwise on "mpi" through host
+    memory (so "cpu:gloo,cuda:nccl" programs also run on machines without GPUs)."""
     if backend is None:
-        return Backend.MPI
+        return {"cpu": Backend.MPI, "cuda": Backend.NCCL if _nccl_usable() else Backend.MPI}
     if not isinstance(backend, str):
         raise TypeError(f"backend must be a string or None, got {type(backend).__name__}")
-    pairs = [p.split(":", 1) if ":" in p else ["cpu", p] for p in backend.lower().split(",")]
+    pairs = [p.split(":", 1) if ":" in p else ["", p] for p in backend.lower().split(",")]
     names = {device.strip(): name.strip() for device, name in pairs}
     for device, name in names.items():
-        if name not in (Backend.GLOO, Backend.MPI, Backend.NCCL) or device not in ("cpu", "cuda"):
-            raise ValueError(f"Invalid backend: {backend!r} (torchlite runs 'gloo', 'mpi' and None on MPI)")
-    if names.get("cpu") == Backend.NCCL and len(names) == 1:
-        raise RuntimeError("Backend 'nccl' needs CUDA GPUs and NCCL; torchlite has no NCCL backend, so "
-                           "use 'gloo', 'mpi' or None (CPU tensors over MPI)")
-    return Backend.MPI
+        if name not in (Backend.GLOO, Backend.MPI, Backend.NCCL) or device not in ("", "cpu", "cuda"):
+            raise ValueError(f"Invalid backend: {backend!r} (torchlite runs 'gloo', 'mpi', 'nccl', "
+                             "'cpu:gloo,cuda:nccl' and None)")
+    if names == {"": Backend.NCCL}:
+        if not torchlite.cuda.is_available():
+            raise RuntimeError("Backend 'nccl' needs a CUDA GPU, and none is visible: use 'gloo' (CPU tensors "
+                               "over MPI) or 'cpu:gloo,cuda:nccl'")
+        _nccl.load()  # a clear error when libnccl is missing
+        return {"cpu": Backend.MPI, "cuda": Backend.NCCL}
+    wants_nccl = names.get("cuda") == Backend.NCCL
+    return {"cpu": Backend.MPI, "cuda": Backend.NCCL if wants_nccl and _nccl_usable() else Backend.MPI}
 
 
 class ReduceOp:
@@ -82,14 +95,25 @@ class ReduceOp:
 
 
 class ProcessGroup:
-    """A set of ranks sharing an MPI communicator. ranks[i] is the global rank of group rank i."""
+    """A set of ranks sharing an MPI communicator (and, for CUDA tensors on NCCL, an NCCL one made
+    at the first CUDA collective). ranks[i] is the global rank of group rank i."""
 
-    def __init__(self, comm, ranks, timeout, backend=Backend.MPI):
+    def __init__(self, comm, ranks, timeout, backends=None):
         self.comm = comm
         self.ranks = list(ranks)
         self.timeout = timeout
         self.broken = False
-        self._backend = Backend(backend)
+        self.backends = dict(backends or {"cpu": Backend.MPI, "cuda": Backend.MPI})
+        self._backend = Backend("cpu:mpi,cuda:nccl" if self.backends["cuda"] == Backend.NCCL else Backend.MPI)
+        self._nccl = None
+
+    def nccl_for(self, *tensors):
+        """The NCCL communicator when these are CUDA tensors that this group runs on NCCL, else None."""
+        if self.backends["cuda"] != Backend.NCCL or not any(t.is_cuda for t in tensors):
+            return None
+        if self._nccl is None:
+            self._nccl = _nccl.Communicator(self.comm)
+        return self._nccl
 
     def rank(self) -> int:
         return self.comm.Get_rank()
@@ -138,7 +162,8 @@ def is_gloo_available() -> bool:
 
 
 def is_nccl_available() -> bool:
-    return False
+    """Whether libnccl loads (it runs only with a CUDA GPU as well)."""
+    return _nccl.is_available()
 
 
 def is_initialized() -> bool:
@@ -197,7 +222,11 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
 def destroy_process_group(group=None):
     """Frees group (every group when None, which also ends the default one)."""
     global _group_count
+    if group is not None and group is not GroupMember.NON_GROUP_MEMBER and group._nccl is not None:
+        group._nccl.abort()
     if group is None or group is GroupMember.WORLD:
+        if GroupMember.WORLD is not None and GroupMember.WORLD._nccl is not None:
+            GroupMember.WORLD._nccl.abort()
         GroupMember.WORLD = _group_namespace.WORLD = None
         _group_count = 0
     elif group is not GroupMember.NON_GROUP_MEMBER and group.comm is not mpi().COMM_WORLD:
@@ -255,7 +284,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     in the same order; ranks outside the group get GroupMember.NON_GROUP_MEMBER."""
     global _group_count
     world = _world()
-    _resolve_backend(backend)
+    backends = world.backends if backend is None else _resolve_backend(backend)
     ranks = list(range(world.size())) if ranks is None else list(ranks)
     if sort_ranks:
         ranks = sorted(ranks)
@@ -265,7 +294,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None, use_local
     if world.rank() not in ranks:
         return GroupMember.NON_GROUP_MEMBER
     comm = world.comm.Create_group(world.comm.Get_group().Incl(ranks), tag=_group_count)
-    return ProcessGroup(comm, ranks, world.timeout if timeout is None else timeout, world.name())
+    return ProcessGroup(comm, ranks, world.timeout if timeout is None else timeout, backends)
 
 
 # --- tensors as MPI buffers --------------------------------------------------------------------
@@ -297,6 +326,20 @@ def _run(group, requests, what, finish, async_op, outputs=(), status=None):
         return work
     work.wait()
     return None
+
+
+def _on_nccl(group, what, async_op, outputs, call, *tensors, source=None):
+    """Queues call on the current CUDA stream with contiguous versions of tensors (copied back into
+    the non-contiguous ones afterwards, on the same stream). The Work is complete at once: what
+    follows on the stream runs after the collective, as with PyTorch's NCCL work."""
+    staged = [t if t.is_contiguous() else t.contiguous() for t in tensors]
+    call(*staged)
+    with torchlite.no_grad():
+        for t, s in zip(tensors, staged):
+            if s is not t:
+                t.copy_(s)
+    work = Work([], group, what, outputs=outputs, source=source)
+    return work if async_op else None
 
 
 def _chain(*steps):
@@ -347,6 +390,9 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, async_op=False):
     g = _group(group)
     g.check_usable()
     name = _op_name(op)
+    nccl = g.nccl_for(tensor)
+    if nccl is not None:
+        return _on_nccl(g, "all_reduce", async_op, [tensor], lambda t: nccl.all_reduce(t, name), tensor)
     buf, copy_back = _stage(tensor, to_float32=True)
     mop = mpi_op(name, buf.dtype)
     req = g.comm.Iallreduce(mpi().IN_PLACE, as_array(buf), mop)
@@ -369,6 +415,9 @@ def broadcast(tensor, src=None, group=None, async_op=False, group_src=None):
     g = _group(group)
     g.check_usable()
     root = _root(g, src, group_src, "broadcast")
+    nccl = g.nccl_for(tensor)
+    if nccl is not None:
+        return _on_nccl(g, "broadcast", async_op, [tensor], lambda t: nccl.broadcast(t, root), tensor)
     buf, copy_back = _stage(tensor)
     req = g.comm.Ibcast(as_bytes(buf), root=root)
     return _run(g, [req], "broadcast", copy_back, async_op, [tensor])
@@ -405,6 +454,10 @@ def all_gather_into_tensor(output_tensor, input_tensor, group=None, async_op=Fal
         raise ValueError(f"all_gather_into_tensor: output must hold world_size ({g.size()}) x the input's "
                          f"{input_tensor.numel()} elements of {input_tensor.dtype}, got {output_tensor.numel()} "
                          f"of {output_tensor.dtype}")
+    nccl = g.nccl_for(output_tensor, input_tensor)
+    if nccl is not None:
+        return _on_nccl(g, "all_gather_into_tensor", async_op, [output_tensor],
+                        lambda out, inp: nccl.all_gather(out, inp), output_tensor, input_tensor)
     out, copy_back = _stage(output_tensor)
     inp, _ = _stage(input_tensor)
     req = g.comm.Iallgather(as_bytes(inp), as_bytes(out))
@@ -490,6 +543,10 @@ def reduce_scatter_tensor(output, input, op=ReduceOp.SUM, group=None, async_op=F
         raise ValueError(f"reduce_scatter_tensor: input must hold world_size ({g.size()}) x the output's "
                          f"{output.numel()} elements of {output.dtype}, got {input.numel()} of {input.dtype}")
     name = _op_name(op)
+    nccl = g.nccl_for(output, input)
+    if nccl is not None:
+        return _on_nccl(g, "reduce_scatter_tensor", async_op, [output],
+                        lambda out, inp: nccl.reduce_scatter(out, inp, name), output, input)
     out, copy_back = _stage(output, to_float32=True)
     inp, _ = _stage(input, to_float32=True)
     req = g.comm.Ireduce_scatter_block(as_array(inp), as_array(out), mpi_op(name, out.dtype))
@@ -606,6 +663,9 @@ def isend(tensor, dst=None, group=None, tag=0, group_dst=None):
     g = _group(group)
     g.check_usable()
     peer = _peer(g, dst, group_dst, "isend")
+    nccl = g.nccl_for(tensor)
+    if nccl is not None:
+        return _on_nccl(g, "send", True, [tensor], lambda t: nccl.send(t, peer), tensor)
     buf, _ = _stage(tensor)
     return Work([g.comm.Isend(as_bytes(buf), dest=peer, tag=tag)], g, "send", outputs=[buf])
 
@@ -617,6 +677,12 @@ def irecv(tensor, src=None, group=None, tag=0, group_src=None):
     g = _group(group)
     g.check_usable()
     MPI = mpi()
+    nccl = g.nccl_for(tensor)
+    if nccl is not None:
+        if src is None and group_src is None:
+            raise ValueError("irecv from any source is not supported for CUDA tensors on NCCL: pass src")
+        peer = _peer(g, src, group_src, "irecv")
+        return _on_nccl(g, "recv", True, [tensor], lambda t: nccl.recv(t, peer), tensor, source=peer)
     peer = MPI.ANY_SOURCE if src is None and group_src is None else _peer(g, src, group_src, "irecv")
     buf, copy_back = _stage(tensor)
     status = MPI.Status()

@@ -1,5 +1,8 @@
 // CPU GEMM (Note [CPU GEMM] in Gemm.h) and the mm/bmm CPU kernels built on it.
 #include <omp.h>
+#if defined(__AVX__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -73,7 +76,7 @@ void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T
 
 template <typename T>
 inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
-                         int mr, int nr) {
+                         int mr, int nr, bool overwrite) {
   constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR;
   T acc[MR][NR];
   for (int i = 0; i < MR; ++i)
@@ -86,13 +89,68 @@ inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict
       for (int j = 0; j < NR; ++j) acc[i][j] += ai * b[j];
     }
   }
+  // The first depth block stores, so C needs no zeroing pass beforehand.
   if (mr == MR && nr == NR) {
-    for (int i = 0; i < MR; ++i)
-      for (int j = 0; j < NR; ++j) C[i * ldc + j] += acc[i][j];
+    if (overwrite) {
+      for (int i = 0; i < MR; ++i)
+        for (int j = 0; j < NR; ++j) C[i * ldc + j] = acc[i][j];
+    } else {
+      for (int i = 0; i < MR; ++i)
+        for (int j = 0; j < NR; ++j) C[i * ldc + j] += acc[i][j];
+    }
   } else {
     for (int i = 0; i < mr; ++i)
-      for (int j = 0; j < nr; ++j) C[i * ldc + j] += acc[i][j];
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] = overwrite ? acc[i][j] : C[i * ldc + j] + acc[i][j];
   }
+}
+
+#if defined(__AVX__)
+// r[q] = row q of an 8x8 float block, transposed in place (r[q] becomes column q).
+inline void transpose8x8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int q = 0; q < 8; q += 2) {
+    t[q] = _mm256_unpacklo_ps(r[q], r[q + 1]);
+    t[q + 1] = _mm256_unpackhi_ps(r[q], r[q + 1]);
+  }
+  for (int q = 0; q < 8; q += 4) {
+    u[q] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[q + 1] = _mm256_shuffle_ps(t[q], t[q + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[q + 2] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[q + 3] = _mm256_shuffle_ps(t[q + 1], t[q + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int q = 0; q < 4; ++q) {
+    r[q] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x20);
+    r[q + 4] = _mm256_permute2f128_ps(u[q], u[q + 4], 0x31);
+  }
+}
+#endif
+
+// Packs a column-major block of B (a transposed weight), whose columns are contiguous:
+// dst[p * NR + j] = src[p + j * ld] for p < kc, j < w, and zero for w <= j < NR. float goes
+// through 8x8 register transposes (scalar stores strided by NR would cost twice as much).
+template <typename T>
+void pack_columns(const T* src, int64_t ld, int64_t kc, int64_t w, T* dst) {
+  constexpr int NR = GemmCfg<T>::NR;
+  int64_t j = 0;
+#if defined(__AVX__)
+  if constexpr (std::is_same_v<T, float>) {
+    for (; j + 8 <= w; j += 8) {
+      int64_t p = 0;
+      for (; p + 8 <= kc; p += 8) {
+        __m256 r[8];
+        for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + (j + q) * ld + p);
+        transpose8x8(r);
+        for (int q = 0; q < 8; ++q) _mm256_storeu_ps(dst + (p + q) * NR + j, r[q]);
+      }
+      for (; p < kc; ++p)
+        for (int q = 0; q < 8; ++q) dst[p * NR + j + q] = src[(j + q) * ld + p];
+    }
+  }
+#endif
+  for (; j < w; ++j)
+    for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[j * ld + p];
+  for (int64_t p = 0; p < kc; ++p)
+    for (int64_t c = w; c < NR; ++c) dst[p * NR + c] = T(0);
 }
 
 // Tiny products (a few thousand multiply-adds): packing panels costs more than it saves, so
@@ -121,8 +179,10 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
                   int64_t sb1, T* C, bool parallel) {
   using Cfg = GemmCfg<T>;
   constexpr int MR = Cfg::MR, NR = Cfg::NR;
-  std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
-  if (k == 0) return;
+  if (k == 0) {
+    std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
+    return;
+  }
   const bool par = parallel && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
   const int64_t m_panels = (m + MR - 1) / MR;
   // Packing buffers are reused across calls (bmm calls this once per matrix), per thread.
@@ -146,6 +206,10 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
         for (int64_t jp = 0; jp < n_panels; ++jp) {  // pack B: panel jp holds columns jc+jp*NR ..
           T* dst = Bp + jp * NR * kc;
           const int64_t j0 = jc + jp * NR, w = std::min<int64_t>(NR, n - j0);
+          if (sb0 == 1 && sb1 != 1) {
+            pack_columns<T>(B + pc + j0 * sb1, sb1, kc, w, dst);
+            continue;
+          }
           for (int64_t p = 0; p < kc; ++p) {
             const T* src = B + (pc + p) * sb0 + j0 * sb1;
             T* d = dst + p * NR;
@@ -181,7 +245,7 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
               for (int64_t ip = ip0; ip < ip1; ++ip) {
                 const int64_t i0 = ip * MR;
                 const int mr = static_cast<int>(std::min<int64_t>(MR, m - i0));
-                micro_kernel<T>(kc, Ap + ip * MR * kc, Bp + jp * NR * kc, C + i0 * n + jc + j0, n, mr, nr);
+                micro_kernel<T>(kc, Ap + ip * MR * kc, Bp + jp * NR * kc, C + i0 * n + jc + j0, n, mr, nr, pc == 0);
               }
             }
           }

@@ -199,6 +199,17 @@ bool obeys_layout_contract(const Tensor& variable, const Tensor& grad) {
   return true;
 }
 
+// Whether nobody else holds grad's memory, so AccumulateGrad may keep it as .grad. A view counts
+// when the base it keeps alive is held by it alone (linear's weight gradient is the transpose of
+// a product computed for it).
+bool exclusively_owned(const Tensor& grad) {
+  if (grad.impl_ptr().use_count() != 1) return false;
+  const auto& storage = grad.impl()->storage();
+  const AutogradMeta* m = get_meta(grad);
+  if (m == nullptr || !m->is_view_ || !m->base_.defined()) return storage.use_count() == 1;
+  return m->base_.impl_ptr().use_count() == 1 && m->base_.impl()->storage() == storage && storage.use_count() == 2;
+}
+
 }  // namespace
 
 bool AccumulateGrad::layout_enforced() { return grad_layout_enforced.load(std::memory_order_relaxed); }
@@ -211,9 +222,8 @@ void AccumulateGrad::accumulate(const Tensor& variable, Tensor new_grad) {
   if (!g.defined()) {
     // Steal a fresh gradient nobody else holds; otherwise store a copy (which records
     // history when grad mode is on, i.e. under create_graph), laid out as the policy asks.
-    bool exclusive = new_grad.impl_ptr().use_count() == 1 && new_grad.impl()->storage().use_count() == 1;
     bool obeys = obeys_layout_contract(variable, new_grad);
-    if (!GradMode::is_enabled() && exclusive && obeys && !requires_grad(new_grad)) {
+    if (!GradMode::is_enabled() && obeys && !requires_grad(new_grad) && exclusively_owned(new_grad)) {
       g = make_detached(new_grad);
     } else if (obeys) {
       g = new_grad.clone();

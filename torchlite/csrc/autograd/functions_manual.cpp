@@ -2,11 +2,14 @@
 
 #include <vector>
 
+#include "generated/ops/conj.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/fill.h"
+#include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/real.h"
 #include "generated/ops/sum.h"
+#include "generated/ops/t.h"
 #include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/variable.h"
 
@@ -76,6 +79,24 @@ Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
   bool is_one = s.is_bool() ? s.to<bool>() : s.equal(1.0);
   if (is_one) return t;
   return t.mul(s);
+}
+
+namespace {
+bool is_column_major(IntArrayRef sizes, IntArrayRef strides) {
+  return sizes.size() == 2 && sizes[0] > 1 && strides[0] == 1 && strides[1] == sizes[0];
+}
+}  // namespace
+
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef sizes, IntArrayRef strides,
+                        const Scalar& alpha) {
+  if (is_column_major(sizes, strides)) return maybe_multiply(mat2.conj().mm(grad.t()).t(), alpha);
+  return maybe_multiply(grad.mm(mat2.t().conj()), alpha);
+}
+
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef sizes, IntArrayRef strides,
+                        const Scalar& alpha) {
+  if (is_column_major(sizes, strides)) return maybe_multiply(grad.t().mm(mat1.conj()).t(), alpha);
+  return maybe_multiply(mat1.t().conj().mm(grad), alpha);
 }
 
 Tensor zeros_like_grad(const Tensor& t) {

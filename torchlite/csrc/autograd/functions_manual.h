@@ -25,6 +25,14 @@ bool is_expandable_to(IntArrayRef shape, IntArrayRef desired);
 Tensor sum_to(const Tensor& grad, IntArrayRef shape);
 // grad * s, skipping the multiply when s == 1.
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
+// The gradients of mat1 and mat2 in alpha * mat1 @ mat2 (mm, addmm), given the gradient of the
+// product. When that input is a transposed view (column-major, as linear's weight.t() is), the
+// gradient is formed in the same layout, so AccumulateGrad keeps it instead of copying it into
+// the parameter's layout (PyTorch's mm_mat1_backward / mm_mat2_backward do the same).
+Tensor mm_mat1_backward(const Tensor& grad, const Tensor& mat2, IntArrayRef sizes, IntArrayRef strides,
+                        const Scalar& alpha);
+Tensor mm_mat2_backward(const Tensor& grad, const Tensor& mat1, IntArrayRef sizes, IntArrayRef strides,
+                        const Scalar& alpha);
 // A tensor of zeros with t's sizes, dtype and device.
 Tensor zeros_like_grad(const Tensor& t);
 // grad converted to an input's device and dtype; for a real input, a complex grad gives its real
