@@ -1,12 +1,13 @@
 """The vector math layer and half-precision loops: torchlite vs PyTorch and NumPy (issue 15).
 
-    python benchmarks/bench_vecmath.py [--threads 1 2] [--repeats 5] [--size 1048576] [--dtype float32]
+    python benchmarks/bench_vecmath.py [--threads 1 2] [--repeats 5] [--size 1048576] [--dtype float32] [--half]
 
 Each thread count runs in a fresh process (OpenMP reads OMP_NUM_THREADS at start-up). Libraries
 are measured in alternation within one run (the machine is shared and drifts); cells are
 median milliseconds per call and the same-run ratios torchlite / torch and torchlite / NumPy
 (below 1: torchlite is faster). NumPy's ufuncs are single-threaded and it has no erf, sigmoid
-or mish: '-' there.
+or mish: '-' there. --half runs only the float16/bfloat16 rows (elementwise, sum, and a 512^3
+matmul).
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ BINARY = {
 }
 
 
-def run(threads: int, repeats: int, n: int, dtype: str) -> None:
+def run(threads: int, repeats: int, n: int, dtype: str, half_only: bool) -> None:
     import torchlite as tl
 
     torch = _load_torch()
@@ -81,28 +82,33 @@ def run(threads: int, repeats: int, n: int, dtype: str) -> None:
     def bind(fn, *args):
         return lambda: fn(*args)
 
-    for name, (call, np_call, scale) in UNARY.items():
-        x = (u * scale if scale else np.abs(u) * 100 + 1e-3).astype(dtype)
-        fns = {"torchlite": bind(call, tl, tl.from_numpy(x.copy())),
-               "torch": bind(call, torch, torch.from_numpy(x.copy()))}
-        if np_call is not None:
-            fns["numpy"] = bind(np_call, x)
-        row(name, fns)
-    a = (np.abs(u) * 10 + 1e-3).astype(dtype)
-    b = (rng.uniform(-1, 1, n) * 4).astype(dtype)
-    for name, (call, np_call) in BINARY.items():
-        row(name, {"torchlite": bind(call, tl, tl.from_numpy(a), tl.from_numpy(b)),
-                   "torch": bind(call, torch, torch.from_numpy(a), torch.from_numpy(b)), "numpy": bind(np_call, a, b)})
+    if not half_only:
+        for name, (call, np_call, scale) in UNARY.items():
+            x = (u * scale if scale else np.abs(u) * 100 + 1e-3).astype(dtype)
+            fns = {"torchlite": bind(call, tl, tl.from_numpy(x.copy())),
+                   "torch": bind(call, torch, torch.from_numpy(x.copy()))}
+            if np_call is not None:
+                fns["numpy"] = bind(np_call, x)
+            row(name, fns)
+        a = (np.abs(u) * 10 + 1e-3).astype(dtype)
+        b = (rng.uniform(-1, 1, n) * 4).astype(dtype)
+        for name, (call, np_call) in BINARY.items():
+            row(name, {"torchlite": bind(call, tl, tl.from_numpy(a), tl.from_numpy(b)),
+                       "torch": bind(call, torch, torch.from_numpy(a), torch.from_numpy(b)),
+                       "numpy": bind(np_call, a, b)})
     h = u.astype(np.float32)
     for half in ("float16", "bfloat16"):
         la, ta = tl.from_numpy(h).to(getattr(tl, half)), torch.from_numpy(h).to(getattr(torch, half))
         lb, tb = la.flip(0).contiguous(), ta.flip(0).contiguous()
-        for op, fn in (("add", lambda x, y: x + y), ("mul", lambda x, y: x * y), ("sum", lambda x, y: x.sum()),
-                       ("tanh", lambda x, y: x.tanh())):
+        for op, fn in (("add", lambda x, y: x + y), ("mul", lambda x, y: x * y), ("exp", lambda x, y: x.exp()),
+                       ("tanh", lambda x, y: x.tanh()), ("sum", lambda x, y: x.sum())):
             fns = {"torchlite": bind(fn, la, lb), "torch": bind(fn, ta, tb)}
             if half == "float16" and op in ("add", "mul"):
                 fns["numpy"] = bind(fn, h.astype(np.float16), h[::-1].astype(np.float16))
             row(f"{half} {op}", fns)
+        m = rng.standard_normal((512, 512)).astype(np.float32)
+        lm, tm = tl.from_numpy(m).to(getattr(tl, half)), torch.from_numpy(m).to(getattr(torch, half))
+        row(f"{half} mm 512", {"torchlite": bind(lambda x: x @ x, lm), "torch": bind(lambda x: x @ x, tm)})
 
 
 def main() -> None:
@@ -111,15 +117,16 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--size", type=int, default=1 << 20)
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    p.add_argument("--half", action="store_true", help="only the float16/bfloat16 rows")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        run(args.threads[0], args.repeats, args.size, args.dtype)
+        run(args.threads[0], args.repeats, args.size, args.dtype, args.half)
         return
     for t in args.threads:
         env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t), OPENBLAS_NUM_THREADS=str(t))
         cmd = [sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t), "--repeats",
-               str(args.repeats), "--size", str(args.size), "--dtype", args.dtype]
+               str(args.repeats), "--size", str(args.size), "--dtype", args.dtype] + ["--half"] * args.half
         subprocess.run(cmd, env=env, check=True)
 
 

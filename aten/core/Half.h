@@ -29,38 +29,35 @@ TL_HOST_DEVICE inline float bits_float(uint32_t u) {
 }
 
 // IEEE binary16 <-> binary32 with round-to-nearest-even, handling subnormals, inf and NaN.
+// Branch-free (every case computed, then selected) so that loops converting contiguous
+// arrays vectorise; bit-exact against the hardware conversions (tests/test_half_precision.py).
 TL_HOST_DEVICE inline uint16_t float_to_half_bits(float f) {
   uint32_t x = float_bits(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t mag = x & 0x7fffffffu;
-  if (mag >= 0x7f800000u) return static_cast<uint16_t>(sign | (mag > 0x7f800000u ? 0x7e00u : 0x7c00u));
-  if (mag >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // overflow -> inf
-  if (mag < 0x38800000u) {                                                // subnormal or zero
-    float v = bits_float(mag) + 0.5f;  // 0.5 = 2^-1: pushes the half mantissa to the low bits
-    return static_cast<uint16_t>(sign | (float_bits(v) - 0x3f000000u));
-  }
-  uint32_t mant_odd = (mag >> 13) & 1u;
-  mag += 0xc8000fffu + mant_odd;  // rebias exponent (-112 << 23) and round to nearest even
-  return static_cast<uint16_t>(sign | (mag >> 13));
+  uint32_t big = mag > 0x7f800000u ? 0x7e00u : 0x7c00u;  // NaN, or overflow and inf
+  // Subnormal or zero: adding 0.5 = 2^-1 pushes the half mantissa to the low bits, rounded.
+  uint32_t tiny = float_bits(bits_float(mag) + 0.5f) - 0x3f000000u;
+  // Normal: rebias the exponent (-112 << 23) and round to nearest even.
+  uint32_t normal = (mag + 0xc8000fffu + ((mag >> 13) & 1u)) >> 13;
+  uint32_t r = mag >= 0x477ff000u ? big : (mag < 0x38800000u ? tiny : normal);
+  return static_cast<uint16_t>(sign | r);
 }
 
 TL_HOST_DEVICE inline float half_bits_to_float(uint16_t h) {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (mant << 13));
-  if (exp == 0) {
-    float v = static_cast<float>(mant) * 5.9604644775390625e-8f;  // mant * 2^-24
-    return sign ? -v : v;
-  }
-  return bits_float(sign | ((exp + 112u) << 23) | (mant << 13));
+  uint32_t shifted = static_cast<uint32_t>(h & 0x7fffu) << 13;  // exponent and mantissa in place
+  uint32_t r = shifted >= 0x0f800000u ? (shifted | 0x7f800000u) : shifted + 0x38000000u;  // inf/NaN : rebias
+  // Subnormal or zero: mant * 2^-24, exactly, as (1 + mant / 2^10) * 2^-14 - 2^-14.
+  uint32_t tiny = float_bits(bits_float(shifted + 0x38800000u) - 6.103515625e-05f);
+  r = shifted < 0x00800000u ? tiny : r;
+  return bits_float(sign | r);
 }
 
 TL_HOST_DEVICE inline uint16_t float_to_bf16_bits(float f) {
   uint32_t x = float_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return 0x7fc0u;  // NaN
-  uint32_t rounding_bias = 0x7fffu + ((x >> 16) & 1u);
-  return static_cast<uint16_t>((x + rounding_bias) >> 16);
+  uint32_t rounded = (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;  // round to nearest even
+  return static_cast<uint16_t>((x & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : rounded);  // NaN: quiet NaN
 }
 TL_HOST_DEVICE inline float bf16_bits_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
 }  // namespace detail

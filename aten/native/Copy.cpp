@@ -27,6 +27,13 @@ TensorIterator copy_iter(const Tensor& self, const Tensor& src) {
       .build();
 }
 
+Tensor convert_keeping_layout(const Tensor& self, ScalarType dtype) {
+  Tensor out = empty_strided_tensor(self.sizes(), infer_dense_strides(self.sizes(), self.strides()),
+                                    TensorOptions(dtype, self.device()));
+  out.copy_(self);
+  return out;
+}
+
 namespace {
 // Note [Memory formats]: an explicit format (contiguous_format, channels_last) lays the result out
 // that way; preserve_format (the default) gives a row-major copy. PyTorch's preserve_format keeps

@@ -3,11 +3,33 @@
 #include <cstring>
 
 #include "aten/native/Copy.h"
+#include "aten/native/cpu/HalfConvert.h"
 #include "aten/native/cpu/Loops.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/copy_native.h"
 
 namespace tl::native {
+
+namespace {
+
+template <typename T>
+inline constexpr bool is_half_v = std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+
+// float <-> float16/bfloat16: contiguous runs take the bulk conversions (Note [Half conversions]).
+template <typename S, typename D>
+void convert_loop(TensorIterator& iter) {
+  iter.for_each(
+      [](char** data, const int64_t* strides, int64_t n) {
+        if (strides[0] == sizeof(D) && strides[1] == sizeof(S)) {
+          cpu::convert(reinterpret_cast<const S*>(data[1]), reinterpret_cast<D*>(data[0]), n);
+        } else {
+          CastFunctor<S, D> f;
+          detail::strided_loop(data, strides, n, f, std::make_index_sequence<1>{});
+        }
+      });
+}
+
+}  // namespace
 
 Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
   if (src.is_cuda()) {
@@ -33,7 +55,10 @@ Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
     using D = typename decltype(dst_tag)::type;
     dispatch_all_types_and_complex(src.dtype(), "copy_", [&](auto src_tag) {
       using S = typename decltype(src_tag)::type;
-      cpu_kernel(iter, CastFunctor<S, D>{});
+      if constexpr ((std::is_same_v<S, float> && is_half_v<D>) || (is_half_v<S> && std::is_same_v<D, float>))
+        convert_loop<S, D>(iter);
+      else
+        cpu_kernel(iter, CastFunctor<S, D>{});
     });
   });
   return self;

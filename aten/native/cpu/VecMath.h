@@ -16,6 +16,8 @@
 // later be compiled once per ISA for runtime dispatch.
 #include <cstdint>
 
+#include "aten/core/Half.h"
+
 namespace tl::native::vecmath {
 
 enum class Unary : uint8_t {
@@ -31,6 +33,13 @@ void unary(Unary f, const T* x, T* y, int64_t n);
 template <typename T>
 void binary(Binary f, const T* a, const T* b, T* y, int64_t n);
 
+// float16 and bfloat16 (VecMathHalf.cpp): blocks converted to float, computed by the float
+// routine and rounded once on store, as PyTorch computes half types.
+template <> void unary<Half>(Unary f, const Half* x, Half* y, int64_t n);
+template <> void unary<BFloat16>(Unary f, const BFloat16* x, BFloat16* y, int64_t n);
+template <> void binary<Half>(Binary f, const Half* a, const Half* b, Half* y, int64_t n);
+template <> void binary<BFloat16>(Binary f, const BFloat16* a, const BFloat16* b, BFloat16* y, int64_t n);
+
 // Whether (f, T) has a vectorised form; the others keep their scalar functor.
 template <typename T>
 constexpr bool has_unary(Unary f) {
@@ -39,7 +48,7 @@ constexpr bool has_unary(Unary f) {
 }
 template <typename T>
 constexpr bool has_binary(Binary f) {
-  return sizeof(T) == 4 || f != Binary::Pow;
+  return sizeof(T) != 8 || f != Binary::Pow;
 }
 
 }  // namespace tl::native::vecmath

@@ -1,5 +1,5 @@
 #pragma once
-// The functors whose contiguous float and double CPU loops call the vector math layer
+// The functors whose contiguous floating-point CPU loops call the vector math layer
 // (Note [Vector math]) instead of the functor; strided loops, other dtypes and CUDA keep the
 // functor. cpu_kernel asks VecMathOp<F>::value. Sigmoid, silu and gelu keep their functors:
 // float's is already vectorised through ew::exp, and the distribution transforms' saturated
@@ -19,7 +19,8 @@ struct VecMathOp {
 };
 
 template <typename T>
-inline constexpr bool is_vecmath_type_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
+inline constexpr bool is_vecmath_type_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                                          std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
 
 #define TL_VECMATH_UNARY(Functor, fn)                                                          \
   template <typename T>                                                                        \
