@@ -77,6 +77,7 @@ def throughput_cases(tl, torch, n: int):
         ("add allocating (a+b)", 3 * n * f4, {"torchlite": lambda: a + b, "numpy": lambda: x + y}),
         ("mul out=", 3 * n * f4,
          {"torchlite": lambda: tl.mul(a, b, out=o), "numpy": lambda: np.multiply(x, y, out=out)}),
+        ("mul allocating (a*b)", 3 * n * f4, {"torchlite": lambda: a * b, "numpy": lambda: x * y}),
         ("exp out=", 2 * n * f4, {"torchlite": lambda: tl.exp(a, out=o), "numpy": lambda: np.exp(x, out=out)}),
         ("broadcast add (A + row)", 2 * side * side * f4, {"torchlite": lambda: A + r, "numpy": lambda: sq + row}),
         ("non-contiguous add (A.t() + A)", 3 * side * side * f4,
@@ -87,8 +88,8 @@ def throughput_cases(tl, torch, n: int):
     if libs_t is not None:
         ta, tb, to, tA, tr, tAt = libs_t
         torch_fns = [lambda: torch.add(ta, tb, out=to), lambda: ta + tb, lambda: torch.mul(ta, tb, out=to),
-                     lambda: torch.exp(ta, out=to), lambda: tA + tr, lambda: tAt + tA, lambda: ta.sum(),
-                     lambda: ta.clone()]
+                     lambda: ta * tb, lambda: torch.exp(ta, out=to), lambda: tA + tr, lambda: tAt + tA,
+                     lambda: ta.sum(), lambda: ta.clone()]
         for (_, _, libs), fn in zip(cases, torch_fns):
             libs["torch"] = fn
     return cases

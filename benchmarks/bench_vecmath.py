@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from libraries import fmt_row, load_torch, measure, warm_malloc  # noqa: E402
+from libraries import bind, fmt_row, load_torch, measure, warm_malloc  # noqa: E402
 
 # name -> (torchlite/torch call, NumPy call or None, input scale: inputs are uniform in +-scale)
 UNARY = {
@@ -77,9 +77,6 @@ def run(threads: int, repeats: int, n: int, dtype: str) -> None:
                  f"{ms['torchlite'] / ms['torch']:.2f}x",
                  f"{ms['torchlite'] / ms['numpy']:.2f}x" if "numpy" in ms else "-"]
         print(fmt_row(cells, widths), flush=True)
-
-    def bind(fn, *args):
-        return lambda: fn(*args)
 
     for name, (call, np_call, scale) in UNARY.items():
         x = (u * scale if scale else np.abs(u) * 100 + 1e-3).astype(dtype)

@@ -46,6 +46,11 @@ def warm_malloc() -> None:
     np.ones(30 << 18, np.float32)
 
 
+def bind(fn, *args):
+    """A zero-argument callable running fn(*args): the form measure() times."""
+    return lambda: fn(*args)
+
+
 def timeit(fn, number: int) -> float:
     """Seconds per call of fn over `number` back-to-back calls."""
     t0 = time.perf_counter()
