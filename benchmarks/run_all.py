@@ -1,7 +1,7 @@
 """The whole side-by-side table in one command: torchlite, PyTorch and NumPy at 1 and 2 threads.
 
-    python benchmarks/run_all.py [--repeats 5] [--quick] [--only TEXT ...] [--busy] [--no-table]
-                                 [--output benchmarks/RESULTS.md]
+    python benchmarks/run_all.py [--repeats 5] [--threads 1 2] [--quick] [--only TEXT ...] [--busy]
+                                 [--no-table] [--output benchmarks/RESULTS.md]
 
 Each row is one case (a kernel or a full training step) timed for every library in alternation,
 in this one process, after a warm-up call: the cell is the median time per call over the repeats
@@ -15,7 +15,10 @@ of the ratios and the machine are printed and written to --output.
 --busy adds the busy-machine section: training steps of the MLP and the small CNN, each library
 in its own worker process (so each runs with its own OpenMP settings), timed with the machine
 idle and with two CPU-bound busy loops started by this script, in alternation; it reports each
-library's degradation busy/idle. --quick shrinks every case and the repeats, for a smoke run.
+library's degradation busy/idle and the busy times' ratio. "torchlite spinning" is torchlite with
+libgomp's default spin count (GOMP_SPINCOUNT=300000) instead of its passive default. "Idle" only
+means the busy loops are paused: what else runs on the machine shows in the load averages.
+--quick shrinks every case and the repeats, for a smoke run.
 """
 
 from __future__ import annotations
@@ -264,6 +267,10 @@ def table(tl, torch, args):
 # --- busy machine -------------------------------------------------------------------------------
 
 BUSY_MODELS = ("MLP", "small CNN")
+# Column label -> (library, environment added for its worker). The third is torchlite as it was
+# before Note [OpenMP wait policy]: libgomp's default spin count, set explicitly.
+BUSY_VARIANTS = {"torchlite": ("torchlite", {}), "torch": ("torch", {}),
+                 "torchlite spinning": ("torchlite", {"GOMP_SPINCOUNT": "300000"})}
 
 
 def worker(lib_name, quick):
@@ -288,9 +295,10 @@ def worker(lib_name, quick):
 
 
 class Worker:
-    def __init__(self, lib_name, quick):
+    def __init__(self, lib_name, quick, env):
         cmd = [sys.executable, os.path.abspath(__file__), "--worker", lib_name] + (["--quick"] if quick else [])
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=BASE_ENV)
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     env={**BASE_ENV, **env})
 
     def time_step(self, model, threads, budget):
         self.proc.stdin.write(json.dumps({"model": model, "threads": threads, "budget": budget}) + "\n")
@@ -305,7 +313,7 @@ class Worker:
         self.proc.wait()
 
 
-def busy_section(libs, args):
+def busy_section(args):
     """Median step times idle and beside two busy loops, alternating the two states and the libraries;
     the busy loops are started once and paused (SIGSTOP) while the machine should be idle."""
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
@@ -313,11 +321,12 @@ def busy_section(libs, args):
     try:
         for h in hogs:
             os.kill(h.pid, signal.SIGSTOP)
-        workers = {lib: Worker(lib, args.quick) for lib in libs}
+        workers = {label: Worker(lib, args.quick, env) for label, (lib, env) in BUSY_VARIANTS.items()}
+        libs = list(workers)
         budget = 0.05 if args.quick else 0.5
         cols = " | ".join(f"{lib} idle | {lib} busy | {lib} busy/idle" for lib in libs)
-        lines = [f"| training step | threads | {cols} | degradation torchlite / torch |",
-                 "|" + "---|" * (3 + 3 * len(libs))]
+        lines = [f"| training step | threads | {cols} | degradation torchlite / torch | busy time torchlite / torch |",
+                 "|" + "---|" * (4 + 3 * len(libs))]
         print("\n" + "\n".join(lines), flush=True)
         for model in BUSY_MODELS:
             for threads in args.threads:
@@ -334,7 +343,8 @@ def busy_section(libs, args):
                 cells = [model, str(threads)]
                 for lib in libs:
                     cells += [fmt_time(med[lib, "idle"]), fmt_time(med[lib, "busy"]), f"**{degr[lib]:.2f}**"]
-                cells.append(f"{degr['torchlite'] / degr['torch']:.2f}" if "torch" in degr else "-")
+                cells += [f"{degr['torchlite'] / degr['torch']:.2f}",
+                          f"{med['torchlite', 'busy'] / med['torch', 'busy']:.2f}"]
                 lines.append("| " + " | ".join(cells) + " |")
                 print(lines[-1], flush=True)
     finally:
@@ -363,6 +373,7 @@ def machine_lines(tl, torch):
         f"- Machine: {model}, {cores} cores usable (os.cpu_count() = {os.cpu_count()}); CPU capability: {caps}",
         f"- Libraries: torchlite {tl.__version__}, PyTorch {torch.__version__ if torch else 'not installed'}, "
         f"NumPy {np.__version__}; Python {platform.python_version()}",
+        f"- Load average (1, 5, 15 min) at the start: {', '.join(f'{v:.1f}' for v in os.getloadavg())}",
         f"- OpenMP environment of the table: {policy or 'none set'} (torchlite and PyTorch share one OpenMP"
         " runtime in a process, so both ran with it)",
     ]
@@ -402,7 +413,8 @@ def main() -> None:
     if args.busy:
         out += ["", "## Busy machine: two CPU-bound processes beside the training step", "",
                 "Each library in its own worker process; median step time idle and busy, alternating.", ""]
-        out += busy_section(["torchlite", "torch"], args)
+        out += busy_section(args)
+    out.append(f"\nLoad average (1, 5, 15 min) at the end: {', '.join(f'{v:.1f}' for v in os.getloadavg())}.")
     with open(args.output, "w") as f:
         f.write("\n".join(out) + "\n")
     print(f"\nwritten to {args.output}")
