@@ -57,7 +57,6 @@ import models  # noqa: E402
 from libraries import bind, load_torch, measure, set_threads, timeit, warm_malloc  # noqa: E402
 
 
-
 class Cases:
     """Builds the rows' callables. The bench_* builders make many cases at once; only the latest
     builder's result is kept, so its large arrays are freed once the rows using it are done."""
@@ -257,7 +256,7 @@ def table(tl, torch, args):
         line = "| " + " | ".join(cells) + " |"
         lines.append(line)
         print(line, flush=True)
-    summary = [f"Geometric mean of torchlite / PyTorch over {len(ratios[1])} rows: "
+    summary = [f"Geometric mean of torchlite / PyTorch over {len(lines) - 2} rows: "
                + ", ".join(f"{t} thread{'s' if t > 1 else ''} **{geomean(ratios[t]):.2f}**" for t in args.threads)
                + f"; all {sum(len(v) for v in ratios.values())} ratios **{geomean(sum(ratios.values(), [])):.2f}**."]
     print("\n" + summary[0])
