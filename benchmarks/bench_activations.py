@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_ops import _load_torch, fmt_row, measure  # noqa: E402
+from libraries import fmt_row, load_torch, measure, warm_malloc  # noqa: E402
 
 
 def cases(lib, x):
@@ -77,12 +77,12 @@ def main() -> None:
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     if torch is None:
         sys.exit("bench_activations compares with PyTorch, which is not installed")
     tl.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
-    np.ones(30 << 18, np.float32)  # raise glibc's mmap threshold for everyone, as bench_ops does
+    warm_malloc()
     print(f"threads={args.threads} repeats={args.repeats} torch={torch.__version__}")
     widths = [16, 10, 12, 12, 10]
     sizes = [1 << 20] if args.quick else [1 << 20, 16 << 20]

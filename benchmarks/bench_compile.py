@@ -23,7 +23,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_ops import _load_torch, fmt_row  # noqa: E402
+from libraries import load_torch, fmt_row  # noqa: E402
 
 
 def pointwise_chain(lib, quick):
@@ -155,7 +155,7 @@ def main() -> None:
     args = parser.parse_args()
     os.environ["TORCHLITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="torchlite_bench_compile_")
     import torchlite as tl
-    torch = _load_torch()
+    torch = load_torch()
     libs = {"torchlite": tl} | ({"torch": torch} if torch is not None else {})
     widths = (24, 10, 14, 10, 14)
     header = ["workload / library", "eager ms", "compiled first", "steady ms", "eager/steady"]

@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_ops import _load_torch, fmt_row, measure  # noqa: E402
+from libraries import load_torch, fmt_row, measure  # noqa: E402
 
 
 def _tensors(lib, arrays, grad):
@@ -125,7 +125,7 @@ def main() -> None:
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     if torch is None:
         sys.exit("bench_conv.py compares with PyTorch, which is not installed")
     tl.set_num_threads(args.threads)

@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_ops import _load_torch, measure  # noqa: E402  (alternating medians; see bench_ops.py)
+from libraries import load_torch, measure  # noqa: E402
 
 
 def cases(tl, torch):
@@ -49,7 +49,7 @@ def main():
     args = p.parse_args()
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     tl.set_num_threads(args.threads)
     if torch is not None:
         torch.set_num_threads(args.threads)

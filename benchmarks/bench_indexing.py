@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_ops import _load_torch, fmt_row, measure  # noqa: E402
+from libraries import load_torch, fmt_row, measure  # noqa: E402
 
 
 def cases(tl, torch, rows: int, cols: int):
@@ -81,7 +81,7 @@ def main() -> None:
     args = p.parse_args()
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     tl.set_num_threads(args.threads)
     if torch is not None:
         torch.set_num_threads(args.threads)

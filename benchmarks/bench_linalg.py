@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_ops import _load_torch, measure  # noqa: E402  (alternating medians; see bench_ops.py)
+from libraries import load_torch, measure  # noqa: E402
 
 
 def cases(tl, torch, n):
@@ -56,7 +56,7 @@ def main():
     args = p.parse_args()
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     if args.threads:
         tl.set_num_threads(args.threads)
         if torch is not None:

@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_ops import _load_torch, fmt_row, measure  # noqa: E402  (alternating medians; see bench_ops.py)
+from libraries import load_torch, fmt_row, measure  # noqa: E402
 
 # name -> (torchlite/torch call on a tensor, NumPy call on an array or None, input domain)
 UNARY = {
@@ -142,7 +142,7 @@ def main() -> None:
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     tl.set_num_threads(args.threads)
     if torch is not None:
         torch.set_num_threads(args.threads)

@@ -14,39 +14,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-
-def _load_torch():
-    try:
-        import torch
-    except ImportError:
-        return None
-    return torch
-
-
-def _timeit(fn, number: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t0) / number
-
-
-def measure(cases: dict, number: int, repeats: int) -> dict:
-    """cases: lib -> zero-arg callable. Returns lib -> median seconds per call."""
-    for fn in cases.values():  # warm-up (and first-touch of outputs)
-        fn()
-    samples: dict[str, list[float]] = {lib: [] for lib in cases}
-    for _ in range(repeats):
-        for lib, fn in cases.items():  # alternate libraries within each repeat
-            samples[lib].append(_timeit(fn, number))
-    return {lib: statistics.median(v) for lib, v in samples.items()}
+from libraries import fmt_row, load_torch, measure, warm_malloc  # noqa: E402
 
 
 def overhead_cases(tl, torch):
@@ -103,6 +77,7 @@ def throughput_cases(tl, torch, n: int):
         ("add allocating (a+b)", 3 * n * f4, {"torchlite": lambda: a + b, "numpy": lambda: x + y}),
         ("mul out=", 3 * n * f4,
          {"torchlite": lambda: tl.mul(a, b, out=o), "numpy": lambda: np.multiply(x, y, out=out)}),
+        ("mul allocating (a*b)", 3 * n * f4, {"torchlite": lambda: a * b, "numpy": lambda: x * y}),
         ("exp out=", 2 * n * f4, {"torchlite": lambda: tl.exp(a, out=o), "numpy": lambda: np.exp(x, out=out)}),
         ("broadcast add (A + row)", 2 * side * side * f4, {"torchlite": lambda: A + r, "numpy": lambda: sq + row}),
         ("non-contiguous add (A.t() + A)", 3 * side * side * f4,
@@ -113,8 +88,8 @@ def throughput_cases(tl, torch, n: int):
     if libs_t is not None:
         ta, tb, to, tA, tr, tAt = libs_t
         torch_fns = [lambda: torch.add(ta, tb, out=to), lambda: ta + tb, lambda: torch.mul(ta, tb, out=to),
-                     lambda: torch.exp(ta, out=to), lambda: tA + tr, lambda: tAt + tA, lambda: ta.sum(),
-                     lambda: ta.clone()]
+                     lambda: ta * tb, lambda: torch.exp(ta, out=to), lambda: tA + tr, lambda: tAt + tA,
+                     lambda: ta.sum(), lambda: ta.clone()]
         for (_, _, libs), fn in zip(cases, torch_fns):
             libs["torch"] = fn
     return cases
@@ -155,10 +130,6 @@ def binary_math_cases(tl, torch, n: int):
     return cases
 
 
-def fmt_row(cells, widths):
-    return "  ".join(str(c).ljust(w) for c, w in zip(cells, widths))
-
-
 def print_throughput(name, nbytes, fns, libs, widths, number, repeats):
     res = measure(fns, number, repeats)
     gbs = {k: nbytes / v / 1e9 for k, v in res.items()}
@@ -175,12 +146,11 @@ def main() -> None:
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     tl.set_num_threads(args.threads)
     if torch is not None:
         torch.set_num_threads(args.threads)
-    # Raise glibc's mmap threshold the same way for everyone (see performance-anchors.md).
-    np.ones(30 << 18, np.float32)
+    warm_malloc()
 
     libs = ["torchlite", "torch", "numpy"] if torch is not None else ["torchlite", "numpy"]
     print(f"threads={args.threads} repeats={args.repeats} torch={'yes ' + torch.__version__ if torch else 'no'}")

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from libraries import measure  # noqa: E402
 
 # 20 parameters, ~0.98M elements: an MLP-ish mix of matrices, biases and norms.
 SHAPES = [
@@ -56,23 +56,6 @@ CASES = [
     ("RMSprop", "RMSprop", dict(lr=1e-3), 1),
     ("Adagrad", "Adagrad", dict(lr=1e-2), 1),
 ]
-
-
-def _timeit(fn, number: int) -> float:
-    t0 = time.perf_counter()
-    for _ in range(number):
-        fn()
-    return (time.perf_counter() - t0) / number
-
-
-def measure(cases: dict, number: int, repeats: int) -> dict:
-    for fn in cases.values():
-        fn()
-    samples: dict[str, list[float]] = {k: [] for k in cases}
-    for _ in range(repeats):
-        for k, fn in cases.items():
-            samples[k].append(_timeit(fn, number))
-    return {k: statistics.median(v) for k, v in samples.items()}
 
 
 def make_step(lib, cls_name, kwargs, arrays, grads, **extra):

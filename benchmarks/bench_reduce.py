@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_ops import measure  # noqa: E402  (alternating medians; see bench_ops.py)
+from libraries import measure  # noqa: E402
 
 
 def _logsumexp_np(a, axis):

@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from bench_ops import _load_torch, fmt_row, measure  # noqa: E402
+from libraries import bind, fmt_row, load_torch, measure, warm_malloc  # noqa: E402
 
 # name -> (torchlite/torch call, NumPy call or None, input scale: inputs are uniform in +-scale)
 UNARY = {
@@ -59,12 +59,12 @@ BINARY = {
 def run(threads: int, repeats: int, n: int, dtype: str, half_only: bool) -> None:
     import torchlite as tl
 
-    torch = _load_torch()
+    torch = load_torch()
     if torch is None:
         sys.exit("bench_vecmath compares with PyTorch, which is not installed")
     tl.set_num_threads(threads)
     torch.set_num_threads(threads)
-    np.ones(30 << 18, np.float32)  # raise glibc's mmap threshold for everyone, as bench_ops does
+    warm_malloc()
     rng = np.random.default_rng(0)
     u = rng.uniform(-1, 1, n)
     number = max(1, int(4e6 // n))
@@ -78,9 +78,6 @@ def run(threads: int, repeats: int, n: int, dtype: str, half_only: bool) -> None
                  f"{ms['torchlite'] / ms['torch']:.2f}x",
                  f"{ms['torchlite'] / ms['numpy']:.2f}x" if "numpy" in ms else "-"]
         print(fmt_row(cells, widths), flush=True)
-
-    def bind(fn, *args):
-        return lambda: fn(*args)
 
     if not half_only:
         for name, (call, np_call, scale) in UNARY.items():

@@ -2,10 +2,14 @@
 its own small model and must end exactly where a single-threaded run of the same model ends.
 Grad mode is per thread, and the allocator and the generators are shared safely."""
 
+import os
+import re
+import subprocess
 import sys
 import threading
 
 import numpy as np
+import pytest
 
 import torchlite as tl
 from torchlite import nn
@@ -121,3 +125,24 @@ def test_long_ops_release_the_gil():
         t.join()
         sys.setswitchinterval(interval)
     assert during > 0
+
+
+def _gomp_settings_after_import(env):
+    """Import torchlite in a fresh process with `env` (no OpenMP settings of ours): what libgomp
+    itself reports it loaded with (OMP_DISPLAY_ENV), and the OMP_WAIT_POLICY left in os.environ."""
+    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    code = "import os, torchlite; print(os.environ.get('OMP_WAIT_POLICY'))"
+    r = subprocess.run([sys.executable, "-c", code], env={**base, **env, "OMP_DISPLAY_ENV": "verbose"},
+                       capture_output=True, text=True, timeout=60, check=True)
+    spin = re.search(r"GOMP_SPINCOUNT = '(\d+)'", r.stderr)
+    assert spin, r.stderr
+    return spin.group(1), r.stdout.strip()
+
+
+@pytest.mark.parametrize("env, spincount, policy", [
+    ({}, "0", "PASSIVE"),  # Note [OpenMP wait policy]: threads sleep at once by default
+    ({"OMP_WAIT_POLICY": "active"}, "30000000000", "active"),  # the user's choice is kept
+    ({"GOMP_SPINCOUNT": "1000"}, "1000", "None"),
+])
+def test_openmp_wait_policy_default(env, spincount, policy):
+    assert _gomp_settings_after_import(env) == (spincount, policy)

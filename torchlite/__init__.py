@@ -5,7 +5,18 @@ this package re-exports them under PyTorch's names and adds the Python-level pie
 """
 
 import importlib.metadata as _metadata
+import os as _os
 import typing as _typing
+
+# Note [OpenMP wait policy]: libgomp's default makes a thread that finishes its share of a
+# parallel region spin for about 3 ms before sleeping. On a machine whose cores are busy (other
+# processes, DataLoader workers) the spinning thread takes the core from the thread it waits
+# for, and a 2-thread training step measured 10-50x slower than on 1 thread; passive waiting
+# (sleep at once) kept it at the 1-thread time (benchmarks/run_all.py --busy). libgomp reads this
+# when it loads, with _C below, so a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept, and a
+# library that loaded libgomp earlier (PyTorch imported first) keeps its setting.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
 
 try:
     __version__ = _metadata.version("torchlite")
