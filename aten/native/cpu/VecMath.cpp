@@ -4,6 +4,8 @@
 // accuracy (relative error below 1e-10) for float inputs.
 #include "aten/native/cpu/VecMath.h"
 
+#include "aten/native/cpu/SimdF32.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -243,6 +245,9 @@ inline ErfParts erf_parts(double x) {
 
 // Scalar libm for the lanes a core flags.
 #define TL_VM_LIBM(fn) [](auto v) { return std::fn(v); }
+// Float lanes take double libm, correctly rounded but for double rounding (glibc's float
+// functions reach 1 ulp).
+#define TL_VM_LIBM_F(fn) [](float v) { return static_cast<float>(std::fn(static_cast<double>(v))); }
 
 // Blocks of the input are copied first so that y may alias x: the scalar pass re-reads them.
 constexpr int64_t kBlock = 256;
@@ -292,11 +297,400 @@ void run_binary(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
   }
 }
 
+
+// ---- float32, computed in float (SimdF32.h) -------------------------------------------------
+// Same shapes as the double cores above, with float polynomials (Chebyshev fits, relative error
+// below 2^-27) and the roundings that would cost a float ulp carried as hi + lo pairs: Cody-Waite
+// reductions whose products are exact under fma, TwoSum for the final additions.
+namespace f32 {
+using namespace simd;
+
+constexpr float kShiftF = 0x1.8p23f;  // round-to-nearest; the sum's low bits hold the integer
+constexpr float kLog2eF = 1.44269502f, kLog2eLoF = 1.92596303e-08f;
+constexpr float kLn2F = 0.693147182f, kLn2LoF = -1.90465421e-09f;
+// 16-bit high parts: k * hi is exact for the |k| <= 150 of a float's exponent.
+constexpr float kLn2Hi16 = 0.693145752f, kLn2Lo16 = 1.42860677e-06f;
+constexpr float kLog10_2Hi16 = 0.30103302f, kLog10_2Lo16 = -3.02435546e-06f;
+constexpr float kLog10eF = 0.434294492f, kLog10eLoF = -1.010305e-08f;
+constexpr float kTwoOverPiF = 0.636619747f;
+constexpr float kPio2F = 1.57079637f, kPio2LoF = -4.37113883e-08f, kPio2Lo2F = -1.71512451e-15f;
+constexpr float kPio4F = 0.785398185f, kPio4LoF = -2.18556941e-08f;
+constexpr float kPiF = 3.14159274f, kPiLoF = -8.74227766e-08f;
+constexpr float kTrigMaxF = 8192.f;  // sin/cos/tan fast path; above it the reduction would need more parts
+
+// e^r = 1 + r + r^2 P(r), |r| <= ln2/2.
+constexpr float kExpP[] = {0.000198909809f, 0.00139336416f, 0.00833331048f, 0.0416664667f, 0.166666672f, 0.5f};
+// tanh(x) = x + x z g(z), z = x^2 <= 0.3025.
+constexpr float kTanhG[] = {0.0025263906f, -0.00852633268f, 0.0218184497f, -0.0539647005f, 0.133333236f, -0.333333343f};
+// log(1 + f) = f - f^2/2 + f^3 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1].
+constexpr float kLogQ[] = {-0.0620150007f, 0.105308644f, -0.10646192f, 0.110377833f, -0.124507435f,
+                           0.142865241f,   -0.166680008f, 0.200000107f, -0.249999896f, 0.333333343f};
+// sin(r) = r + r z S(z), cos(r) = 1 - z/2 + z^2 C(z), tan(r) = r + r z T(z); z = r^2 <= (pi/4)^2.
+constexpr float kSinS[] = {2.72499256e-06f, -0.00019840087f, 0.00833333191f, -0.166666672f};
+constexpr float kCosC[] = {-2.7300959e-07f, 2.48005999e-05f, -0.00138888881f, 0.0416666679f};
+constexpr float kTanT[] = {0.00384313986f, 0.0011853216f, 0.0099621471f, 0.0216211267f, 0.0539944656f, 0.133332312f, 0.333333343f};
+// atan(t) = t + t z g(z), z <= tan(pi/8)^2; asin(w) = w + w z g(z), z <= 1/4.
+constexpr float kAtanG[] = {-0.0404322483f, 0.0713532493f, -0.0902898386f, 0.111074954f, -0.142856121f, 0.199999988f, -0.333333343f};
+constexpr float kAsinG[] = {0.0336908475f, 0.0171492379f, 0.0311006624f, 0.0445994027f, 0.0750009418f, 0.166666657f};
+
+inline VM none() { return splat(1.f) < 0.f; }
+inline VF keep_zero(VF x, VF r) { return select(x == 0.f, x, r); }  // f(+-0) = +-0
+inline VF flip_sign(VF v, VI bit31) { return as_float(as_int(v) ^ bit31); }
+// a + b = s + err exactly when |a| >= |b| or a = 0 (Fast2Sum).
+inline VF fast_two_sum(VF a, VF b, VF& err) {
+  VF s = a + b;
+  err = (a - s) + b;
+  return s;
+}
+
+// e^x = scale (w + lo) for x in [-80, 87.3] (scale = 2^n normal, scale lo not subnormal):
+// x = n ln2 + r + rlo, e^r = 1 + r + r^2 P(r) summed with TwoSums into w = e^r rounded and a
+// tail lo far below w's ulp.
+struct ExpParts {
+  VF scale, w, lo;
+};
+inline ExpParts exp_parts(VF x) {
+  VF kd = fma(x, kLog2eF, kShiftF);
+  VF n = kd - kShiftF;
+  VF r = fma(n, -kLn2F, x);  // exact: the fma's product is, and so is the difference
+  VF ev, e;
+  VF v = fast_two_sum(r, r * r * horner(r, kExpP), ev);
+  VF w = fast_two_sum(splat(1.f), v, e);
+  // The low bits of kd's pattern hold n; shifting them into the exponent field gives 2^n.
+  VF scale = as_float(shl(as_int(kd), 23) + splat_i(127 << 23));
+  return {scale, w, fma(n * -kLn2LoF, w, e + ev)};
+}
+inline VF exp_core(VF x) {
+  ExpParts e = exp_parts(x);
+  return fma(e.scale, e.w, e.scale * e.lo);
+}
+// exp's lanes for libm: results near the bottom of the normal range, or the overflow threshold.
+inline VM exp_slow(VF x) { return ((x >= -103.9f) & (x < -80.f)) | ((x > 87.3f) & (x <= 88.8f)); }
+
+// tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's division remainder and 1 - q's
+// rounding are carried so that the result rounds once.
+inline VF tanh_core(VF x) {
+  VF a = abs(x), z = x * x;
+  VF small = fma(x * z, horner(z, kTanhG), x);
+  ExpParts e = exp_parts(min(splat(20.f), a + a));  // tanh(10) rounds to 1
+  VF de;
+  VF dh = fast_two_sum(e.scale * e.w, splat(1.f), de);  // the product is exact
+  VF dl = fma(e.scale, e.lo, de);
+  VF q = 2.f / dh;
+  VF rem = fma(-q, dh, splat(2.f)) - q * dl;
+  VF eh;
+  VF h = fast_two_sum(splat(1.f), -q, eh);
+  VF big = h + (eh - rem * (q * 0.5f));  // rem / d = rem q / 2 to first order
+  return select(a >= 0.55f, copysign(big, x), small);  // NaN takes the small arm
+}
+
+// log(x) = k ln2 + hi + lo for positive normal x: x = 2^k m, m in [sqrt(1/2), sqrt(2)), f = m - 1.
+struct LogParts {
+  VF k, hi, lo;
+};
+inline LogParts log_parts(VF x) {
+  VI ix = as_int(x);
+  VI kb = shr(ix + splat_i(0x3f800000 - 0x3f3504f3), 23);  // k + 127
+  VF m = as_float(ix - shl(kb, 23) + splat_i(127 << 23));
+  VF f = m - 1.f;  // exact
+  VF d = fma(0.5f * f, f, -(f * f * f * horner(f, kLogQ)));  // f^2/2 - f^3 Q, rounded once
+  VF lo;
+  VF hi = fast_two_sum(f, -d, lo);
+  return {to_float(kb - splat_i(127)), hi, lo};
+}
+inline VM log_slow(VF x) { return !((x >= 0x1p-126f) & (x <= 0x1.fffffep127f)); }
+// k (chi + clo) + (hi + lo) (mhi + mlo): the base's two scalings (chi k exact), summed so that
+// only the last addition rounds at the result's scale.
+inline VF log_finish(const LogParts& p, float chi, float clo, float mhi, float mlo) {
+  VF khi = p.k * chi;
+  VF m = p.hi * mhi;
+  VF tail = fma(p.hi, splat(mhi), -m) + fma(p.lo, splat(mhi), p.hi * mlo) + p.k * clo;
+  VF err;
+  VF s = fast_two_sum(khi, m, err);  // |khi| >= |m| unless k = 0
+  return s + (err + tail);
+}
+
+// x = n pi/2 + r + lo for |x| <= kTrigMaxF, q = n mod 4 in the low bits.
+struct Reduced {
+  VF r, lo;
+  VI q;
+};
+inline Reduced reduce_pio2(VF x) {
+  VF kd = fma(x, kTwoOverPiF, kShiftF);
+  VF n = kd - kShiftF;
+  VF r1 = fma(n, -kPio2F, x);  // exact: x and n pi/2's high part share the ulp 2^-23 or finer
+  VF t = n * kPio2LoF;
+  VF te = fma(n, splat(kPio2LoF), -t);  // n p2 = t + te
+  VF r = r1 - t;
+  VF bb = r - r1;
+  VF e = (r1 - (r - bb)) - (t + bb);  // TwoSum: r1 - t = r + e
+  return {r, fma(n, -kPio2Lo2F, e - te), as_int(kd)};
+}
+struct SinCos {
+  VF s, c;
+};
+inline SinCos sincos_poly(VF r, VF lo) {
+  VF z = r * r;
+  VF s = r + fma(r * z, horner(z, kSinS), fma(-0.5f * z, lo, lo));  // sin(r + lo)
+  VF hz = 0.5f * z, zlo = fma(r, r, -z);
+  VF w = 1.f - hz;
+  VF c = w + ((((1.f - w) - hz) - 0.5f * zlo) + (z * z * horner(z, kCosC) - r * lo));
+  return {s, c};
+}
+inline VF sin_core(VF x) {
+  Reduced d = reduce_pio2(x);
+  SinCos sc = sincos_poly(d.r, d.lo);
+  VF v = select(test(d.q & splat_i(1)), sc.c, sc.s);
+  return keep_zero(x, flip_sign(v, shl(d.q & splat_i(2), 30)));
+}
+inline VF cos_core(VF x) {
+  Reduced d = reduce_pio2(x);
+  SinCos sc = sincos_poly(d.r, d.lo);
+  VF v = select(test(d.q & splat_i(1)), sc.s, sc.c);
+  return flip_sign(v, shl((d.q + splat_i(1)) & splat_i(2), 30));
+}
+// tan(r + lo) = s + slo; for odd n, -1 / (s + slo) with one Newton step on the reciprocal.
+inline VF tan_core(VF x) {
+  Reduced d = reduce_pio2(x);
+  VF z = d.r * d.r;
+  VF zlo = fma(d.r, d.r, -z);
+  VF rz = d.r * z;
+  VF rzlo = fma(d.r, z, -rz) + d.r * zlo;  // r^3 = rz + rzlo
+  VF tz = horner(z, kTanT);
+  VF p = fma(rz, tz, rzlo * tz);
+  VF t0 = d.r + p;
+  VF w = fma(fma(t0, t0, splat(1.f)), d.lo, p);  // lo (1 + tan^2)
+  VF slo;
+  VF s = fast_two_sum(d.r, w, slo);
+  VF y = 1.f / s;
+  VF e = fma(-y, s, splat(1.f)) - y * slo;
+  VF inv = -fma(y, e, y);
+  return keep_zero(x, select(test(d.q & splat_i(1)), inv, s + slo));
+}
+
+// atan(a + da) for a >= 0 as hi + lo, with fdlibm's reduction: a > tan(3pi/8) -> pi/2 +
+// atan(-1/a); a > tan(pi/8) -> pi/4 + atan((a - 1) / (a + 1)). The reduced argument's rounding
+// (division remainder, the rounding errors of a - 1 and a + 1) and da are carried in tlo.
+struct Split {
+  VF hi, lo;
+};
+inline Split atan_parts(VF a, VF da) {
+  VM big = a > 2.41421356f, mid = a > 0.414213562f;
+  VF den = a + 1.f;
+  VF bb = den - a;
+  VF eden = (a - (den - bb)) + (1.f - bb);
+  VF num_err;
+  VF num = fast_two_sum(splat(-1.f), a, num_err);
+  num = select(big, -1.f, num);
+  den = select(big, min(splat(0x1p64f), a), den);  // caps infinity
+  VF q = num / den;
+  VF qlo = (fma(-q, den, num) + select(big, 0.f, num_err - q * eden)) / den;
+  VF t = select(mid, q, a);
+  VF dt = select(big, q * q, select(mid, 0.5f * (1.f - q) * (1.f - q), splat(1.f)));  // d t / d a
+  VF tlo = fma(da, dt, select(mid, qlo, 0.f));
+  VF base = select(big, kPio2F, select(mid, splat(kPio4F), 0.f));
+  VF blo = select(big, kPio2LoF, select(mid, splat(kPio4LoF), 0.f));
+  VF z = t * t;
+  VF p = fma(t * z, horner(z, kAtanG), fma(-z, tlo, tlo));
+  VF err;
+  VF s = fast_two_sum(base, t, err);
+  return {s, err + (blo + p)};
+}
+
+// asin(a) for a in [0, 1]: w = a, or w = sqrt((1 - a) / 2) with asin(a) = pi/2 - 2 asin(w);
+// asin(w) = w + plo, plo holding sqrt's rounding error (fdlibm's correction).
+struct AsinParts {
+  VM small;
+  VF w, plo;
+};
+inline AsinParts asin_parts(VF a) {
+  VM small = a <= 0.5f;
+  VF z = select(small, a * a, (1.f - a) * 0.5f);
+  VF w = select(small, a, sqrt(z));
+  VF wc = select(small | (w == 0.f), splat(0.f), fma(-w, w, z) / (w + w));
+  return {small, w, wc + w * z * horner(z, kAsinG)};
+}
+// c - 2 (w + plo), c = chi + clo >= 2w.
+inline VF minus_twice(float chi, float clo, VF w, VF plo) {
+  VF err;
+  VF s = fast_two_sum(splat(chi), -(w + w), err);
+  return s + (err + (clo - (plo + plo)));
+}
+inline VF asin_core(VF x) {
+  AsinParts p = asin_parts(abs(x));
+  VF big = minus_twice(kPio2F, kPio2LoF, p.w, p.plo);
+  return copysign(select(p.small, p.w + p.plo, big), x);
+}
+inline VF acos_core(VF x) {
+  AsinParts p = asin_parts(abs(x));
+  VF err;
+  VF s = fast_two_sum(splat(kPio2F), -x, err);
+  VF small = s + (err + (kPio2LoF - copysign(p.plo, x)));  // pi/2 - asin(x)
+  VF big = select(x > 0.f, 2.f * (p.w + p.plo), minus_twice(kPiF, kPiLoF, p.w, p.plo));
+  return select(p.small, small, big);
+}
+
+// Runs core over x in vectors; lanes the core flags get slow(x) (libm) instead. The tail is
+// padded with zeros into a vector's worth of stack.
+template <typename Core, typename Slow>
+void run_unary(const float* x, float* y, int64_t n, Core core, Slow slow) {
+  auto block = [&](const float* in, float* out) {
+    VF v = load(in);
+    VM flag = none();
+    VF r = core(v, flag);
+    if (unsigned b = bits(flag)) {
+      float xs[kLanes], rs[kLanes];
+      store(xs, v);
+      store(rs, r);
+      for (int j = 0; j < kLanes; ++j)
+        if (b >> j & 1) rs[j] = slow(xs[j]);
+      r = load(rs);
+    }
+    store(out, r);
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) block(x + i, y + i);
+  if (i < n) {
+    float in[kLanes] = {}, out[kLanes];
+    std::memcpy(in, x + i, static_cast<size_t>(n - i) * sizeof(float));
+    block(in, out);
+    std::memcpy(y + i, out, static_cast<size_t>(n - i) * sizeof(float));
+  }
+}
+template <typename Core, typename Slow>
+void run_binary(const float* a, const float* b, float* y, int64_t n, Core core, Slow slow) {
+  auto block = [&](const float* ina, const float* inb, float* out) {
+    VF u = load(ina), v = load(inb);
+    VM flag = none();
+    VF r = core(u, v, flag);
+    if (unsigned m = bits(flag)) {
+      float us[kLanes], vs[kLanes], rs[kLanes];
+      store(us, u);
+      store(vs, v);
+      store(rs, r);
+      for (int j = 0; j < kLanes; ++j)
+        if (m >> j & 1) rs[j] = slow(us[j], vs[j]);
+      r = load(rs);
+    }
+    store(out, r);
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) block(a + i, b + i, y + i);
+  if (i < n) {
+    float ina[kLanes] = {}, inb[kLanes] = {}, out[kLanes];
+    std::memcpy(ina, a + i, static_cast<size_t>(n - i) * sizeof(float));
+    std::memcpy(inb, b + i, static_cast<size_t>(n - i) * sizeof(float));
+    block(ina, inb, out);
+    std::memcpy(y + i, out, static_cast<size_t>(n - i) * sizeof(float));
+  }
+}
+
+}  // namespace f32
+
+// The float functions computed in float; false for those still computed in double.
+bool unary_f32(Unary f, const float* x, float* y, int64_t n) {
+  using namespace f32;
+  switch (f) {
+    case Unary::Exp:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = exp_slow(v);
+        VF r = exp_core(v);  // NaN stays NaN
+        return select(v < -103.9f, 0.f, select(v > 88.8f, splat(INFINITY), r));
+      }, TL_VM_LIBM_F(exp));
+      return true;
+    case Unary::Log:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = log_slow(v);
+        return log_finish(log_parts(v), kLn2Hi16, kLn2Lo16, 1.f, 0.f);
+      }, TL_VM_LIBM_F(log));
+      return true;
+    case Unary::Log2:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = log_slow(v);
+        return log_finish(log_parts(v), 1.f, 0.f, kLog2eF, kLog2eLoF);
+      }, TL_VM_LIBM_F(log2));
+      return true;
+    case Unary::Log10:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = log_slow(v);
+        return log_finish(log_parts(v), kLog10_2Hi16, kLog10_2Lo16, kLog10eF, kLog10eLoF);
+      }, TL_VM_LIBM_F(log10));
+      return true;
+    case Unary::Log1p:
+      // log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded (as for double).
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !((v > -1.f) & (v <= 0x1.fffffep127f));
+        VF u = 1.f + v;
+        f32::LogParts p = log_parts(u);
+        p.lo = p.lo + (v - (u - 1.f)) / u;
+        return keep_zero(v, log_finish(p, kLn2Hi16, kLn2Lo16, 1.f, 0.f));
+      }, TL_VM_LIBM_F(log1p));
+      return true;
+    case Unary::Sin:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(abs(v) <= kTrigMaxF);
+        return sin_core(v);
+      }, TL_VM_LIBM_F(sin));
+      return true;
+    case Unary::Cos:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(abs(v) <= kTrigMaxF);
+        return cos_core(v);
+      }, TL_VM_LIBM_F(cos));
+      return true;
+    case Unary::Tan:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(abs(v) <= kTrigMaxF);
+        return tan_core(v);
+      }, TL_VM_LIBM_F(tan));
+      return true;
+    case Unary::Tanh:
+      run_unary(x, y, n, [](VF v, VM&) { return tanh_core(v); }, TL_VM_LIBM_F(tanh));
+      return true;
+    case Unary::Atan:
+      run_unary(x, y, n, [](VF v, VM&) {
+        Split p = atan_parts(abs(v), splat(0.f));
+        return copysign(p.hi + p.lo, v);
+      }, TL_VM_LIBM_F(atan));
+      return true;
+    case Unary::Asin:
+      run_unary(x, y, n, [](VF v, VM&) { return asin_core(v); }, TL_VM_LIBM_F(asin));
+      return true;
+    case Unary::Acos:
+      run_unary(x, y, n, [](VF v, VM&) { return acos_core(v); }, TL_VM_LIBM_F(acos));
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool binary_f32(Binary f, const float* a, const float* b, float* y, int64_t n) {
+  using namespace f32;
+  switch (f) {
+    case Binary::Atan2:
+      run_binary(a, b, y, n, [](VF u, VF v, VM& s) {
+        VF au = abs(u), av = abs(v);
+        VF t = au / av;
+        s = !((t > 1e-30f) & (t < 1e30f));  // zeros, infinities, NaN
+        Split p = atan_parts(t, fma(-t, av, au) / av);  // the quotient's rounding error
+        VF err;
+        VF pi_minus = fast_two_sum(splat(kPiF), -p.hi, err);
+        VF r = select(v < 0.f, pi_minus + (err + (kPiLoF - p.lo)), p.hi + p.lo);
+        return copysign(r, u);
+      }, [](float u, float v) { return static_cast<float>(std::atan2(static_cast<double>(u), static_cast<double>(v))); });
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void unary(Unary f, const T* x, T* y, int64_t n) {
   constexpr bool F32 = sizeof(T) == 4;
+  if constexpr (F32)
+    if (unary_f32(f, x, y, n)) return;
   switch (f) {
     case Unary::Exp:
       return run_unary(x, y, n, [](double v, bool& s) {
@@ -425,6 +819,8 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
 template <typename T>
 void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
   constexpr bool F32 = sizeof(T) == 4;
+  if constexpr (F32)
+    if (binary_f32(f, a, b, y, n)) return;
   switch (f) {
     case Binary::Atan2:
       return run_binary(a, b, y, n, [](double u, double v, bool& s) {
