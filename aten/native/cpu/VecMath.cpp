@@ -1,7 +1,8 @@
-// The vector math layer (Note [Vector math]). Every core works in double, takes a flag it
-// sets for lanes it does not cover (those get libm in a scalar pass), and is written with
-// selects only, so `#pragma omp simd` vectorises it. F32 = true picks polynomials of float
-// accuracy (relative error below 1e-10) for float inputs.
+// The vector math layer (Note [Vector math]). Every core sets a flag for the lanes it does not
+// cover (those get libm in a scalar pass) and is written with selects only. The double cores
+// are plain C++ that `#pragma omp simd` vectorises; the float cores are written against
+// SimdF32.h's vector type and computed in float, twice the lanes of double. Erf, erfc, mish
+// and pow are still computed in double for float inputs.
 #include "aten/native/cpu/VecMath.h"
 
 #include "aten/native/cpu/SimdF32.h"
@@ -102,9 +103,8 @@ constexpr std::array<double, 7> kErfcQ3 = {
 inline double keep_zero(double x, double r) { return x == 0 ? x : r; }  // f(+-0) = +-0
 
 // e^x for |x| <= 708, so that 2^n is normal: x = n ln2 + r, |r| <= ln2/2, e^r by Taylor.
-template <bool F32>
 inline double exp_core(double x) {
-  static constexpr auto c = taylor<F32 ? 10 : 14>(0, 1, 1);
+  static constexpr auto c = taylor<14>(0, 1, 1);
   double kd = x * kLog2e + kShift;
   u64 ki = std::bit_cast<u64>(kd);
   double n = kd - kShift;
@@ -117,9 +117,8 @@ inline double exp_core(double x) {
 struct LogParts {
   double k, f, hfsq, tail;  // log(m) = f - (hfsq - tail)
 };
-template <bool F32>
 inline LogParts log_parts(double x) {
-  static constexpr auto c = atanh_series<F32 ? 6 : 10>();
+  static constexpr auto c = atanh_series<10>();
   constexpr u64 kSqrtHalfBits = 0x3fe6a09e667f3bcdULL, kOne = 0x3ff0000000000000ULL;
   u64 ix = std::bit_cast<u64>(x);
   u64 kb = (ix + (kOne - kSqrtHalfBits)) >> 52;  // k + 1023
@@ -132,19 +131,17 @@ inline LogParts log_parts(double x) {
   double R = z * horner(z, c);
   return {k, f, hfsq, s * (hfsq + R)};
 }
-template <bool F32>
 inline double log_core(double x) {
-  LogParts p = log_parts<F32>(x);
+  LogParts p = log_parts(x);
   return p.k * kLn2Hi + (p.f - (p.hfsq - (p.tail + p.k * kLn2Lo)));
 }
 inline bool log_domain(double x) { return x >= 0x1p-1022 && x <= 0x1.fffffffffffffp1023; }
 
 // log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the second term restores
 // what the rounding of u lost.
-template <bool F32>
 inline double log1p_core(double x) {
   double u = 1.0 + x;
-  return keep_zero(x, log_core<F32>(u) + (x - (u - 1.0)) / u);
+  return keep_zero(x, log_core(u) + (x - (u - 1.0)) / u);
 }
 
 // a - b = s + err exactly (Knuth's TwoSum).
@@ -171,21 +168,19 @@ struct SinCos {
   double s, c;
   u64 q;
 };
-template <bool F32>
 inline SinCos sincos_core(double x) {
-  static constexpr auto cs = taylor<F32 ? 5 : 8>(3, 2, -1);  // 1/3! - z/5! + ...
-  static constexpr auto cc = taylor<F32 ? 5 : 8>(4, 2, -1);  // 1/4! - z/6! + ...
+  static constexpr auto cs = taylor<8>(3, 2, -1);  // 1/3! - z/5! + ...
+  static constexpr auto cc = taylor<8>(4, 2, -1);  // 1/4! - z/6! + ...
   auto [r, lo, q] = reduce_pio2(x);
   double z = r * r;
   return {r + (lo - r * z * horner(z, cs)), 1.0 - 0.5 * z + (z * z * horner(z, cc) - r * lo), q};
 }
 constexpr double kTrigMax = 4e5;
 
-template <bool F32>
 inline double tanh_core(double x) {
   double a = std::fabs(x), z = x * x;
   double small = x + x * z * horner(z, kTanhG);
-  double e = exp_core<F32>(std::min(2.0 * a, 44.0));
+  double e = exp_core(std::min(2.0 * a, 44.0));
   double big = std::copysign(1.0 - 2.0 / (e + 1.0), x);
   return keep_zero(x, a < 0.55 ? small : big);
 }
@@ -240,7 +235,7 @@ inline ErfParts erf_parts(double x) {
   double a = std::min(std::fabs(x), 10.1);
   double u = 1.0 / (a * a);
   double h = a < 2.0 ? horner(a, kErfcQ1) : (a < 4.0 ? horner(u, kErfcQ2) : horner(u, kErfcQ3)) / a;
-  return {x * horner(x * x, kErfSmall), exp_core<true>(-a * a) * h};
+  return {x * horner(x * x, kErfSmall), exp_core(-a * a) * h};
 }
 
 // Scalar libm for the lanes a core flags.
@@ -253,7 +248,7 @@ inline ErfParts erf_parts(double x) {
 constexpr int64_t kBlock = 256;
 
 template <typename T, typename Core, typename Slow>
-void run_unary(const T* x, T* y, int64_t n, Core core, Slow slow) {
+void run_unary_in_double(const T* x, T* y, int64_t n, Core core, Slow slow) {
   T in[kBlock];
   bool flag[kBlock];
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
@@ -275,7 +270,7 @@ void run_unary(const T* x, T* y, int64_t n, Core core, Slow slow) {
 }
 
 template <typename T, typename Core, typename Slow>
-void run_binary(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
+void run_binary_in_double(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
   T ina[kBlock], inb[kBlock];
   bool flag[kBlock];
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
@@ -328,7 +323,8 @@ constexpr float kLogQ[] = {-0.0620150007f, 0.105308644f, -0.10646192f, 0.1103778
 // sin(r) = r + r z S(z), cos(r) = 1 - z/2 + z^2 C(z), tan(r) = r + r z T(z); z = r^2 <= (pi/4)^2.
 constexpr float kSinS[] = {2.72499256e-06f, -0.00019840087f, 0.00833333191f, -0.166666672f};
 constexpr float kCosC[] = {-2.7300959e-07f, 2.48005999e-05f, -0.00138888881f, 0.0416666679f};
-constexpr float kTanT[] = {0.00384313986f, 0.0011853216f, 0.0099621471f, 0.0216211267f, 0.0539944656f, 0.133332312f, 0.333333343f};
+constexpr float kTanT[] = {0.00155756588f, 0.000480392511f, 0.00403749989f, 0.00876257848f, 0.0218801107f, 0.0539678372f, 0.13333334f};
+constexpr float kThird = 0.333333343f, kThirdLo = -9.93410776e-09f;  // tan's T(z) = 1/3 + z kTanT(z)
 // atan(t) = t + t z g(z), z <= tan(pi/8)^2; asin(w) = w + w z g(z), z <= 1/4.
 constexpr float kAtanG[] = {-0.0404322483f, 0.0713532493f, -0.0902898386f, 0.111074954f, -0.142856121f, 0.199999988f, -0.333333343f};
 constexpr float kAsinG[] = {0.0336908475f, 0.0171492379f, 0.0311006624f, 0.0445994027f, 0.0750009418f, 0.166666657f};
@@ -349,23 +345,65 @@ inline VF fast_two_sum(VF a, VF b, VF& err) {
 struct ExpParts {
   VF scale, w, lo;
 };
-inline ExpParts exp_parts(VF x) {
-  VF kd = fma(x, kLog2eF, kShiftF);
-  VF n = kd - kShiftF;
-  VF r = fma(n, -kLn2F, x);  // exact: the fma's product is, and so is the difference
+// From kd = n + kShiftF and x - n ln2 = r + rlo, r exact.
+inline ExpParts exp_from(VF kd, VF r, VF rlo) {
   VF ev, e;
   VF v = fast_two_sum(r, r * r * horner(r, kExpP), ev);
   VF w = fast_two_sum(splat(1.f), v, e);
   // The low bits of kd's pattern hold n; shifting them into the exponent field gives 2^n.
   VF scale = as_float(shl(as_int(kd), 23) + splat_i(127 << 23));
-  return {scale, w, fma(n * -kLn2LoF, w, e + ev)};
+  return {scale, w, fma(rlo, w, e + ev)};
+}
+inline ExpParts exp_parts(VF x) {
+  VF kd = fma(x, kLog2eF, kShiftF);
+  VF n = kd - kShiftF;
+  VF r = fma(n, -kLn2F, x);  // exact: the fma's product is, and so is the difference
+  return exp_from(kd, r, n * -kLn2LoF);
+}
+// 2^x for x in [-115, 127]: x = n + f exactly, 2^f = e^(f ln2) with f ln2 split in two.
+inline ExpParts exp2_parts(VF x) {
+  VF kd = x + kShiftF;
+  VF f = x - (kd - kShiftF);
+  VF r = f * kLn2F;
+  return exp_from(kd, r, fma(f, splat(kLn2F), -r) + f * kLn2LoF);
 }
 inline VF exp_core(VF x) {
   ExpParts e = exp_parts(x);
   return fma(e.scale, e.w, e.scale * e.lo);
 }
+constexpr float kExpMaxF = 87.3f;
 // exp's lanes for libm: results near the bottom of the normal range, or the overflow threshold.
 inline VM exp_slow(VF x) { return ((x >= -103.9f) & (x < -80.f)) | ((x > 87.3f) & (x <= 88.8f)); }
+
+// e^x - 1 = scale (w + lo) - 1, one TwoSum from exact; no cancellation is left to round.
+inline VF expm1_core(VF x) {
+  ExpParts e = exp_parts(x);
+  VF a = e.scale * e.w;  // exact
+  VF s = a - 1.f;
+  VF bb = s - a;
+  VF err = (a - (s - bb)) - (1.f + bb);
+  return s + fma(e.scale, e.lo, err);
+}
+
+// e/2 + sign / (2e) for e = scale (w + lo) >= 1 (cosh: sign 1, sinh: -1), the reciprocal
+// refined by one Newton step so that only the last addition rounds.
+inline VF half_exp_pm_inv(const ExpParts& e, float sign) {
+  VF eh = e.scale * e.w, el = e.scale * e.lo;
+  VF y = 1.f / eh;
+  VF ylo = y * (fma(-y, eh, splat(1.f)) - y * el);  // 1/e = y + ylo
+  VF err;
+  VF s = fast_two_sum(0.5f * eh, (0.5f * sign) * y, err);
+  return s + (err + 0.5f * fma(splat(sign), ylo, el));
+}
+// sinh(x) = x + x z S(z), z = x^2 <= 1.
+constexpr float kSinhS[] = {2.5456707e-08f, 2.75537695e-06f, 0.000198412832f, 0.00833333377f, 0.166666672f};
+constexpr float kHypMaxF = 89.5f;  // sinh and cosh overflow above 89.416; e^x alone does above 88.72
+inline VF sinh_core(VF x) {
+  VF a = abs(x), z = x * x;
+  VF small = fma(x * z, horner(z, kSinhS), x);
+  VF big = select(a > kHypMaxF, splat(INFINITY), half_exp_pm_inv(exp_parts(a), -1.f));
+  return select(a >= 1.f, copysign(big, x), small);  // NaN takes the small arm
+}
 
 // tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's division remainder and 1 - q's
 // rounding are carried so that the result rounds once.
@@ -456,8 +494,8 @@ inline VF tan_core(VF x) {
   VF zlo = fma(d.r, d.r, -z);
   VF rz = d.r * z;
   VF rzlo = fma(d.r, z, -rz) + d.r * zlo;  // r^3 = rz + rzlo
-  VF tz = horner(z, kTanT);
-  VF p = fma(rz, tz, rzlo * tz);
+  VF tl = fma(z, horner(z, kTanT), splat(kThirdLo));  // T(z) - kThird
+  VF p = fma(rz, splat(kThird), fma(rz, tl, rzlo * kThird));  // r^3 T(z), rounded once
   VF t0 = d.r + p;
   VF w = fma(fma(t0, t0, splat(1.f)), d.lo, p);  // lo (1 + tan^2)
   VF slo;
@@ -587,8 +625,7 @@ void run_binary(const float* a, const float* b, float* y, int64_t n, Core core, 
 
 }  // namespace f32
 
-// The float functions computed in float; false for those still computed in double.
-bool unary_f32(Unary f, const float* x, float* y, int64_t n) {
+void unary_f32(Unary f, const float* x, float* y, int64_t n) {
   using namespace f32;
   switch (f) {
     case Unary::Exp:
@@ -597,25 +634,53 @@ bool unary_f32(Unary f, const float* x, float* y, int64_t n) {
         VF r = exp_core(v);  // NaN stays NaN
         return select(v < -103.9f, 0.f, select(v > 88.8f, splat(INFINITY), r));
       }, TL_VM_LIBM_F(exp));
-      return true;
+      return;
+    case Unary::Exp2:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = ((v >= -150.f) & (v < -115.f)) | ((v > 127.f) & (v < 128.f));
+        ExpParts e = exp2_parts(v);
+        VF r = fma(e.scale, e.w, e.scale * e.lo);
+        return select(v < -150.f, 0.f, select(v >= 128.f, splat(INFINITY), r));
+      }, TL_VM_LIBM_F(exp2));
+      return;
+    case Unary::Expm1:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = (v > 87.3f) & (v <= 88.8f);
+        VF r = select(v < -80.f, -1.f, expm1_core(v));
+        return keep_zero(v, select(v > 88.8f, splat(INFINITY), r));
+      }, TL_VM_LIBM_F(expm1));
+      return;
+    case Unary::Sinh:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = (abs(v) > kExpMaxF) & (abs(v) <= kHypMaxF);
+        return sinh_core(v);
+      }, TL_VM_LIBM_F(sinh));
+      return;
+    case Unary::Cosh:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        VF a = abs(v);
+        s = (a > kExpMaxF) & (a <= kHypMaxF);
+        return select(a > kHypMaxF, splat(INFINITY), half_exp_pm_inv(exp_parts(a), 1.f));
+      }, TL_VM_LIBM_F(cosh));
+      return;
     case Unary::Log:
       run_unary(x, y, n, [](VF v, VM& s) {
         s = log_slow(v);
         return log_finish(log_parts(v), kLn2Hi16, kLn2Lo16, 1.f, 0.f);
       }, TL_VM_LIBM_F(log));
-      return true;
+      return;
     case Unary::Log2:
       run_unary(x, y, n, [](VF v, VM& s) {
         s = log_slow(v);
         return log_finish(log_parts(v), 1.f, 0.f, kLog2eF, kLog2eLoF);
       }, TL_VM_LIBM_F(log2));
-      return true;
+      return;
     case Unary::Log10:
       run_unary(x, y, n, [](VF v, VM& s) {
         s = log_slow(v);
         return log_finish(log_parts(v), kLog10_2Hi16, kLog10_2Lo16, kLog10eF, kLog10eLoF);
       }, TL_VM_LIBM_F(log10));
-      return true;
+      return;
     case Unary::Log1p:
       // log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded (as for double).
       run_unary(x, y, n, [](VF v, VM& s) {
@@ -625,46 +690,72 @@ bool unary_f32(Unary f, const float* x, float* y, int64_t n) {
         p.lo = p.lo + (v - (u - 1.f)) / u;
         return keep_zero(v, log_finish(p, kLn2Hi16, kLn2Lo16, 1.f, 0.f));
       }, TL_VM_LIBM_F(log1p));
-      return true;
+      return;
     case Unary::Sin:
       run_unary(x, y, n, [](VF v, VM& s) {
         s = !(abs(v) <= kTrigMaxF);
         return sin_core(v);
       }, TL_VM_LIBM_F(sin));
-      return true;
+      return;
     case Unary::Cos:
       run_unary(x, y, n, [](VF v, VM& s) {
         s = !(abs(v) <= kTrigMaxF);
         return cos_core(v);
       }, TL_VM_LIBM_F(cos));
-      return true;
+      return;
     case Unary::Tan:
       run_unary(x, y, n, [](VF v, VM& s) {
         s = !(abs(v) <= kTrigMaxF);
         return tan_core(v);
       }, TL_VM_LIBM_F(tan));
-      return true;
+      return;
     case Unary::Tanh:
       run_unary(x, y, n, [](VF v, VM&) { return tanh_core(v); }, TL_VM_LIBM_F(tanh));
-      return true;
+      return;
     case Unary::Atan:
       run_unary(x, y, n, [](VF v, VM&) {
         Split p = atan_parts(abs(v), splat(0.f));
         return copysign(p.hi + p.lo, v);
       }, TL_VM_LIBM_F(atan));
-      return true;
+      return;
     case Unary::Asin:
       run_unary(x, y, n, [](VF v, VM&) { return asin_core(v); }, TL_VM_LIBM_F(asin));
-      return true;
+      return;
     case Unary::Acos:
       run_unary(x, y, n, [](VF v, VM&) { return acos_core(v); }, TL_VM_LIBM_F(acos));
-      return true;
-    default:
-      return false;
+      return;
+    // Computed in double (float polynomials for erf and erfc).
+    case Unary::Erf:
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
+        s = v != v;
+        ErfParts p = erf_parts(v);
+        return std::fabs(v) < 0.75 ? p.small_erf : std::copysign(1.0 - p.erfc_abs, v);
+      }, TL_VM_LIBM_F(erf));
+    case Unary::Erfc:
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
+        s = v != v;
+        ErfParts p = erf_parts(v);
+        double big = v > 10.1 ? 0.0 : (v > 0 ? p.erfc_abs : 2.0 - p.erfc_abs);
+        return std::fabs(v) < 0.75 ? 1.0 - p.small_erf : big;
+      }, TL_VM_LIBM_F(erfc));
+    case Unary::Mish:
+      // x tanh(log(1 + e)) with e = e^x is x m / (m + 2), m = e (e + 2): no log1p or tanh to
+      // compound errors; the ratio is 1 in double above x = 40. Below -700 it is x e^x to double
+      // precision, taken as x (e^(x/2))^2 so that subnormal results round once. NaN and -inf
+      // give NaN as x * tanh(0) does.
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
+        s = !(v >= -700.0);
+        double e = exp_core(std::min(v, 40.0));
+        double m = e * (e + 2.0);
+        return v * (m / (m + 2.0));
+      }, [](float v) {
+        float h = std::exp(v / 2);
+        return v * h * h;
+      });
   }
 }
 
-bool binary_f32(Binary f, const float* a, const float* b, float* y, int64_t n) {
+void binary_f32(Binary f, const float* a, const float* b, float* y, int64_t n) {
   using namespace f32;
   switch (f) {
     case Binary::Atan2:
@@ -678,39 +769,39 @@ bool binary_f32(Binary f, const float* a, const float* b, float* y, int64_t n) {
         VF r = select(v < 0.f, pi_minus + (err + (kPiLoF - p.lo)), p.hi + p.lo);
         return copysign(r, u);
       }, [](float u, float v) { return static_cast<float>(std::atan2(static_cast<double>(u), static_cast<double>(v))); });
-      return true;
-    default:
-      return false;
+      return;
+    case Binary::Pow:
+      // exp(y log x) in double is far below a float ulp off; signs, zeros, infinities, NaN
+      // and overflow go to libm.
+      return run_binary_in_double(a, b, y, n, [](double u, double v, bool& s) {
+        double t = v * log_core(u);
+        s = !(u > 0.0 && u <= 0x1.fffffffffffffp1023 && std::fabs(v) <= 0x1.fffffffffffffp1023 && std::fabs(t) <= 700.0);
+        return exp_core(t);
+      }, [](float u, float v) { return static_cast<float>(std::pow(static_cast<double>(u), static_cast<double>(v))); });
   }
 }
 
-}  // namespace
-
-template <typename T>
-void unary(Unary f, const T* x, T* y, int64_t n) {
-  constexpr bool F32 = sizeof(T) == 4;
-  if constexpr (F32)
-    if (unary_f32(f, x, y, n)) return;
+void unary_f64(Unary f, const double* x, double* y, int64_t n) {
   switch (f) {
     case Unary::Exp:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 708.0);
-        return exp_core<F32>(v);
+        return exp_core(v);
       }, TL_VM_LIBM(exp));
     case Unary::Exp2:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 1020.0);
         double kd = v + kShift;
         u64 ki = std::bit_cast<u64>(kd);
         double r = v - (kd - kShift);  // exact
-        static constexpr auto c = taylor<F32 ? 10 : 14>(0, 1, 1);
+        static constexpr auto c = taylor<14>(0, 1, 1);
         return horner(r * kLn2, c) * std::bit_cast<double>((ki + 1023) << 52);
       }, TL_VM_LIBM(exp2));
     case Unary::Expm1:
       // expm1(x) = 2^n (e^r - 1) + (2^n - 1); e^r - 1 = r + r^2 P(r) keeps r's accuracy.
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 700.0);
-        static constexpr auto c = taylor<F32 ? 8 : 12>(2, 1, 1);
+        static constexpr auto c = taylor<12>(2, 1, 1);
         double kd = v * kLog2e + kShift;
         u64 ki = std::bit_cast<u64>(kd);
         double k = kd - kShift;
@@ -720,43 +811,43 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
         return keep_zero(v, scale * em1 + (scale - 1.0));
       }, TL_VM_LIBM(expm1));
     case Unary::Log:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !log_domain(v);
-        return log_core<F32>(v);
+        return log_core(v);
       }, TL_VM_LIBM(log));
     case Unary::Log2:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !log_domain(v);
-        LogParts p = log_parts<F32>(v);
+        LogParts p = log_parts(v);
         return p.k + (p.f - (p.hfsq - p.tail)) * kLog2e;
       }, TL_VM_LIBM(log2));
     case Unary::Log10:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !log_domain(v);
-        LogParts p = log_parts<F32>(v);
+        LogParts p = log_parts(v);
         return p.k * kLog10_2Hi + ((p.f - (p.hfsq - p.tail)) * kLog10e + p.k * kLog10_2Lo);
       }, TL_VM_LIBM(log10));
     case Unary::Log1p:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(v > -1.0 && v < 1e300);
-        return log1p_core<F32>(v);
+        return log1p_core(v);
       }, TL_VM_LIBM(log1p));
     case Unary::Sin:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= kTrigMax);
-        SinCos t = sincos_core<F32>(v);
+        SinCos t = sincos_core(v);
         double r = (t.q & 1) ? t.c : t.s;
         return keep_zero(v, (t.q & 2) ? -r : r);
       }, TL_VM_LIBM(sin));
     case Unary::Cos:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= kTrigMax);
-        SinCos t = sincos_core<F32>(v);
+        SinCos t = sincos_core(v);
         double r = (t.q & 1) ? t.s : t.c;
         return ((t.q + 1) & 2) ? -r : r;
       }, TL_VM_LIBM(cos));
     case Unary::Tan:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= kTrigMax);
         auto [r, lo, q] = reduce_pio2(v);
         double t = r + r * (r * r) * horner(r * r, kTanG);
@@ -764,39 +855,32 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
         return keep_zero(v, (q & 1) ? -1.0 / t : t);  // tan(r + pi/2) = -1 / tan(r)
       }, TL_VM_LIBM(tan));
     case Unary::Tanh:
-      return run_unary(x, y, n, [](double v, bool&) { return tanh_core<F32>(v); }, TL_VM_LIBM(tanh));
-    case Unary::Erf:
-      return run_unary(x, y, n, [](double v, bool& s) {
-        s = !F32 || v != v;  // double erf is not vectorised (VecMath.h): libm
-        ErfParts p = erf_parts(v);
-        return std::fabs(v) < 0.75 ? p.small_erf : std::copysign(1.0 - p.erfc_abs, v);
-      }, TL_VM_LIBM(erf));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return tanh_core(v); }, TL_VM_LIBM(tanh));
+    case Unary::Erf:  // not vectorised for double (VecMath.h)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]);
+      return;
     case Unary::Erfc:
-      return run_unary(x, y, n, [](double v, bool& s) {
-        s = !F32 || v != v;
-        ErfParts p = erf_parts(v);
-        double big = v > 10.1 ? 0.0 : (v > 0 ? p.erfc_abs : 2.0 - p.erfc_abs);
-        return std::fabs(v) < 0.75 ? 1.0 - p.small_erf : big;
-      }, TL_VM_LIBM(erfc));
+      for (int64_t i = 0; i < n; ++i) y[i] = std::erfc(x[i]);
+      return;
     case Unary::Atan:
-      return run_unary(x, y, n, [](double v, bool&) { return atan_core(v); }, TL_VM_LIBM(atan));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return atan_core(v); }, TL_VM_LIBM(atan));
     case Unary::Asin:
-      return run_unary(x, y, n, [](double v, bool&) { return asin_core(v); }, TL_VM_LIBM(asin));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return asin_core(v); }, TL_VM_LIBM(asin));
     case Unary::Acos:
-      return run_unary(x, y, n, [](double v, bool&) { return acos_core(v); }, TL_VM_LIBM(acos));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return acos_core(v); }, TL_VM_LIBM(acos));
     case Unary::Sinh:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 708.0);
-        static constexpr auto c = taylor<F32 ? 5 : 8>(3, 2, 1);
+        static constexpr auto c = taylor<8>(3, 2, 1);
         double a = std::fabs(v), z = v * v;
-        double e = exp_core<F32>(a);
+        double e = exp_core(a);
         double big = std::copysign(0.5 * e - 0.5 / e, v);
         return keep_zero(v, a < 1.0 ? v + v * z * horner(z, c) : big);
       }, TL_VM_LIBM(sinh));
     case Unary::Cosh:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 708.0);
-        double e = exp_core<F32>(std::fabs(v));
+        double e = exp_core(std::fabs(v));
         return 0.5 * e + 0.5 / e;
       }, TL_VM_LIBM(cosh));
     case Unary::Mish:
@@ -804,41 +888,45 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
       // compound errors; the ratio is 1 in double above x = 40. Below -700 it is x e^x to double
       // precision, taken as x (e^(x/2))^2 so that subnormal results round once. NaN and -inf
       // give NaN as x * tanh(0) does.
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(v >= -700.0);
-        double e = exp_core<F32>(std::min(v, 40.0));
+        double e = exp_core(std::min(v, 40.0));
         double m = e * (e + 2.0);
         return v * (m / (m + 2.0));
-      }, [](T v) {
-        T h = std::exp(v / 2);
+      }, [](double v) {
+        double h = std::exp(v / 2);
         return v * h * h;
       });
   }
 }
 
-template <typename T>
-void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
-  constexpr bool F32 = sizeof(T) == 4;
-  if constexpr (F32)
-    if (binary_f32(f, a, b, y, n)) return;
+void binary_f64(Binary f, const double* a, const double* b, double* y, int64_t n) {
   switch (f) {
     case Binary::Atan2:
-      return run_binary(a, b, y, n, [](double u, double v, bool& s) {
+      return run_binary_in_double(a, b, y, n, [](double u, double v, bool& s) {
         double au = std::fabs(u), av = std::fabs(v);
         double t = au / av;
         s = !(t > 1e-300 && t < 1e300);  // zeros, infinities, NaN
         double r = atan_core(t, std::fma(-t, av, au) / av);  // the quotient's rounding error
         return std::copysign(v < 0 ? kPiHi - (r - kPiLo) : r, u);
-      }, [](T u, T v) { return std::atan2(u, v); });
-    case Binary::Pow:
-      // Float only (double pow is libm): exp(y log x) in double is far below a float ulp
-      // off; signs, zeros, infinities, NaN and overflow go to libm.
-      return run_binary(a, b, y, n, [](double u, double v, bool& s) {
-        double t = v * log_core<false>(u);
-        s = !F32 || !(u > 0.0 && u <= 0x1.fffffffffffffp1023 && std::fabs(v) <= 0x1.fffffffffffffp1023 && std::fabs(t) <= 700.0);
-        return exp_core<false>(t);
-      }, [](T u, T v) { return std::pow(u, v); });
+      }, [](double u, double v) { return std::atan2(u, v); });
+    case Binary::Pow:  // not vectorised for double (VecMath.h)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::pow(a[i], b[i]);
+      return;
   }
+}
+
+}  // namespace
+
+template <typename T>
+void unary(Unary f, const T* x, T* y, int64_t n) {
+  if constexpr (sizeof(T) == 4) unary_f32(f, x, y, n);
+  else unary_f64(f, x, y, n);
+}
+template <typename T>
+void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
+  if constexpr (sizeof(T) == 4) binary_f32(f, a, b, y, n);
+  else binary_f64(f, a, b, y, n);
 }
 
 template void unary<float>(Unary, const float*, float*, int64_t);
