@@ -184,4 +184,12 @@ inline VF horner(VF x, const float (&c)[N]) {
   return p;
 }
 
+// The same over two coefficient sets, a where m is set and b elsewhere.
+template <size_t N>
+inline VF horner2(VM m, VF x, const float (&a)[N], const float (&b)[N]) {
+  VF p = select(m, a[0], b[0]);
+  for (size_t i = 1; i < N; ++i) p = fma(p, x, select(m, a[i], b[i]));
+  return p;
+}
+
 }  // namespace tl::native::simd

@@ -1,8 +1,8 @@
 // The vector math layer (Note [Vector math]). Every core sets a flag for the lanes it does not
 // cover (those get libm in a scalar pass) and is written with selects only. The double cores
 // are plain C++ that `#pragma omp simd` vectorises; the float cores are written against
-// SimdF32.h's vector type and computed in float, twice the lanes of double. Erf, erfc, mish
-// and pow are still computed in double for float inputs.
+// SimdF32.h's vector type and computed in float, twice the lanes of double. Mish and pow are
+// still computed in double for float inputs.
 #include "aten/native/cpu/VecMath.h"
 
 #include "aten/native/cpu/SimdF32.h"
@@ -83,23 +83,6 @@ constexpr std::array<double, 15> kTanG = {
     5.558784710570148e-05, 8.998520298342289e-05, 0.000241226353512688,  0.0005895756061544555,
     0.0014559027390503058, 0.0035921209805615966, 0.008863236003485818,  0.02186948851707438,
     0.05396825396865546,   0.13333333333333,      0.3333333333333333};
-// Float erf and erfc: erf(x) = x P(x^2) for |x| < 0.75 (5.7e-15); erfc(x) = e^{-x^2} h(x) with
-// h(x) = Q1(x) on [0.75, 2] (2.2e-10), Q2(1/x^2) / x on [2, 4] (1.7e-10), Q3(1/x^2) / x on [4, 10.1] (3.1e-11).
-constexpr std::array<double, 9> kErfSmall = {
-    1.2824644750883275e-06, -1.4558754662882209e-05, 0.00012034918346604412, -0.0008547658830825731,
-    0.0052239647170253785,  -0.026866169240359568,   0.1128379166328238,     -0.37612638903022166,
-    1.128379167095507};
-constexpr std::array<double, 11> kErfcQ1 = {
-    3.87484914122684e-05, -0.0006535320577290885, 0.005112955375621545, -0.02477630118903132,
-    0.08400520205531126,  -0.21413896346679084,   0.43166083110490633,  -0.7134926702000186,
-    0.9851192238351715,   -1.1249274035276906,    0.9996354857884967};
-constexpr std::array<double, 9> kErfcQ2 = {
-    11.770464987241867, -19.347380811378628, 14.83091718839177,   -7.296864889208118, 2.7757762329890405,
-    -0.9902841463776174, 0.41982774543897566, -0.28199851199560355, 0.564188343056826};
-constexpr std::array<double, 7> kErfcQ3 = {
-    24.660770423681587, -11.643842613788182, 3.4686067627081316, -1.0512423511734852,
-    0.42303355193561637, -0.2820938533987503, 0.564189580301673};
-
 inline double keep_zero(double x, double r) { return x == 0 ? x : r; }  // f(+-0) = +-0
 
 // e^x for |x| <= 708, so that 2^n is normal: x = n ln2 + r, |r| <= ln2/2, e^r by Taylor.
@@ -225,17 +208,6 @@ inline double acos_core(double x) {
   AsinParts p = asin_parts(std::fabs(x));
   if (p.small) return kPio2Hi - (std::copysign(p.p, x) - kPio2Lo);
   return x > 0 ? 2.0 * p.p : kPiHi - (2.0 * p.p - kPiLo);
-}
-
-// Float erf / erfc (Note above kErfSmall); exact x^2 since x came from a float.
-struct ErfParts {
-  double small_erf, erfc_abs;  // erf(x) for |x| < 0.75; erfc(|x|) for |x| >= 0.75
-};
-inline ErfParts erf_parts(double x) {
-  double a = std::min(std::fabs(x), 10.1);
-  double u = 1.0 / (a * a);
-  double h = a < 2.0 ? horner(a, kErfcQ1) : (a < 4.0 ? horner(u, kErfcQ2) : horner(u, kErfcQ3)) / a;
-  return {x * horner(x * x, kErfSmall), exp_core(-a * a) * h};
 }
 
 // Scalar libm for the lanes a core flags.
@@ -535,6 +507,61 @@ inline Split atan_parts(VF a, VF da) {
   return {s, err + (blo + p)};
 }
 
+// erf(x) = x (c0 + z E(z)), z = x^2 <= 0.5625, c0 = 2 / sqrt(pi) in two parts (used below 0.5).
+constexpr float kErfE[] = {9.806452e-05f, -0.000841131841f, 0.00522005232f, -0.0268656574f, 0.112837896f, -0.376126379f};
+constexpr float kErfC0 = 1.12837923f, kErfC0Lo = -5.86353828e-08f;
+// erfc(a) = e^{-a^2} h(a). For a in [0.5, 2]: h(c + t) = H0 + H1 t + t^2 H'(t), c = 0.875 or
+// 1.625, |t| <= 0.375 (the leading two terms in two parts). For a in [2, 8.9]: a h(a) = H2 +
+// u H2'(u), u = 1 / a^2.
+constexpr float kErfcNear[2][8] = {
+    {-0.000621812185f, 0.0016677375f, -0.00406622235f, 0.00991319027f, -0.0229259785f, 0.0498288982f, -0.100914389f, 0.187956914f},
+    {-5.08895246e-05f, 0.000161043426f, -0.000474448258f, 0.00139313343f, -0.00392620871f, 0.0105615193f, -0.0269779097f, 0.0649620742f}};
+constexpr float kErfcNearH0[2][2] = {{0.46431157f, 1.32974876e-08f}, {0.302261204f, 5.83770809e-09f}};
+constexpr float kErfcNearH1[2][2] = {{-0.315833896f, -1.00574125e-10f}, {-0.146030232f, -4.3543853e-09f}};
+constexpr float kErfcH2[] = {271.568359f, -441.509003f, 328.385651f, -151.064514f, 49.9888344f,
+                             -13.5803223f, 3.5363574f,  -1.05178845f, 0.423004717f, -0.282093108f};
+constexpr float kErfcH2c = 0.564189553f, kErfcH2cLo = 2.19637215e-08f;
+constexpr float kErfcMaxF = 8.9f;  // e^{-a^2} stays normal, and so erfc
+inline Split erf_small(VF x) {
+  VF z = x * x;
+  VF hi = x * kErfC0;
+  return {hi, fma(x, splat(kErfC0), -hi) + x * fma(z, horner(z, kErfE), splat(kErfC0Lo))};
+}
+// erfc(a) = scale (hi + lo) for a in [0.5, kErfcMaxF].
+struct ErfcParts {
+  VF scale, hi, lo;
+};
+inline ErfcParts erfc_parts(VF a) {
+  VF z = a * a;
+  VF kd = fma(z, -kLog2eF, kShiftF);
+  VF n = kd - kShiftF;
+  ExpParts e = exp_from(kd, fma(n, -kLn2F, -z), fma(n, -kLn2LoF, -fma(a, a, -z)));  // e^{-a^2}
+  VM upper = a >= 1.25f;
+  auto pick = [&](const float (&c)[2][2], int i) { return select(upper, c[1][i], c[0][i]); };
+  VF t = a - select(upper, 1.625f, 0.875f);  // exact
+  VF c1 = pick(kErfcNearH1, 0);
+  VF m = t * c1;  // t H1 = m + mlo exactly
+  VF mlo = fma(t, c1, -m);
+  VF h1lo;
+  VF h1 = fast_two_sum(pick(kErfcNearH0, 0), m, h1lo);
+  VF near_poly = horner2(upper, t, kErfcNear[1], kErfcNear[0]);
+  h1lo = h1lo + ((mlo + pick(kErfcNearH0, 1)) + fma(t, pick(kErfcNearH1, 1), t * t * near_poly));
+  VF u = 1.f / z, h2lo;
+  VF h2 = fast_two_sum(splat(kErfcH2c), u * horner(u, kErfcH2), h2lo);
+  VF q = h2 / a;  // h = (h2 + h2lo) / a = q + qlo
+  VF qlo = (fma(-q, a, h2) + (h2lo + kErfcH2cLo)) / a;
+  VM far = a >= 2.f;
+  VF hh = select(far, q, h1), hl = select(far, qlo, h1lo);
+  VF ph = e.w * hh;
+  return {e.scale, ph, fma(e.w, hl, fma(e.w, hh, -ph)) + e.lo * hh};
+}
+// c - erfc(a) for c in {1, 2} (erf, and erfc of negative arguments), rounded once.
+inline VF minus_erfc(float c, const ErfcParts& p) {
+  VF err;
+  VF s = fast_two_sum(splat(c), -(p.scale * p.hi), err);
+  return s + (err - p.scale * p.lo);
+}
+
 // asin(a) for a in [0, 1]: w = a, or w = sqrt((1 - a) / 2) with asin(a) = pi/2 - 2 asin(w);
 // asin(w) = w + plo, plo holding sqrt's rounding error (fdlibm's correction).
 struct AsinParts {
@@ -724,20 +751,29 @@ void unary_f32(Unary f, const float* x, float* y, int64_t n) {
     case Unary::Acos:
       run_unary(x, y, n, [](VF v, VM&) { return acos_core(v); }, TL_VM_LIBM_F(acos));
       return;
-    // Computed in double (float polynomials for erf and erfc).
     case Unary::Erf:
-      return run_unary_in_double(x, y, n, [](double v, bool& s) {
-        s = v != v;
-        ErfParts p = erf_parts(v);
-        return std::fabs(v) < 0.75 ? p.small_erf : std::copysign(1.0 - p.erfc_abs, v);
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(v == v);
+        VF a = abs(v);
+        Split lo = erf_small(v);
+        VF big = copysign(minus_erfc(1.f, erfc_parts(min(splat(kErfcMaxF), a))), v);  // erf(8.9) rounds to 1
+        return keep_zero(v, select(a < 0.5f, lo.hi + lo.lo, big));
       }, TL_VM_LIBM_F(erf));
+      return;
     case Unary::Erfc:
-      return run_unary_in_double(x, y, n, [](double v, bool& s) {
-        s = v != v;
-        ErfParts p = erf_parts(v);
-        double big = v > 10.1 ? 0.0 : (v > 0 ? p.erfc_abs : 2.0 - p.erfc_abs);
-        return std::fabs(v) < 0.75 ? 1.0 - p.small_erf : big;
+      run_unary(x, y, n, [](VF v, VM& s) {
+        VF a = abs(v);
+        s = !(v == v) | ((v > kErfcMaxF) & (v <= 10.5f));
+        Split lo = erf_small(v);
+        VF err;
+        VF small = fast_two_sum(splat(1.f), -lo.hi, err);
+        small = small + (err - lo.lo);
+        ErfcParts p = erfc_parts(min(splat(kErfcMaxF), a));
+        VF big = select(v > 0.f, fma(p.scale, p.hi, p.scale * p.lo), minus_erfc(2.f, p));
+        return select(a < 0.5f, small, select(v > 10.5f, 0.f, big));  // erfc(10.5) rounds to 0
       }, TL_VM_LIBM_F(erfc));
+      return;
+    // Computed in double.
     case Unary::Mish:
       // x tanh(log(1 + e)) with e = e^x is x m / (m + 2), m = e (e + 2): no log1p or tanh to
       // compound errors; the ratio is 1 in double above x = 40. Below -700 it is x e^x to double
