@@ -1,8 +1,8 @@
 // The vector math layer (Note [Vector math]). Every core sets a flag for the lanes it does not
 // cover (those get libm in a scalar pass) and is written with selects only. The double cores
 // are plain C++ that `#pragma omp simd` vectorises; the float cores are written against
-// SimdF32.h's vector type and computed in float, twice the lanes of double. Mish and pow are
-// still computed in double for float inputs.
+// SimdF32.h's vector type and computed in float, twice the lanes of double. Mish is still
+// computed in double for float inputs.
 #include "aten/native/cpu/VecMath.h"
 
 #include "aten/native/cpu/SimdF32.h"
@@ -304,6 +304,9 @@ constexpr float kAsinG[] = {0.0336908475f, 0.0171492379f, 0.0311006624f, 0.04459
 inline VM none() { return splat(1.f) < 0.f; }
 inline VF keep_zero(VF x, VF r) { return select(x == 0.f, x, r); }  // f(+-0) = +-0
 inline VF flip_sign(VF v, VI bit31) { return as_float(as_int(v) ^ bit31); }
+struct Split {  // hi + lo, |lo| below hi's ulp
+  VF hi, lo;
+};
 // a + b = s + err exactly when |a| >= |b| or a = 0 (Fast2Sum).
 inline VF fast_two_sum(VF a, VF b, VF& err) {
   VF s = a + b;
@@ -398,15 +401,22 @@ inline VF tanh_core(VF x) {
 struct LogParts {
   VF k, hi, lo;
 };
-inline LogParts log_parts(VF x) {
+// x = 2^k (1 + f) for positive normal x, 1 + f in [sqrt(1/2), sqrt(2)), f exact.
+struct Mantissa {
+  VF k, f;
+};
+inline Mantissa split_mantissa(VF x) {
   VI ix = as_int(x);
   VI kb = shr(ix + splat_i(0x3f800000 - 0x3f3504f3), 23);  // k + 127
   VF m = as_float(ix - shl(kb, 23) + splat_i(127 << 23));
-  VF f = m - 1.f;  // exact
+  return {to_float(kb - splat_i(127)), m - 1.f};
+}
+inline LogParts log_parts(VF x) {
+  auto [k, f] = split_mantissa(x);
   VF d = fma(0.5f * f, f, -(f * f * f * horner(f, kLogQ)));  // f^2/2 - f^3 Q, rounded once
   VF lo;
   VF hi = fast_two_sum(f, -d, lo);
-  return {to_float(kb - splat_i(127)), hi, lo};
+  return {k, hi, lo};
 }
 inline VM log_slow(VF x) { return !((x >= 0x1p-126f) & (x <= 0x1.fffffep127f)); }
 // k (chi + clo) + (hi + lo) (mhi + mlo): the base's two scalings (chi k exact), summed so that
@@ -418,6 +428,33 @@ inline VF log_finish(const LogParts& p, float chi, float clo, float mhi, float m
   VF err;
   VF s = fast_two_sum(khi, m, err);  // |khi| >= |m| unless k = 0
   return s + (err + tail);
+}
+
+// log2(x) = hi + lo to about 2^-40 for positive normal x, for pow: log(m) = 2 atanh(s) = 2s +
+// 2s^3/3 + s^5 A(s^2) with s = f / (2 + f), the first two terms and s itself in two parts.
+constexpr float kAtanhA[] = {0.191203579f, 0.222047657f, 0.285715312f, 0.400000006f};
+constexpr float kTwoThirds = 0.666666687f, kTwoThirdsLo = -1.98682155e-08f;
+inline Split log2_ext(VF x) {
+  auto [k, f] = split_mantissa(x);
+  VF dlo;
+  VF d = fast_two_sum(splat(2.f), f, dlo);
+  VF sh = f / d;
+  VF sl = (fma(-sh, d, f) - sh * dlo) / d;
+  VF z = sh * sh;
+  VF zl = fma(sh, sh, -z) + 2.f * sh * sl;
+  VF s3 = z * sh;
+  VF s3l = fma(z, sh, -s3) + fma(zl, sh, z * sl);
+  VF th = s3 * kTwoThirds;
+  VF tl = fma(s3, splat(kTwoThirds), -th) + fma(s3, splat(kTwoThirdsLo), s3l * kTwoThirds);
+  VF ue;
+  VF u = fast_two_sum(2.f * sh, th, ue);
+  VF ul = ue + (2.f * sl + (tl + s3 * z * horner(z, kAtanhA)));  // log(m) = u + ul
+  VF ph = u * kLog2eF;
+  VF pl = fma(u, splat(kLog2eF), -ph) + fma(u, splat(kLog2eLoF), ul * kLog2eF);
+  VF e, lo;
+  VF s = fast_two_sum(k, ph, e);  // |k| >= |ph| unless k = 0
+  VF hi = fast_two_sum(s, e + pl, lo);  // s^5 A(s^2) may exceed ph's ulp: renormalise
+  return {hi, lo};
 }
 
 // x = n pi/2 + r + lo for |x| <= kTrigMaxF, q = n mod 4 in the low bits.
@@ -481,9 +518,6 @@ inline VF tan_core(VF x) {
 // atan(a + da) for a >= 0 as hi + lo, with fdlibm's reduction: a > tan(3pi/8) -> pi/2 +
 // atan(-1/a); a > tan(pi/8) -> pi/4 + atan((a - 1) / (a + 1)). The reduced argument's rounding
 // (division remainder, the rounding errors of a - 1 and a + 1) and da are carried in tlo.
-struct Split {
-  VF hi, lo;
-};
 inline Split atan_parts(VF a, VF da) {
   VM big = a > 2.41421356f, mid = a > 0.414213562f;
   VF den = a + 1.f;
@@ -763,7 +797,7 @@ void unary_f32(Unary f, const float* x, float* y, int64_t n) {
     case Unary::Erfc:
       run_unary(x, y, n, [](VF v, VM& s) {
         VF a = abs(v);
-        s = !(v == v) | ((v > kErfcMaxF) & (v <= 10.5f));
+        s = (!(v == v)) | ((v > kErfcMaxF) & (v <= 10.5f));
         Split lo = erf_small(v);
         VF err;
         VF small = fast_two_sum(splat(1.f), -lo.hi, err);
@@ -807,13 +841,20 @@ void binary_f32(Binary f, const float* a, const float* b, float* y, int64_t n) {
       }, [](float u, float v) { return static_cast<float>(std::atan2(static_cast<double>(u), static_cast<double>(v))); });
       return;
     case Binary::Pow:
-      // exp(y log x) in double is far below a float ulp off; signs, zeros, infinities, NaN
-      // and overflow go to libm.
-      return run_binary_in_double(a, b, y, n, [](double u, double v, bool& s) {
-        double t = v * log_core(u);
-        s = !(u > 0.0 && u <= 0x1.fffffffffffffp1023 && std::fabs(v) <= 0x1.fffffffffffffp1023 && std::fabs(t) <= 700.0);
-        return exp_core(t);
+      // 2^(y log2 x) with y log2 x in two parts; x <= 0, subnormal or non-finite x, non-finite
+      // y, and results near the ends of the normal range go to libm.
+      run_binary(a, b, y, n, [](VF u, VF v, VM& s) {
+        Split l = log2_ext(u);
+        VF th = v * l.hi;
+        VF tl = fma(v, l.hi, -th) + v * l.lo;
+        s = log_slow(u) | !(abs(v) <= 0x1.fffffep127f) | !((th >= -115.f) & (th < 127.f));
+        VF kd = th + kShiftF;
+        VF f = th - (kd - kShiftF);  // exact
+        VF r = f * kLn2F;
+        ExpParts e = exp_from(kd, r, fma(f, splat(kLn2F), -r) + fma(f, splat(kLn2LoF), tl * kLn2F));
+        return fma(e.scale, e.w, e.scale * e.lo);
       }, [](float u, float v) { return static_cast<float>(std::pow(static_cast<double>(u), static_cast<double>(v))); });
+      return;
   }
 }
 
