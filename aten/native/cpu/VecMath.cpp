@@ -580,10 +580,11 @@ inline ErfcParts erfc_parts(VF a) {
   VF h1 = fast_two_sum(pick(kErfcNearH0, 0), m, h1lo);
   VF near_poly = horner2(upper, t, kErfcNear[1], kErfcNear[0]);
   h1lo = h1lo + ((mlo + pick(kErfcNearH0, 1)) + fma(t, pick(kErfcNearH1, 1), t * t * near_poly));
-  VF u = 1.f / z, h2lo;
+  VF ra = 1.f / a, h2lo;
+  VF u = ra * ra;  // the fit is far less sensitive to u's rounding than a float ulp
   VF h2 = fast_two_sum(splat(kErfcH2c), u * horner(u, kErfcH2), h2lo);
-  VF q = h2 / a;  // h = (h2 + h2lo) / a = q + qlo
-  VF qlo = (fma(-q, a, h2) + (h2lo + kErfcH2cLo)) / a;
+  VF q = h2 * ra;  // h = (h2 + h2lo) / a = q + qlo
+  VF qlo = (fma(-q, a, h2) + (h2lo + kErfcH2cLo)) * ra;
   VM far = a >= 2.f;
   VF hh = select(far, q, h1), hl = select(far, qlo, h1lo);
   VF ph = e.w * hh;
