@@ -1,8 +1,11 @@
-// The vector math layer (Note [Vector math]). Every core works in double, takes a flag it
-// sets for lanes it does not cover (those get libm in a scalar pass), and is written with
-// selects only, so `#pragma omp simd` vectorises it. F32 = true picks polynomials of float
-// accuracy (relative error below 1e-10) for float inputs.
+// The vector math layer (Note [Vector math]). Every core sets a flag for the lanes it does not
+// cover (those get libm in a scalar pass) and is written with selects only. The double cores
+// are plain C++ that `#pragma omp simd` vectorises; the float cores are written against
+// SimdF32.h's vector type and computed in float, twice the lanes of double. Mish is still
+// computed in double for float inputs.
 #include "aten/native/cpu/VecMath.h"
+
+#include "aten/native/cpu/SimdF32.h"
 
 #include <algorithm>
 #include <array>
@@ -80,29 +83,11 @@ constexpr std::array<double, 15> kTanG = {
     5.558784710570148e-05, 8.998520298342289e-05, 0.000241226353512688,  0.0005895756061544555,
     0.0014559027390503058, 0.0035921209805615966, 0.008863236003485818,  0.02186948851707438,
     0.05396825396865546,   0.13333333333333,      0.3333333333333333};
-// Float erf and erfc: erf(x) = x P(x^2) for |x| < 0.75 (5.7e-15); erfc(x) = e^{-x^2} h(x) with
-// h(x) = Q1(x) on [0.75, 2] (2.2e-10), Q2(1/x^2) / x on [2, 4] (1.7e-10), Q3(1/x^2) / x on [4, 10.1] (3.1e-11).
-constexpr std::array<double, 9> kErfSmall = {
-    1.2824644750883275e-06, -1.4558754662882209e-05, 0.00012034918346604412, -0.0008547658830825731,
-    0.0052239647170253785,  -0.026866169240359568,   0.1128379166328238,     -0.37612638903022166,
-    1.128379167095507};
-constexpr std::array<double, 11> kErfcQ1 = {
-    3.87484914122684e-05, -0.0006535320577290885, 0.005112955375621545, -0.02477630118903132,
-    0.08400520205531126,  -0.21413896346679084,   0.43166083110490633,  -0.7134926702000186,
-    0.9851192238351715,   -1.1249274035276906,    0.9996354857884967};
-constexpr std::array<double, 9> kErfcQ2 = {
-    11.770464987241867, -19.347380811378628, 14.83091718839177,   -7.296864889208118, 2.7757762329890405,
-    -0.9902841463776174, 0.41982774543897566, -0.28199851199560355, 0.564188343056826};
-constexpr std::array<double, 7> kErfcQ3 = {
-    24.660770423681587, -11.643842613788182, 3.4686067627081316, -1.0512423511734852,
-    0.42303355193561637, -0.2820938533987503, 0.564189580301673};
-
 inline double keep_zero(double x, double r) { return x == 0 ? x : r; }  // f(+-0) = +-0
 
 // e^x for |x| <= 708, so that 2^n is normal: x = n ln2 + r, |r| <= ln2/2, e^r by Taylor.
-template <bool F32>
 inline double exp_core(double x) {
-  static constexpr auto c = taylor<F32 ? 10 : 14>(0, 1, 1);
+  static constexpr auto c = taylor<14>(0, 1, 1);
   double kd = x * kLog2e + kShift;
   u64 ki = std::bit_cast<u64>(kd);
   double n = kd - kShift;
@@ -115,9 +100,8 @@ inline double exp_core(double x) {
 struct LogParts {
   double k, f, hfsq, tail;  // log(m) = f - (hfsq - tail)
 };
-template <bool F32>
 inline LogParts log_parts(double x) {
-  static constexpr auto c = atanh_series<F32 ? 6 : 10>();
+  static constexpr auto c = atanh_series<10>();
   constexpr u64 kSqrtHalfBits = 0x3fe6a09e667f3bcdULL, kOne = 0x3ff0000000000000ULL;
   u64 ix = std::bit_cast<u64>(x);
   u64 kb = (ix + (kOne - kSqrtHalfBits)) >> 52;  // k + 1023
@@ -130,19 +114,17 @@ inline LogParts log_parts(double x) {
   double R = z * horner(z, c);
   return {k, f, hfsq, s * (hfsq + R)};
 }
-template <bool F32>
 inline double log_core(double x) {
-  LogParts p = log_parts<F32>(x);
+  LogParts p = log_parts(x);
   return p.k * kLn2Hi + (p.f - (p.hfsq - (p.tail + p.k * kLn2Lo)));
 }
 inline bool log_domain(double x) { return x >= 0x1p-1022 && x <= 0x1.fffffffffffffp1023; }
 
 // log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: the second term restores
 // what the rounding of u lost.
-template <bool F32>
 inline double log1p_core(double x) {
   double u = 1.0 + x;
-  return keep_zero(x, log_core<F32>(u) + (x - (u - 1.0)) / u);
+  return keep_zero(x, log_core(u) + (x - (u - 1.0)) / u);
 }
 
 // a - b = s + err exactly (Knuth's TwoSum).
@@ -169,21 +151,19 @@ struct SinCos {
   double s, c;
   u64 q;
 };
-template <bool F32>
 inline SinCos sincos_core(double x) {
-  static constexpr auto cs = taylor<F32 ? 5 : 8>(3, 2, -1);  // 1/3! - z/5! + ...
-  static constexpr auto cc = taylor<F32 ? 5 : 8>(4, 2, -1);  // 1/4! - z/6! + ...
+  static constexpr auto cs = taylor<8>(3, 2, -1);  // 1/3! - z/5! + ...
+  static constexpr auto cc = taylor<8>(4, 2, -1);  // 1/4! - z/6! + ...
   auto [r, lo, q] = reduce_pio2(x);
   double z = r * r;
   return {r + (lo - r * z * horner(z, cs)), 1.0 - 0.5 * z + (z * z * horner(z, cc) - r * lo), q};
 }
 constexpr double kTrigMax = 4e5;
 
-template <bool F32>
 inline double tanh_core(double x) {
   double a = std::fabs(x), z = x * x;
   double small = x + x * z * horner(z, kTanhG);
-  double e = exp_core<F32>(std::min(2.0 * a, 44.0));
+  double e = exp_core(std::min(2.0 * a, 44.0));
   double big = std::copysign(1.0 - 2.0 / (e + 1.0), x);
   return keep_zero(x, a < 0.55 ? small : big);
 }
@@ -230,25 +210,17 @@ inline double acos_core(double x) {
   return x > 0 ? 2.0 * p.p : kPiHi - (2.0 * p.p - kPiLo);
 }
 
-// Float erf / erfc (Note above kErfSmall); exact x^2 since x came from a float.
-struct ErfParts {
-  double small_erf, erfc_abs;  // erf(x) for |x| < 0.75; erfc(|x|) for |x| >= 0.75
-};
-inline ErfParts erf_parts(double x) {
-  double a = std::min(std::fabs(x), 10.1);
-  double u = 1.0 / (a * a);
-  double h = a < 2.0 ? horner(a, kErfcQ1) : (a < 4.0 ? horner(u, kErfcQ2) : horner(u, kErfcQ3)) / a;
-  return {x * horner(x * x, kErfSmall), exp_core<true>(-a * a) * h};
-}
-
 // Scalar libm for the lanes a core flags.
 #define TL_VM_LIBM(fn) [](auto v) { return std::fn(v); }
+// Float lanes take double libm, correctly rounded but for double rounding (glibc's float
+// functions reach 1 ulp).
+#define TL_VM_LIBM_F(fn) [](float v) { return static_cast<float>(std::fn(static_cast<double>(v))); }
 
 // Blocks of the input are copied first so that y may alias x: the scalar pass re-reads them.
 constexpr int64_t kBlock = 256;
 
 template <typename T, typename Core, typename Slow>
-void run_unary(const T* x, T* y, int64_t n, Core core, Slow slow) {
+void run_unary_in_double(const T* x, T* y, int64_t n, Core core, Slow slow) {
   T in[kBlock];
   bool flag[kBlock];
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
@@ -270,7 +242,7 @@ void run_unary(const T* x, T* y, int64_t n, Core core, Slow slow) {
 }
 
 template <typename T, typename Core, typename Slow>
-void run_binary(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
+void run_binary_in_double(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
   T ina[kBlock], inb[kBlock];
   bool flag[kBlock];
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
@@ -292,31 +264,622 @@ void run_binary(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
   }
 }
 
-}  // namespace
 
-template <typename T>
-void unary(Unary f, const T* x, T* y, int64_t n) {
-  constexpr bool F32 = sizeof(T) == 4;
+// ---- float32, computed in float (SimdF32.h) -------------------------------------------------
+// Same shapes as the double cores above, with float polynomials (Chebyshev fits, relative error
+// below 2^-27) and the roundings that would cost a float ulp carried as hi + lo pairs: Cody-Waite
+// reductions whose products are exact under fma, TwoSum for the final additions.
+namespace f32 {
+using namespace simd;
+
+constexpr float kShiftF = 0x1.8p23f;  // round-to-nearest; the sum's low bits hold the integer
+constexpr float kLog2eF = 1.44269502f, kLog2eLoF = 1.92596303e-08f;
+constexpr float kLn2F = 0.693147182f, kLn2LoF = -1.90465421e-09f;
+// 16-bit high parts: k * hi is exact for the |k| <= 150 of a float's exponent.
+constexpr float kLn2Hi16 = 0.693145752f, kLn2Lo16 = 1.42860677e-06f;
+constexpr float kLog10_2Hi16 = 0.30103302f, kLog10_2Lo16 = -3.02435546e-06f;
+constexpr float kLog10eF = 0.434294492f, kLog10eLoF = -1.010305e-08f;
+constexpr float kTwoOverPiF = 0.636619747f;
+constexpr float kPio2F = 1.57079637f, kPio2LoF = -4.37113883e-08f, kPio2Lo2F = -1.71512451e-15f;
+constexpr float kPio4F = 0.785398185f, kPio4LoF = -2.18556941e-08f;
+constexpr float kPiF = 3.14159274f, kPiLoF = -8.74227766e-08f;
+constexpr float kTrigMaxF = 8192.f;  // sin/cos/tan fast path; above it the reduction would need more parts
+
+// e^r = 1 + r + r^2 P(r), |r| <= ln2/2.
+constexpr float kExpP[] = {0.000198909809f, 0.00139336416f, 0.00833331048f, 0.0416664667f, 0.166666672f, 0.5f};
+// tanh(x) = x + x z g(z), z = x^2 <= 0.3025.
+constexpr float kTanhG[] = {0.0025263906f, -0.00852633268f, 0.0218184497f, -0.0539647005f, 0.133333236f, -0.333333343f};
+// log(1 + f) = f - f^2/2 + f^3 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1].
+constexpr float kLogQ[] = {-0.0620150007f, 0.105308644f, -0.10646192f, 0.110377833f, -0.124507435f,
+                           0.142865241f,   -0.166680008f, 0.200000107f, -0.249999896f, 0.333333343f};
+// sin(r) = r + r z S(z), cos(r) = 1 - z/2 + z^2 C(z), tan(r) = r + r z T(z); z = r^2 <= (pi/4)^2.
+constexpr float kSinS[] = {2.72499256e-06f, -0.00019840087f, 0.00833333191f, -0.166666672f};
+constexpr float kCosC[] = {-2.7300959e-07f, 2.48005999e-05f, -0.00138888881f, 0.0416666679f};
+constexpr float kTanT[] = {0.00155756588f, 0.000480392511f, 0.00403749989f, 0.00876257848f, 0.0218801107f, 0.0539678372f, 0.13333334f};
+constexpr float kThird = 0.333333343f, kThirdLo = -9.93410776e-09f;  // tan's T(z) = 1/3 + z kTanT(z)
+// atan(t) = t + t z g(z), z <= tan(pi/8)^2; asin(w) = w + w z g(z), z <= 1/4.
+constexpr float kAtanG[] = {-0.0404322483f, 0.0713532493f, -0.0902898386f, 0.111074954f, -0.142856121f, 0.199999988f, -0.333333343f};
+constexpr float kAsinG[] = {0.0336908475f, 0.0171492379f, 0.0311006624f, 0.0445994027f, 0.0750009418f, 0.166666657f};
+
+inline VM none() { return splat(1.f) < 0.f; }
+inline VF keep_zero(VF x, VF r) { return select(x == 0.f, x, r); }  // f(+-0) = +-0
+inline VF flip_sign(VF v, VI bit31) { return as_float(as_int(v) ^ bit31); }
+struct Split {  // hi + lo, |lo| below hi's ulp
+  VF hi, lo;
+};
+// a + b = s + err exactly when |a| >= |b| or a = 0 (Fast2Sum).
+inline VF fast_two_sum(VF a, VF b, VF& err) {
+  VF s = a + b;
+  err = (a - s) + b;
+  return s;
+}
+
+// e^x = scale (w + lo) for x in [-80, 87.3] (scale = 2^n normal, scale lo not subnormal):
+// x = n ln2 + r + rlo, e^r = 1 + r + r^2 P(r) summed with TwoSums into w = e^r rounded and a
+// tail lo far below w's ulp.
+struct ExpParts {
+  VF scale, w, lo;
+};
+// From kd = n + kShiftF and x - n ln2 = r + rlo, r exact.
+inline ExpParts exp_from(VF kd, VF r, VF rlo) {
+  VF ev, e;
+  VF v = fast_two_sum(r, r * r * horner(r, kExpP), ev);
+  VF w = fast_two_sum(splat(1.f), v, e);
+  // The low bits of kd's pattern hold n; shifting them into the exponent field gives 2^n.
+  VF scale = as_float(shl(as_int(kd), 23) + splat_i(127 << 23));
+  return {scale, w, fma(rlo, w, e + ev)};
+}
+inline ExpParts exp_parts(VF x) {
+  VF kd = fma(x, kLog2eF, kShiftF);
+  VF n = kd - kShiftF;
+  VF r = fma(n, -kLn2F, x);  // exact: the fma's product is, and so is the difference
+  return exp_from(kd, r, n * -kLn2LoF);
+}
+// 2^x for x in [-115, 127]: x = n + f exactly, 2^f = e^(f ln2) with f ln2 split in two.
+inline ExpParts exp2_parts(VF x) {
+  VF kd = x + kShiftF;
+  VF f = x - (kd - kShiftF);
+  VF r = f * kLn2F;
+  return exp_from(kd, r, fma(f, splat(kLn2F), -r) + f * kLn2LoF);
+}
+inline VF exp_core(VF x) {
+  ExpParts e = exp_parts(x);
+  return fma(e.scale, e.w, e.scale * e.lo);
+}
+constexpr float kExpMaxF = 87.3f;
+// exp's lanes for libm: results near the bottom of the normal range, or the overflow threshold.
+inline VM exp_slow(VF x) { return ((x >= -103.9f) & (x < -80.f)) | ((x > 87.3f) & (x <= 88.8f)); }
+
+// e^x - 1 = scale (w + lo) - 1, one TwoSum from exact; no cancellation is left to round.
+inline VF expm1_core(VF x) {
+  ExpParts e = exp_parts(x);
+  VF a = e.scale * e.w;  // exact
+  VF s = a - 1.f;
+  VF bb = s - a;
+  VF err = (a - (s - bb)) - (1.f + bb);
+  return s + fma(e.scale, e.lo, err);
+}
+
+// e/2 + sign / (2e) for e = scale (w + lo) >= 1 (cosh: sign 1, sinh: -1), the reciprocal
+// refined by one Newton step so that only the last addition rounds.
+inline VF half_exp_pm_inv(const ExpParts& e, float sign) {
+  VF eh = e.scale * e.w, el = e.scale * e.lo;
+  VF y = 1.f / eh;
+  VF ylo = y * (fma(-y, eh, splat(1.f)) - y * el);  // 1/e = y + ylo
+  VF err;
+  VF s = fast_two_sum(0.5f * eh, (0.5f * sign) * y, err);
+  return s + (err + 0.5f * fma(splat(sign), ylo, el));
+}
+// sinh(x) = x + x z S(z), z = x^2 <= 1.
+constexpr float kSinhS[] = {2.5456707e-08f, 2.75537695e-06f, 0.000198412832f, 0.00833333377f, 0.166666672f};
+constexpr float kHypMaxF = 89.5f;  // sinh and cosh overflow above 89.416; e^x alone does above 88.72
+inline VF sinh_core(VF x) {
+  VF a = abs(x), z = x * x;
+  VF small = fma(x * z, horner(z, kSinhS), x);
+  VF big = select(a > kHypMaxF, splat(INFINITY), half_exp_pm_inv(exp_parts(a), -1.f));
+  return select(a >= 1.f, copysign(big, x), small);  // NaN takes the small arm
+}
+
+// tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's division remainder and 1 - q's
+// rounding are carried so that the result rounds once.
+inline VF tanh_core(VF x) {
+  VF a = abs(x), z = x * x;
+  VF small = fma(x * z, horner(z, kTanhG), x);
+  ExpParts e = exp_parts(min(splat(20.f), a + a));  // tanh(10) rounds to 1
+  VF de;
+  VF dh = fast_two_sum(e.scale * e.w, splat(1.f), de);  // the product is exact
+  VF dl = fma(e.scale, e.lo, de);
+  VF q = 2.f / dh;
+  VF rem = fma(-q, dh, splat(2.f)) - q * dl;
+  VF eh;
+  VF h = fast_two_sum(splat(1.f), -q, eh);
+  VF big = h + (eh - rem * (q * 0.5f));  // rem / d = rem q / 2 to first order
+  return select(a >= 0.55f, copysign(big, x), small);  // NaN takes the small arm
+}
+
+// log(x) = k ln2 + hi + lo for positive normal x: x = 2^k m, m in [sqrt(1/2), sqrt(2)), f = m - 1.
+struct LogParts {
+  VF k, hi, lo;
+};
+// x = 2^k (1 + f) for positive normal x, 1 + f in [sqrt(1/2), sqrt(2)), f exact.
+struct Mantissa {
+  VF k, f;
+};
+inline Mantissa split_mantissa(VF x) {
+  VI ix = as_int(x);
+  VI kb = shr(ix + splat_i(0x3f800000 - 0x3f3504f3), 23);  // k + 127
+  VF m = as_float(ix - shl(kb, 23) + splat_i(127 << 23));
+  return {to_float(kb - splat_i(127)), m - 1.f};
+}
+inline LogParts log_parts(VF x) {
+  auto [k, f] = split_mantissa(x);
+  VF d = fma(0.5f * f, f, -(f * f * f * horner(f, kLogQ)));  // f^2/2 - f^3 Q, rounded once
+  VF lo;
+  VF hi = fast_two_sum(f, -d, lo);
+  return {k, hi, lo};
+}
+inline VM log_slow(VF x) { return !((x >= 0x1p-126f) & (x <= 0x1.fffffep127f)); }
+// k (chi + clo) + (hi + lo) (mhi + mlo): the base's two scalings (chi k exact), summed so that
+// only the last addition rounds at the result's scale.
+inline VF log_finish(const LogParts& p, float chi, float clo, float mhi, float mlo) {
+  VF khi = p.k * chi;
+  VF m = p.hi * mhi;
+  VF tail = fma(p.hi, splat(mhi), -m) + fma(p.lo, splat(mhi), p.hi * mlo) + p.k * clo;
+  VF err;
+  VF s = fast_two_sum(khi, m, err);  // |khi| >= |m| unless k = 0
+  return s + (err + tail);
+}
+
+// log2(x) = hi + lo to about 2^-40 for positive normal x, for pow: log(m) = 2 atanh(s) = 2s +
+// 2s^3/3 + s^5 A(s^2) with s = f / (2 + f), the first two terms and s itself in two parts.
+constexpr float kAtanhA[] = {0.191203579f, 0.222047657f, 0.285715312f, 0.400000006f};
+constexpr float kTwoThirds = 0.666666687f, kTwoThirdsLo = -1.98682155e-08f;
+inline Split log2_ext(VF x) {
+  auto [k, f] = split_mantissa(x);
+  VF dlo;
+  VF d = fast_two_sum(splat(2.f), f, dlo);
+  VF sh = f / d;
+  VF sl = (fma(-sh, d, f) - sh * dlo) / d;
+  VF z = sh * sh;
+  VF zl = fma(sh, sh, -z) + 2.f * sh * sl;
+  VF s3 = z * sh;
+  VF s3l = fma(z, sh, -s3) + fma(zl, sh, z * sl);
+  VF th = s3 * kTwoThirds;
+  VF tl = fma(s3, splat(kTwoThirds), -th) + fma(s3, splat(kTwoThirdsLo), s3l * kTwoThirds);
+  VF ue;
+  VF u = fast_two_sum(2.f * sh, th, ue);
+  VF ul = ue + (2.f * sl + (tl + s3 * z * horner(z, kAtanhA)));  // log(m) = u + ul
+  VF ph = u * kLog2eF;
+  VF pl = fma(u, splat(kLog2eF), -ph) + fma(u, splat(kLog2eLoF), ul * kLog2eF);
+  VF e, lo;
+  VF s = fast_two_sum(k, ph, e);  // |k| >= |ph| unless k = 0
+  VF hi = fast_two_sum(s, e + pl, lo);  // s^5 A(s^2) may exceed ph's ulp: renormalise
+  return {hi, lo};
+}
+
+// x = n pi/2 + r + lo for |x| <= kTrigMaxF, q = n mod 4 in the low bits.
+struct Reduced {
+  VF r, lo;
+  VI q;
+};
+inline Reduced reduce_pio2(VF x) {
+  VF kd = fma(x, kTwoOverPiF, kShiftF);
+  VF n = kd - kShiftF;
+  VF r1 = fma(n, -kPio2F, x);  // exact: x and n pi/2's high part share the ulp 2^-23 or finer
+  VF t = n * kPio2LoF;
+  VF te = fma(n, splat(kPio2LoF), -t);  // n p2 = t + te
+  VF r = r1 - t;
+  VF bb = r - r1;
+  VF e = (r1 - (r - bb)) - (t + bb);  // TwoSum: r1 - t = r + e
+  return {r, fma(n, -kPio2Lo2F, e - te), as_int(kd)};
+}
+struct SinCos {
+  VF s, c;
+};
+inline SinCos sincos_poly(VF r, VF lo) {
+  VF z = r * r;
+  VF s = r + fma(r * z, horner(z, kSinS), fma(-0.5f * z, lo, lo));  // sin(r + lo)
+  VF hz = 0.5f * z, zlo = fma(r, r, -z);
+  VF w = 1.f - hz;
+  VF c = w + ((((1.f - w) - hz) - 0.5f * zlo) + (z * z * horner(z, kCosC) - r * lo));
+  return {s, c};
+}
+inline VF sin_core(VF x) {
+  Reduced d = reduce_pio2(x);
+  SinCos sc = sincos_poly(d.r, d.lo);
+  VF v = select(test(d.q & splat_i(1)), sc.c, sc.s);
+  return keep_zero(x, flip_sign(v, shl(d.q & splat_i(2), 30)));
+}
+inline VF cos_core(VF x) {
+  Reduced d = reduce_pio2(x);
+  SinCos sc = sincos_poly(d.r, d.lo);
+  VF v = select(test(d.q & splat_i(1)), sc.s, sc.c);
+  return flip_sign(v, shl((d.q + splat_i(1)) & splat_i(2), 30));
+}
+// tan(r + lo) = s + slo; for odd n, -1 / (s + slo) with one Newton step on the reciprocal.
+inline VF tan_core(VF x) {
+  Reduced d = reduce_pio2(x);
+  VF z = d.r * d.r;
+  VF zlo = fma(d.r, d.r, -z);
+  VF rz = d.r * z;
+  VF rzlo = fma(d.r, z, -rz) + d.r * zlo;  // r^3 = rz + rzlo
+  VF tl = fma(z, horner(z, kTanT), splat(kThirdLo));  // T(z) - kThird
+  VF p = fma(rz, splat(kThird), fma(rz, tl, rzlo * kThird));  // r^3 T(z), rounded once
+  VF t0 = d.r + p;
+  VF w = fma(fma(t0, t0, splat(1.f)), d.lo, p);  // lo (1 + tan^2)
+  VF slo;
+  VF s = fast_two_sum(d.r, w, slo);
+  VF y = 1.f / s;
+  VF e = fma(-y, s, splat(1.f)) - y * slo;
+  VF inv = -fma(y, e, y);
+  return keep_zero(x, select(test(d.q & splat_i(1)), inv, s + slo));
+}
+
+// atan(a + da) for a >= 0 as hi + lo, with fdlibm's reduction: a > tan(3pi/8) -> pi/2 +
+// atan(-1/a); a > tan(pi/8) -> pi/4 + atan((a - 1) / (a + 1)). The reduced argument's rounding
+// (division remainder, the rounding errors of a - 1 and a + 1) and da are carried in tlo.
+inline Split atan_parts(VF a, VF da) {
+  VM big = a > 2.41421356f, mid = a > 0.414213562f;
+  VF den = a + 1.f;
+  VF bb = den - a;
+  VF eden = (a - (den - bb)) + (1.f - bb);
+  VF num_err;
+  VF num = fast_two_sum(splat(-1.f), a, num_err);
+  num = select(big, -1.f, num);
+  den = select(big, min(splat(0x1p64f), a), den);  // caps infinity
+  VF q = num / den;
+  VF qlo = (fma(-q, den, num) + select(big, 0.f, num_err - q * eden)) / den;
+  VF t = select(mid, q, a);
+  VF dt = select(big, q * q, select(mid, 0.5f * (1.f - q) * (1.f - q), splat(1.f)));  // d t / d a
+  VF tlo = fma(da, dt, select(mid, qlo, 0.f));
+  VF base = select(big, kPio2F, select(mid, splat(kPio4F), 0.f));
+  VF blo = select(big, kPio2LoF, select(mid, splat(kPio4LoF), 0.f));
+  VF z = t * t;
+  VF p = fma(t * z, horner(z, kAtanG), fma(-z, tlo, tlo));
+  VF err;
+  VF s = fast_two_sum(base, t, err);
+  return {s, err + (blo + p)};
+}
+
+// erf(x) = x (c0 + z E(z)), z = x^2 <= 0.5625, c0 = 2 / sqrt(pi) in two parts (used below 0.5).
+constexpr float kErfE[] = {9.806452e-05f, -0.000841131841f, 0.00522005232f, -0.0268656574f, 0.112837896f, -0.376126379f};
+constexpr float kErfC0 = 1.12837923f, kErfC0Lo = -5.86353828e-08f;
+// erfc(a) = e^{-a^2} h(a). For a in [0.5, 2]: h(c + t) = H0 + H1 t + t^2 H'(t), c = 0.875 or
+// 1.625, |t| <= 0.375 (the leading two terms in two parts). For a in [2, 8.9]: a h(a) = H2 +
+// u H2'(u), u = 1 / a^2.
+constexpr float kErfcNear[2][8] = {
+    {-0.000621812185f, 0.0016677375f, -0.00406622235f, 0.00991319027f, -0.0229259785f, 0.0498288982f, -0.100914389f, 0.187956914f},
+    {-5.08895246e-05f, 0.000161043426f, -0.000474448258f, 0.00139313343f, -0.00392620871f, 0.0105615193f, -0.0269779097f, 0.0649620742f}};
+constexpr float kErfcNearH0[2][2] = {{0.46431157f, 1.32974876e-08f}, {0.302261204f, 5.83770809e-09f}};
+constexpr float kErfcNearH1[2][2] = {{-0.315833896f, -1.00574125e-10f}, {-0.146030232f, -4.3543853e-09f}};
+constexpr float kErfcH2[] = {271.568359f, -441.509003f, 328.385651f, -151.064514f, 49.9888344f,
+                             -13.5803223f, 3.5363574f,  -1.05178845f, 0.423004717f, -0.282093108f};
+constexpr float kErfcH2c = 0.564189553f, kErfcH2cLo = 2.19637215e-08f;
+constexpr float kErfcMaxF = 8.9f;  // e^{-a^2} stays normal, and so erfc
+inline Split erf_small(VF x) {
+  VF z = x * x;
+  VF hi = x * kErfC0;
+  return {hi, fma(x, splat(kErfC0), -hi) + x * fma(z, horner(z, kErfE), splat(kErfC0Lo))};
+}
+// erfc(a) = scale (hi + lo) for a in [0.5, kErfcMaxF].
+struct ErfcParts {
+  VF scale, hi, lo;
+};
+inline ErfcParts erfc_parts(VF a) {
+  VF z = a * a;
+  VF kd = fma(z, -kLog2eF, kShiftF);
+  VF n = kd - kShiftF;
+  ExpParts e = exp_from(kd, fma(n, -kLn2F, -z), fma(n, -kLn2LoF, -fma(a, a, -z)));  // e^{-a^2}
+  VM upper = a >= 1.25f;
+  auto pick = [&](const float (&c)[2][2], int i) { return select(upper, c[1][i], c[0][i]); };
+  VF t = a - select(upper, 1.625f, 0.875f);  // exact
+  VF c1 = pick(kErfcNearH1, 0);
+  VF m = t * c1;  // t H1 = m + mlo exactly
+  VF mlo = fma(t, c1, -m);
+  VF h1lo;
+  VF h1 = fast_two_sum(pick(kErfcNearH0, 0), m, h1lo);
+  VF near_poly = horner2(upper, t, kErfcNear[1], kErfcNear[0]);
+  h1lo = h1lo + ((mlo + pick(kErfcNearH0, 1)) + fma(t, pick(kErfcNearH1, 1), t * t * near_poly));
+  VF ra = 1.f / a, h2lo;
+  VF u = ra * ra;  // the fit is far less sensitive to u's rounding than a float ulp
+  VF h2 = fast_two_sum(splat(kErfcH2c), u * horner(u, kErfcH2), h2lo);
+  VF q = h2 * ra;  // h = (h2 + h2lo) / a = q + qlo
+  VF qlo = (fma(-q, a, h2) + (h2lo + kErfcH2cLo)) * ra;
+  VM far = a >= 2.f;
+  VF hh = select(far, q, h1), hl = select(far, qlo, h1lo);
+  VF ph = e.w * hh;
+  return {e.scale, ph, fma(e.w, hl, fma(e.w, hh, -ph)) + e.lo * hh};
+}
+// c - erfc(a) for c in {1, 2} (erf, and erfc of negative arguments), rounded once.
+inline VF minus_erfc(float c, const ErfcParts& p) {
+  VF err;
+  VF s = fast_two_sum(splat(c), -(p.scale * p.hi), err);
+  return s + (err - p.scale * p.lo);
+}
+
+// asin(a) for a in [0, 1]: w = a, or w = sqrt((1 - a) / 2) with asin(a) = pi/2 - 2 asin(w);
+// asin(w) = w + plo, plo holding sqrt's rounding error (fdlibm's correction).
+struct AsinParts {
+  VM small;
+  VF w, plo;
+};
+inline AsinParts asin_parts(VF a) {
+  VM small = a <= 0.5f;
+  VF z = select(small, a * a, (1.f - a) * 0.5f);
+  VF w = select(small, a, sqrt(z));
+  VF wc = select(small | (w == 0.f), splat(0.f), fma(-w, w, z) / (w + w));
+  return {small, w, wc + w * z * horner(z, kAsinG)};
+}
+// c - 2 (w + plo), c = chi + clo >= 2w.
+inline VF minus_twice(float chi, float clo, VF w, VF plo) {
+  VF err;
+  VF s = fast_two_sum(splat(chi), -(w + w), err);
+  return s + (err + (clo - (plo + plo)));
+}
+inline VF asin_core(VF x) {
+  AsinParts p = asin_parts(abs(x));
+  VF big = minus_twice(kPio2F, kPio2LoF, p.w, p.plo);
+  return copysign(select(p.small, p.w + p.plo, big), x);
+}
+inline VF acos_core(VF x) {
+  AsinParts p = asin_parts(abs(x));
+  VF err;
+  VF s = fast_two_sum(splat(kPio2F), -x, err);
+  VF small = s + (err + (kPio2LoF - copysign(p.plo, x)));  // pi/2 - asin(x)
+  VF big = select(x > 0.f, 2.f * (p.w + p.plo), minus_twice(kPiF, kPiLoF, p.w, p.plo));
+  return select(p.small, small, big);
+}
+
+// Runs core over x in vectors; lanes the core flags get slow(x) (libm) instead. The tail is
+// padded with zeros into a vector's worth of stack.
+template <typename Core, typename Slow>
+void run_unary(const float* x, float* y, int64_t n, Core core, Slow slow) {
+  auto block = [&](const float* in, float* out) {
+    VF v = load(in);
+    VM flag = none();
+    VF r = core(v, flag);
+    if (unsigned b = bits(flag)) {
+      float xs[kLanes], rs[kLanes];
+      store(xs, v);
+      store(rs, r);
+      for (int j = 0; j < kLanes; ++j)
+        if (b >> j & 1) rs[j] = slow(xs[j]);
+      r = load(rs);
+    }
+    store(out, r);
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) block(x + i, y + i);
+  if (i < n) {
+    float in[kLanes] = {}, out[kLanes];
+    std::memcpy(in, x + i, static_cast<size_t>(n - i) * sizeof(float));
+    block(in, out);
+    std::memcpy(y + i, out, static_cast<size_t>(n - i) * sizeof(float));
+  }
+}
+template <typename Core, typename Slow>
+void run_binary(const float* a, const float* b, float* y, int64_t n, Core core, Slow slow) {
+  auto block = [&](const float* ina, const float* inb, float* out) {
+    VF u = load(ina), v = load(inb);
+    VM flag = none();
+    VF r = core(u, v, flag);
+    if (unsigned m = bits(flag)) {
+      float us[kLanes], vs[kLanes], rs[kLanes];
+      store(us, u);
+      store(vs, v);
+      store(rs, r);
+      for (int j = 0; j < kLanes; ++j)
+        if (m >> j & 1) rs[j] = slow(us[j], vs[j]);
+      r = load(rs);
+    }
+    store(out, r);
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) block(a + i, b + i, y + i);
+  if (i < n) {
+    float ina[kLanes] = {}, inb[kLanes] = {}, out[kLanes];
+    std::memcpy(ina, a + i, static_cast<size_t>(n - i) * sizeof(float));
+    std::memcpy(inb, b + i, static_cast<size_t>(n - i) * sizeof(float));
+    block(ina, inb, out);
+    std::memcpy(y + i, out, static_cast<size_t>(n - i) * sizeof(float));
+  }
+}
+
+}  // namespace f32
+
+void unary_f32(Unary f, const float* x, float* y, int64_t n) {
+  using namespace f32;
   switch (f) {
     case Unary::Exp:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = exp_slow(v);
+        VF r = exp_core(v);  // NaN stays NaN
+        return select(v < -103.9f, 0.f, select(v > 88.8f, splat(INFINITY), r));
+      }, TL_VM_LIBM_F(exp));
+      return;
+    case Unary::Exp2:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = ((v >= -150.f) & (v < -115.f)) | ((v > 127.f) & (v < 128.f));
+        ExpParts e = exp2_parts(v);
+        VF r = fma(e.scale, e.w, e.scale * e.lo);
+        return select(v < -150.f, 0.f, select(v >= 128.f, splat(INFINITY), r));
+      }, TL_VM_LIBM_F(exp2));
+      return;
+    case Unary::Expm1:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = (v > 87.3f) & (v <= 88.8f);
+        VF r = select(v < -80.f, -1.f, expm1_core(v));
+        return keep_zero(v, select(v > 88.8f, splat(INFINITY), r));
+      }, TL_VM_LIBM_F(expm1));
+      return;
+    case Unary::Sinh:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = (abs(v) > kExpMaxF) & (abs(v) <= kHypMaxF);
+        return sinh_core(v);
+      }, TL_VM_LIBM_F(sinh));
+      return;
+    case Unary::Cosh:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        VF a = abs(v);
+        s = (a > kExpMaxF) & (a <= kHypMaxF);
+        return select(a > kHypMaxF, splat(INFINITY), half_exp_pm_inv(exp_parts(a), 1.f));
+      }, TL_VM_LIBM_F(cosh));
+      return;
+    case Unary::Log:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = log_slow(v);
+        return log_finish(log_parts(v), kLn2Hi16, kLn2Lo16, 1.f, 0.f);
+      }, TL_VM_LIBM_F(log));
+      return;
+    case Unary::Log2:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = log_slow(v);
+        return log_finish(log_parts(v), 1.f, 0.f, kLog2eF, kLog2eLoF);
+      }, TL_VM_LIBM_F(log2));
+      return;
+    case Unary::Log10:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = log_slow(v);
+        return log_finish(log_parts(v), kLog10_2Hi16, kLog10_2Lo16, kLog10eF, kLog10eLoF);
+      }, TL_VM_LIBM_F(log10));
+      return;
+    case Unary::Log1p:
+      // log1p(x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded (as for double).
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !((v > -1.f) & (v <= 0x1.fffffep127f));
+        VF u = 1.f + v;
+        f32::LogParts p = log_parts(u);
+        p.lo = p.lo + (v - (u - 1.f)) / u;
+        return keep_zero(v, log_finish(p, kLn2Hi16, kLn2Lo16, 1.f, 0.f));
+      }, TL_VM_LIBM_F(log1p));
+      return;
+    case Unary::Sin:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(abs(v) <= kTrigMaxF);
+        return sin_core(v);
+      }, TL_VM_LIBM_F(sin));
+      return;
+    case Unary::Cos:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(abs(v) <= kTrigMaxF);
+        return cos_core(v);
+      }, TL_VM_LIBM_F(cos));
+      return;
+    case Unary::Tan:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(abs(v) <= kTrigMaxF);
+        return tan_core(v);
+      }, TL_VM_LIBM_F(tan));
+      return;
+    case Unary::Tanh:
+      run_unary(x, y, n, [](VF v, VM&) { return tanh_core(v); }, TL_VM_LIBM_F(tanh));
+      return;
+    case Unary::Atan:
+      run_unary(x, y, n, [](VF v, VM&) {
+        Split p = atan_parts(abs(v), splat(0.f));
+        return copysign(p.hi + p.lo, v);
+      }, TL_VM_LIBM_F(atan));
+      return;
+    case Unary::Asin:
+      run_unary(x, y, n, [](VF v, VM&) { return asin_core(v); }, TL_VM_LIBM_F(asin));
+      return;
+    case Unary::Acos:
+      run_unary(x, y, n, [](VF v, VM&) { return acos_core(v); }, TL_VM_LIBM_F(acos));
+      return;
+    case Unary::Erf:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        s = !(v == v);
+        VF a = abs(v);
+        Split lo = erf_small(v);
+        VF big = copysign(minus_erfc(1.f, erfc_parts(min(splat(kErfcMaxF), a))), v);  // erf(8.9) rounds to 1
+        return keep_zero(v, select(a < 0.5f, lo.hi + lo.lo, big));
+      }, TL_VM_LIBM_F(erf));
+      return;
+    case Unary::Erfc:
+      run_unary(x, y, n, [](VF v, VM& s) {
+        VF a = abs(v);
+        s = (!(v == v)) | ((v > kErfcMaxF) & (v <= 10.5f));
+        Split lo = erf_small(v);
+        VF err;
+        VF small = fast_two_sum(splat(1.f), -lo.hi, err);
+        small = small + (err - lo.lo);
+        ErfcParts p = erfc_parts(min(splat(kErfcMaxF), a));
+        VF big = select(v > 0.f, fma(p.scale, p.hi, p.scale * p.lo), minus_erfc(2.f, p));
+        return select(a < 0.5f, small, select(v > 10.5f, 0.f, big));  // erfc(10.5) rounds to 0
+      }, TL_VM_LIBM_F(erfc));
+      return;
+    // Computed in double.
+    case Unary::Mish:
+      // x tanh(log(1 + e)) with e = e^x is x m / (m + 2), m = e (e + 2): no log1p or tanh to
+      // compound errors; the ratio is 1 in double above x = 40. Below -700 it is x e^x to double
+      // precision, taken as x (e^(x/2))^2 so that subnormal results round once. NaN and -inf
+      // give NaN as x * tanh(0) does.
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
+        s = !(v >= -700.0);
+        double e = exp_core(std::min(v, 40.0));
+        double m = e * (e + 2.0);
+        return v * (m / (m + 2.0));
+      }, [](float v) {
+        float h = std::exp(v / 2);
+        return v * h * h;
+      });
+  }
+}
+
+void binary_f32(Binary f, const float* a, const float* b, float* y, int64_t n) {
+  using namespace f32;
+  switch (f) {
+    case Binary::Atan2:
+      run_binary(a, b, y, n, [](VF u, VF v, VM& s) {
+        VF au = abs(u), av = abs(v);
+        VF t = au / av;
+        s = !((t > 1e-30f) & (t < 1e30f));  // zeros, infinities, NaN
+        Split p = atan_parts(t, fma(-t, av, au) / av);  // the quotient's rounding error
+        VF err;
+        VF pi_minus = fast_two_sum(splat(kPiF), -p.hi, err);
+        VF r = select(v < 0.f, pi_minus + (err + (kPiLoF - p.lo)), p.hi + p.lo);
+        return copysign(r, u);
+      }, [](float u, float v) { return static_cast<float>(std::atan2(static_cast<double>(u), static_cast<double>(v))); });
+      return;
+    case Binary::Pow:
+      // 2^(y log2 x) with y log2 x in two parts; x <= 0, subnormal or non-finite x, non-finite
+      // y, and results near the ends of the normal range go to libm.
+      run_binary(a, b, y, n, [](VF u, VF v, VM& s) {
+        Split l = log2_ext(u);
+        VF th = v * l.hi;
+        VF tl = fma(v, l.hi, -th) + v * l.lo;
+        s = log_slow(u) | !(abs(v) <= 0x1.fffffep127f) | !((th >= -115.f) & (th < 127.f));
+        VF kd = th + kShiftF;
+        VF f = th - (kd - kShiftF);  // exact
+        VF r = f * kLn2F;
+        ExpParts e = exp_from(kd, r, fma(f, splat(kLn2F), -r) + fma(f, splat(kLn2LoF), tl * kLn2F));
+        return fma(e.scale, e.w, e.scale * e.lo);
+      }, [](float u, float v) { return static_cast<float>(std::pow(static_cast<double>(u), static_cast<double>(v))); });
+      return;
+  }
+}
+
+void unary_f64(Unary f, const double* x, double* y, int64_t n) {
+  switch (f) {
+    case Unary::Exp:
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 708.0);
-        return exp_core<F32>(v);
+        return exp_core(v);
       }, TL_VM_LIBM(exp));
     case Unary::Exp2:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 1020.0);
         double kd = v + kShift;
         u64 ki = std::bit_cast<u64>(kd);
         double r = v - (kd - kShift);  // exact
-        static constexpr auto c = taylor<F32 ? 10 : 14>(0, 1, 1);
+        static constexpr auto c = taylor<14>(0, 1, 1);
         return horner(r * kLn2, c) * std::bit_cast<double>((ki + 1023) << 52);
       }, TL_VM_LIBM(exp2));
     case Unary::Expm1:
       // expm1(x) = 2^n (e^r - 1) + (2^n - 1); e^r - 1 = r + r^2 P(r) keeps r's accuracy.
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 700.0);
-        static constexpr auto c = taylor<F32 ? 8 : 12>(2, 1, 1);
+        static constexpr auto c = taylor<12>(2, 1, 1);
         double kd = v * kLog2e + kShift;
         u64 ki = std::bit_cast<u64>(kd);
         double k = kd - kShift;
@@ -326,43 +889,43 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
         return keep_zero(v, scale * em1 + (scale - 1.0));
       }, TL_VM_LIBM(expm1));
     case Unary::Log:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !log_domain(v);
-        return log_core<F32>(v);
+        return log_core(v);
       }, TL_VM_LIBM(log));
     case Unary::Log2:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !log_domain(v);
-        LogParts p = log_parts<F32>(v);
+        LogParts p = log_parts(v);
         return p.k + (p.f - (p.hfsq - p.tail)) * kLog2e;
       }, TL_VM_LIBM(log2));
     case Unary::Log10:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !log_domain(v);
-        LogParts p = log_parts<F32>(v);
+        LogParts p = log_parts(v);
         return p.k * kLog10_2Hi + ((p.f - (p.hfsq - p.tail)) * kLog10e + p.k * kLog10_2Lo);
       }, TL_VM_LIBM(log10));
     case Unary::Log1p:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(v > -1.0 && v < 1e300);
-        return log1p_core<F32>(v);
+        return log1p_core(v);
       }, TL_VM_LIBM(log1p));
     case Unary::Sin:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= kTrigMax);
-        SinCos t = sincos_core<F32>(v);
+        SinCos t = sincos_core(v);
         double r = (t.q & 1) ? t.c : t.s;
         return keep_zero(v, (t.q & 2) ? -r : r);
       }, TL_VM_LIBM(sin));
     case Unary::Cos:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= kTrigMax);
-        SinCos t = sincos_core<F32>(v);
+        SinCos t = sincos_core(v);
         double r = (t.q & 1) ? t.s : t.c;
         return ((t.q + 1) & 2) ? -r : r;
       }, TL_VM_LIBM(cos));
     case Unary::Tan:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= kTrigMax);
         auto [r, lo, q] = reduce_pio2(v);
         double t = r + r * (r * r) * horner(r * r, kTanG);
@@ -370,39 +933,32 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
         return keep_zero(v, (q & 1) ? -1.0 / t : t);  // tan(r + pi/2) = -1 / tan(r)
       }, TL_VM_LIBM(tan));
     case Unary::Tanh:
-      return run_unary(x, y, n, [](double v, bool&) { return tanh_core<F32>(v); }, TL_VM_LIBM(tanh));
-    case Unary::Erf:
-      return run_unary(x, y, n, [](double v, bool& s) {
-        s = !F32 || v != v;  // double erf is not vectorised (VecMath.h): libm
-        ErfParts p = erf_parts(v);
-        return std::fabs(v) < 0.75 ? p.small_erf : std::copysign(1.0 - p.erfc_abs, v);
-      }, TL_VM_LIBM(erf));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return tanh_core(v); }, TL_VM_LIBM(tanh));
+    case Unary::Erf:  // not vectorised for double (VecMath.h)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]);
+      return;
     case Unary::Erfc:
-      return run_unary(x, y, n, [](double v, bool& s) {
-        s = !F32 || v != v;
-        ErfParts p = erf_parts(v);
-        double big = v > 10.1 ? 0.0 : (v > 0 ? p.erfc_abs : 2.0 - p.erfc_abs);
-        return std::fabs(v) < 0.75 ? 1.0 - p.small_erf : big;
-      }, TL_VM_LIBM(erfc));
+      for (int64_t i = 0; i < n; ++i) y[i] = std::erfc(x[i]);
+      return;
     case Unary::Atan:
-      return run_unary(x, y, n, [](double v, bool&) { return atan_core(v); }, TL_VM_LIBM(atan));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return atan_core(v); }, TL_VM_LIBM(atan));
     case Unary::Asin:
-      return run_unary(x, y, n, [](double v, bool&) { return asin_core(v); }, TL_VM_LIBM(asin));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return asin_core(v); }, TL_VM_LIBM(asin));
     case Unary::Acos:
-      return run_unary(x, y, n, [](double v, bool&) { return acos_core(v); }, TL_VM_LIBM(acos));
+      return run_unary_in_double(x, y, n, [](double v, bool&) { return acos_core(v); }, TL_VM_LIBM(acos));
     case Unary::Sinh:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 708.0);
-        static constexpr auto c = taylor<F32 ? 5 : 8>(3, 2, 1);
+        static constexpr auto c = taylor<8>(3, 2, 1);
         double a = std::fabs(v), z = v * v;
-        double e = exp_core<F32>(a);
+        double e = exp_core(a);
         double big = std::copysign(0.5 * e - 0.5 / e, v);
         return keep_zero(v, a < 1.0 ? v + v * z * horner(z, c) : big);
       }, TL_VM_LIBM(sinh));
     case Unary::Cosh:
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(std::fabs(v) <= 708.0);
-        double e = exp_core<F32>(std::fabs(v));
+        double e = exp_core(std::fabs(v));
         return 0.5 * e + 0.5 / e;
       }, TL_VM_LIBM(cosh));
     case Unary::Mish:
@@ -410,39 +966,45 @@ void unary(Unary f, const T* x, T* y, int64_t n) {
       // compound errors; the ratio is 1 in double above x = 40. Below -700 it is x e^x to double
       // precision, taken as x (e^(x/2))^2 so that subnormal results round once. NaN and -inf
       // give NaN as x * tanh(0) does.
-      return run_unary(x, y, n, [](double v, bool& s) {
+      return run_unary_in_double(x, y, n, [](double v, bool& s) {
         s = !(v >= -700.0);
-        double e = exp_core<F32>(std::min(v, 40.0));
+        double e = exp_core(std::min(v, 40.0));
         double m = e * (e + 2.0);
         return v * (m / (m + 2.0));
-      }, [](T v) {
-        T h = std::exp(v / 2);
+      }, [](double v) {
+        double h = std::exp(v / 2);
         return v * h * h;
       });
   }
 }
 
-template <typename T>
-void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
-  constexpr bool F32 = sizeof(T) == 4;
+void binary_f64(Binary f, const double* a, const double* b, double* y, int64_t n) {
   switch (f) {
     case Binary::Atan2:
-      return run_binary(a, b, y, n, [](double u, double v, bool& s) {
+      return run_binary_in_double(a, b, y, n, [](double u, double v, bool& s) {
         double au = std::fabs(u), av = std::fabs(v);
         double t = au / av;
         s = !(t > 1e-300 && t < 1e300);  // zeros, infinities, NaN
         double r = atan_core(t, std::fma(-t, av, au) / av);  // the quotient's rounding error
         return std::copysign(v < 0 ? kPiHi - (r - kPiLo) : r, u);
-      }, [](T u, T v) { return std::atan2(u, v); });
-    case Binary::Pow:
-      // Float only (double pow is libm): exp(y log x) in double is far below a float ulp
-      // off; signs, zeros, infinities, NaN and overflow go to libm.
-      return run_binary(a, b, y, n, [](double u, double v, bool& s) {
-        double t = v * log_core<false>(u);
-        s = !F32 || !(u > 0.0 && u <= 0x1.fffffffffffffp1023 && std::fabs(v) <= 0x1.fffffffffffffp1023 && std::fabs(t) <= 700.0);
-        return exp_core<false>(t);
-      }, [](T u, T v) { return std::pow(u, v); });
+      }, [](double u, double v) { return std::atan2(u, v); });
+    case Binary::Pow:  // not vectorised for double (VecMath.h)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::pow(a[i], b[i]);
+      return;
   }
+}
+
+}  // namespace
+
+template <typename T>
+void unary(Unary f, const T* x, T* y, int64_t n) {
+  if constexpr (sizeof(T) == 4) unary_f32(f, x, y, n);
+  else unary_f64(f, x, y, n);
+}
+template <typename T>
+void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
+  if constexpr (sizeof(T) == 4) binary_f32(f, a, b, y, n);
+  else binary_f64(f, a, b, y, n);
 }
 
 template void unary<float>(Unary, const float*, float*, int64_t);

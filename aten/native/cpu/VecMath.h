@@ -3,12 +3,14 @@
 // unary and binary float ops (cpu/VecMathLoops.h picks the functors). libm's scalar calls
 // cannot be vectorised and left sin, tanh and friends several times slower than PyTorch.
 //
-// Each function is a branch-free core (range reduction, a polynomial, selects) that the
-// compiler vectorises for the ISA it is built for (AVX-512, AVX2, or plain SSE2 as the scalar
-// fallback), plus a scalar libm pass over the rare lanes the core does not cover (huge
-// trigonometric arguments, overflow, NaN, zeros of log, ...). float is computed in double
-// with polynomials of float accuracy, so float results are correctly rounded but for
-// double rounding; double results are within 2 ulp (tests/test_vecmath.py measures both).
+// Each function is a branch-free core (range reduction, a polynomial, selects) plus a scalar
+// libm pass over the rare lanes the core does not cover (huge trigonometric arguments,
+// overflow, NaN, zeros of log, ...). Double cores are plain C++ that the compiler vectorises
+// for the ISA it is built for. Float cores are computed in float, written once against the
+// vector type of cpu/SimdF32.h (AVX-512: 16 lanes, AVX2 + FMA: 8, otherwise scalar), with
+// the roundings that would cost an ulp carried in hi + lo pairs: float results are within
+// 1 ulp, double results within 2 (tests/test_vecmath.py measures both). Float mish is still
+// computed in double.
 //
 // Own code rather than SLEEF: no SLEEF package installs through pip, and PyTorch's own copy
 // is compiled from source. The definitions live in one translation unit (VecMath.cpp) so
