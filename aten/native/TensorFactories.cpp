@@ -430,10 +430,14 @@ void linspace_fill(const Tensor& result, const Scalar& start, const Scalar& end,
     const int64_t halfway = steps / 2;
     T* out = buf.template data_ptr<T>();
     for (int64_t i = 0; i < steps; ++i) {
-      if (i < halfway) {
-        out[i] = static_cast<T>(static_cast<M>(s) + static_cast<M>(mul(step, static_cast<Step>(i))));
+      const Step k = static_cast<Step>(i < halfway ? i : steps - i - 1);
+      if constexpr (std::is_same_v<Step, M>) {
+        // One rounding, as PyTorch's fused multiply-add on every CPU with AVX2: an explicit fma
+        // keeps that result on the portable build too.
+        out[i] = static_cast<T>(i < halfway ? std::fma(step, k, s) : std::fma(-step, k, e));
       } else {
-        out[i] = static_cast<T>(static_cast<M>(e) - static_cast<M>(mul(step, static_cast<Step>(steps - i - 1))));
+        out[i] = static_cast<T>(i < halfway ? static_cast<M>(s) + static_cast<M>(mul(step, k))
+                                            : static_cast<M>(e) - static_cast<M>(mul(step, k)));
       }
     }
   });

@@ -7,6 +7,7 @@
 
 #include "aten/cuda/CUDAHooks.h"
 #include "aten/native/IndexSplit.h"
+#include "aten/native/cpu/CpuCapability.h"
 #include "torchlite/csrc/autocast/autocast_mode.h"
 
 namespace tl_python {
@@ -64,16 +65,9 @@ void init_runtime(py::module_& m) {
     return d;
   });
   m.def("_cpu_allocator_empty_cache", &cpu_allocator_empty_cache);
-  // The widest x86 vector extension this build's kernels were compiled for (-march decides).
-  m.def("_cpu_capability", []() -> std::string {
-#if defined(__AVX512F__)
-    return "AVX512";
-#elif defined(__AVX2__)
-    return "AVX2";
-#else
-    return "DEFAULT";
-#endif
-  });
+  // The capability the dispatched CPU kernels run with (Note [CPU capabilities]), chosen now.
+  const tl::native::CpuCapability capability = tl::native::cpu_capability();
+  m.def("_cpu_capability", [capability]() { return tl::native::cpu_capability_name(capability); });
 
   // Note [Autocast]: the per-thread switches behind torchlite.autocast (torchlite/amp).
   m.def("_autocast_is_enabled", [](const Device& d) { return tl::autocast::is_enabled(d.type); }, py::arg("device"));

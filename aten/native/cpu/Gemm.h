@@ -12,11 +12,18 @@
 #include <cstdint>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/cpu/CpuCapability.h"
 
 namespace tl::native {
 
+// One copy per CPU capability (GemmKernel.cpp; Note [CPU capabilities]).
+TL_DECLARE_CPU_KERNEL(void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, int64_t sa0,
+                                    int64_t sa1, const void* B, int64_t sb0, int64_t sb1, void* C, bool parallel))
+
 // `parallel`: allow OpenMP inside (false when the caller already parallelises, e.g. bmm).
-void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, int64_t sa0, int64_t sa1,
-              const void* B, int64_t sb0, int64_t sb1, void* C, bool parallel);
+inline void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, int64_t sa0, int64_t sa1,
+                     const void* B, int64_t sb0, int64_t sb1, void* C, bool parallel) {
+  TL_CPU_KERNEL(gemm_cpu)(dtype, m, n, k, A, sa0, sa1, B, sb0, sb1, C, parallel);
+}
 
 }  // namespace tl::native

@@ -1,4 +1,5 @@
-// CPU GEMM (Note [CPU GEMM] in Gemm.h) and the mm/bmm CPU kernels built on it.
+// CPU GEMM (Note [CPU GEMM] in Gemm.h), compiled once per CPU capability (Note [CPU
+// capabilities]); the mm/bmm kernels built on it are in MatmulKernel.cpp.
 #include <omp.h>
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -8,22 +9,27 @@
 #include <cstring>
 #include <vector>
 
-#include "aten/native/Copy.h"
-#include "aten/native/LinearAlgebra.h"
 #include "aten/native/cpu/Gemm.h"
-#include "generated/ops/bmm_native.h"
-#include "generated/ops/copy.h"
-#include "generated/ops/mm_native.h"
-#include "generated/ops/to.h"
 
-namespace tl::native {
+namespace tl::native::CPU_CAPABILITY {
 
 namespace {
 
+// Bytes per vector register of this copy's capability (Note [CPU capabilities]).
+#if defined(__AVX512F__)
+constexpr int kVectorBytes = 64;
+#elif defined(__AVX__)
+constexpr int kVectorBytes = 32;
+#else
+constexpr int kVectorBytes = 16;
+#endif
+
 template <typename T>
 struct GemmCfg {
+  // The MR x NR tile is 12 vector accumulators (two vectors per row): they fit in the 16
+  // registers of SSE and AVX2 beside a row of B and a broadcast element of A.
   static constexpr int MR = 6;
-  static constexpr int NR = sizeof(T) >= 8 ? 16 : 32;
+  static constexpr int NR = 2 * kVectorBytes / (sizeof(T) >= 8 ? 8 : 4);
   // The KC x NC packed B block (512 KiB) stays in L2; MR x KC A panels stream from L2/L3.
   static constexpr int64_t KC = 256;
   static constexpr int64_t MC = 96;  // rows per parallel tile (multiple of MR)
@@ -75,33 +81,47 @@ void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T
   }
 }
 
+// The register tile is written with vector types (gcc/clang vector extensions, half a tile
+// row each) rather than left to the auto-vectoriser, which kept it in registers only for some
+// (dtype, capability) pairs: float32 ran 20-50x slower on DEFAULT and AVX2, float64 on AVX2
+// and AVX512.
 template <typename T>
 inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
                          int mr, int nr, bool overwrite) {
-  constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR;
-  T acc[MR][NR];
-  for (int i = 0; i < MR; ++i)
-    for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
+  constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR, H = NR / 2;
+  typedef T Vec __attribute__((vector_size(H * sizeof(T))));
+  Vec acc[MR][2] = {};
   for (int64_t p = 0; p < kc; ++p) {
-    const T* __restrict b = Bp + p * NR;
+    Vec b0, b1;
+    std::memcpy(&b0, Bp + p * NR, sizeof(Vec));  // unaligned: std::vector gives 16-byte alignment
+    std::memcpy(&b1, Bp + p * NR + H, sizeof(Vec));
     const T* __restrict a = Ap + p * MR;
+#pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
-      const T ai = a[i];
-      for (int j = 0; j < NR; ++j) acc[i][j] += ai * b[j];
+      acc[i][0] += a[i] * b0;
+      acc[i][1] += a[i] * b1;
     }
   }
   // The first depth block stores, so C needs no zeroing pass beforehand.
   if (mr == MR && nr == NR) {
-    if (overwrite) {
-      for (int i = 0; i < MR; ++i)
-        for (int j = 0; j < NR; ++j) C[i * ldc + j] = acc[i][j];
-    } else {
-      for (int i = 0; i < MR; ++i)
-        for (int j = 0; j < NR; ++j) C[i * ldc + j] += acc[i][j];
+#pragma GCC unroll 8
+    for (int i = 0; i < MR; ++i) {
+      Vec c0 = acc[i][0], c1 = acc[i][1];
+      if (!overwrite) {
+        Vec old0, old1;
+        std::memcpy(&old0, C + i * ldc, sizeof(Vec));
+        std::memcpy(&old1, C + i * ldc + H, sizeof(Vec));
+        c0 += old0;
+        c1 += old1;
+      }
+      std::memcpy(C + i * ldc, &c0, sizeof(Vec));
+      std::memcpy(C + i * ldc + H, &c1, sizeof(Vec));
     }
   } else {
+    T tile[MR][NR];
+    std::memcpy(tile, acc, sizeof(tile));
     for (int i = 0; i < mr; ++i)
-      for (int j = 0; j < nr; ++j) C[i * ldc + j] = overwrite ? acc[i][j] : C[i * ldc + j] + acc[i][j];
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] = overwrite ? tile[i][j] : C[i * ldc + j] + tile[i][j];
   }
 }
 
@@ -284,74 +304,4 @@ void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, 
   });
 }
 
-// ---- kernels -------------------------------------------------------------------------------
-
-namespace {
-
-// Computes self (m x k) @ mat2 (k x n) into the contiguous `res` (m x n).
-void mm_into(const Tensor& self, const Tensor& mat2, const Tensor& res, bool parallel) {
-  const int64_t m = self.sizes()[0], k = self.sizes()[1], n = mat2.sizes()[1];
-  gemm_cpu(self.dtype(), m, n, k, self.data_ptr(), self.strides()[0], self.strides()[1], mat2.data_ptr(),
-           mat2.strides()[0], mat2.strides()[1], res.data_ptr(), parallel);
-}
-
-// Result for out=: computes into out directly when it is contiguous, of the right shape and
-// not one of the inputs; otherwise into a temporary copied back by finish_matmul_out.
-Tensor result_buffer(const Tensor& out, IntArrayRef shape, ScalarType dt, const Tensor& a, const Tensor& b) {
-  if (out.defined() && out.sizes().equals(shape) && out.is_contiguous() && out.dtype() == dt &&
-      out.data_ptr() != a.data_ptr() && out.data_ptr() != b.data_ptr())
-    return out;
-  return empty_tensor(shape, TensorOptions(dt, a.device()));
-}
-
-Tensor finish_out(const Tensor& res, const Tensor& out) {
-  if (!out.defined() || res.is_same(out)) return res.is_same(out) ? out : res;
-  if (!out.sizes().equals(res.sizes())) out.impl()->set_sizes_contiguous(res.sizes());
-  out.copy_(res);
-  return out;
-}
-
-}  // namespace
-
-Tensor mm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  check_mm_args(self, mat2, out);
-  if (is_complex(self.dtype())) return finish_out(complex_matmul(self, mat2, false), out);
-  std::vector<int64_t> shape{self.sizes()[0], mat2.sizes()[1]};
-  if (low_precision(self.dtype())) {
-    Tensor r = mm_out_cpu(convert_keeping_layout(self, ScalarType::Float),
-                          convert_keeping_layout(mat2, ScalarType::Float), Tensor());
-    return finish_out(r.to(self.dtype()), out);
-  }
-  Tensor res = result_buffer(out, shape, self.dtype(), self, mat2);
-  mm_into(self, mat2, res, true);
-  return finish_out(res, out);
-}
-
-Tensor bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  check_bmm_args(self, mat2, out);
-  if (is_complex(self.dtype())) return finish_out(complex_matmul(self, mat2, true), out);
-  const int64_t bs = self.sizes()[0], m = self.sizes()[1], k = self.sizes()[2], n = mat2.sizes()[2];
-  std::vector<int64_t> shape{bs, m, n};
-  if (low_precision(self.dtype())) {
-    Tensor r = bmm_out_cpu(convert_keeping_layout(self, ScalarType::Float),
-                           convert_keeping_layout(mat2, ScalarType::Float), Tensor());
-    return finish_out(r.to(self.dtype()), out);
-  }
-  Tensor res = result_buffer(out, shape, self.dtype(), self, mat2);
-  if (bs == 0 || m == 0 || n == 0) return finish_out(res, out);
-  const int64_t isz = static_cast<int64_t>(self.element_size());
-  const char* a = static_cast<const char*>(self.data_ptr());
-  const char* b = static_cast<const char*>(mat2.data_ptr());
-  char* c = static_cast<char*>(res.data_ptr());
-  const int64_t sa = self.strides()[0] * isz, sb = mat2.strides()[0] * isz, sc = m * n * isz;
-  // Small matrices: one per thread; large ones: parallel inside each product.
-  const bool per_batch = m * n * k < 128 * 128 * 128 && bs > 1 && bs * m * n * k >= 64 * 64 * 64;
-#pragma omp parallel for schedule(static) if (per_batch)
-  for (int64_t i = 0; i < bs; ++i) {
-    gemm_cpu(self.dtype(), m, n, k, a + i * sa, self.strides()[1], self.strides()[2], b + i * sb, mat2.strides()[1],
-             mat2.strides()[2], c + i * sc, !per_batch);
-  }
-  return finish_out(res, out);
-}
-
-}  // namespace tl::native
+}  // namespace tl::native::CPU_CAPABILITY

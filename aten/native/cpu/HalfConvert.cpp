@@ -1,4 +1,5 @@
-// Bulk half <-> float conversions (Note [Half conversions]).
+// Bulk half <-> float conversions (Note [Half conversions]), compiled once per CPU capability
+// (Note [CPU capabilities]): the F16C and AVX-512 forms exist only in those copies.
 #include "aten/native/cpu/HalfConvert.h"
 
 // The 512-bit conversions are written in their zero-masked form: the plain intrinsics of
@@ -8,9 +9,9 @@
 #include <immintrin.h>
 #endif
 
-namespace tl::native::cpu {
+namespace tl::native::cpu::CPU_CAPABILITY {
 
-void convert(const Half* src, float* dst, int64_t n) {
+void half_to_float(const Half* src, float* dst, int64_t n) {
   int64_t i = 0;
 #if defined(__AVX512F__)
   for (; i + 16 <= n; i += 16)
@@ -22,7 +23,7 @@ void convert(const Half* src, float* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = static_cast<float>(src[i]);
 }
 
-void convert(const float* src, Half* dst, int64_t n) {
+void float_to_half(const float* src, Half* dst, int64_t n) {
   int64_t i = 0;
 #if defined(__F16C__) || defined(__AVX512F__)
   constexpr int kNearest = _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC;
@@ -37,12 +38,12 @@ void convert(const float* src, Half* dst, int64_t n) {
   for (; i < n; ++i) dst[i] = Half(src[i]);
 }
 
-void convert(const BFloat16* src, float* dst, int64_t n) {
+void bfloat16_to_float(const BFloat16* src, float* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(src[i]);
 }
 
-void convert(const float* src, BFloat16* dst, int64_t n) {
+void float_to_bfloat16(const float* src, BFloat16* dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i) dst[i] = BFloat16(src[i]);
 }
 
-}  // namespace tl::native::cpu
+}  // namespace tl::native::cpu::CPU_CAPABILITY

@@ -4,16 +4,23 @@
 // float16 uses the F16C / AVX-512 conversion instructions where the build enables them;
 // elsewhere, and for bfloat16 (a shift), the branch-free scalar conversions of Half.h, which
 // the compiler vectorises. float -> 16 bits rounds to nearest even. Defined in one translation
-// unit, so the headers that call them pull in no intrinsics.
+// unit, so the headers that call them pull in no intrinsics; that unit is compiled once per CPU
+// capability (Note [CPU capabilities]), since the baseline has no F16C.
 #include <cstdint>
 
 #include "aten/core/Half.h"
+#include "aten/native/cpu/CpuCapability.h"
 
 namespace tl::native::cpu {
 
-void convert(const Half* src, float* dst, int64_t n);
-void convert(const BFloat16* src, float* dst, int64_t n);
-void convert(const float* src, Half* dst, int64_t n);
-void convert(const float* src, BFloat16* dst, int64_t n);
+TL_DECLARE_CPU_KERNEL(void half_to_float(const Half* src, float* dst, int64_t n))
+TL_DECLARE_CPU_KERNEL(void bfloat16_to_float(const BFloat16* src, float* dst, int64_t n))
+TL_DECLARE_CPU_KERNEL(void float_to_half(const float* src, Half* dst, int64_t n))
+TL_DECLARE_CPU_KERNEL(void float_to_bfloat16(const float* src, BFloat16* dst, int64_t n))
+
+inline void convert(const Half* src, float* dst, int64_t n) { TL_CPU_KERNEL(half_to_float)(src, dst, n); }
+inline void convert(const BFloat16* src, float* dst, int64_t n) { TL_CPU_KERNEL(bfloat16_to_float)(src, dst, n); }
+inline void convert(const float* src, Half* dst, int64_t n) { TL_CPU_KERNEL(float_to_half)(src, dst, n); }
+inline void convert(const float* src, BFloat16* dst, int64_t n) { TL_CPU_KERNEL(float_to_bfloat16)(src, dst, n); }
 
 }  // namespace tl::native::cpu

@@ -11,7 +11,10 @@
 #include <immintrin.h>
 #endif
 
+// The vector type differs per CPU capability, so each copy of the including file (Note [CPU
+// capabilities]) gets its own, under its capability's name: one definition per mangled name.
 namespace tl::native::simd {
+inline namespace CPU_CAPABILITY {
 
 #if defined(__AVX512F__)
 
@@ -192,4 +195,5 @@ inline VF horner2(VM m, VF x, const float (&a)[N], const float (&b)[N]) {
   return p;
 }
 
+}  // namespace CPU_CAPABILITY
 }  // namespace tl::native::simd

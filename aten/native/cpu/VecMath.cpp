@@ -13,7 +13,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace tl::native::vecmath {
+namespace tl::native::vecmath::CPU_CAPABILITY {
 namespace {
 
 using u64 = uint64_t;
@@ -1012,4 +1012,4 @@ template void unary<double>(Unary, const double*, double*, int64_t);
 template void binary<float>(Binary, const float*, const float*, float*, int64_t);
 template void binary<double>(Binary, const double*, const double*, double*, int64_t);
 
-}  // namespace tl::native::vecmath
+}  // namespace tl::native::vecmath::CPU_CAPABILITY

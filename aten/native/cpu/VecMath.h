@@ -14,11 +14,12 @@
 //
 // Own code rather than SLEEF: no SLEEF package installs through pip, and PyTorch's own copy
 // is compiled from source. The definitions live in one translation unit (VecMath.cpp) so
-// the stub shards that call them do not pay for them at compile time, and so that unit can
-// later be compiled once per ISA for runtime dispatch.
+// the stub shards that call them do not pay for them at compile time; that unit is compiled
+// once per CPU capability (Note [CPU capabilities]).
 #include <cstdint>
 
 #include "aten/core/Half.h"
+#include "aten/native/cpu/CpuCapability.h"
 
 namespace tl::native::vecmath {
 
@@ -28,12 +29,19 @@ enum class Unary : uint8_t {
 };
 enum class Binary : uint8_t { Atan2, Pow };
 
+TL_DECLARE_CPU_KERNEL(template <typename T> void unary(Unary f, const T* x, T* y, int64_t n))
+TL_DECLARE_CPU_KERNEL(template <typename T> void binary(Binary f, const T* a, const T* b, T* y, int64_t n))
+
 // y[i] = f(x[i]); y may alias x.
 template <typename T>
-void unary(Unary f, const T* x, T* y, int64_t n);
+inline void unary(Unary f, const T* x, T* y, int64_t n) {
+  TL_CPU_KERNEL(unary<T>)(f, x, y, n);
+}
 // y[i] = f(a[i], b[i]); y may alias a or b.
 template <typename T>
-void binary(Binary f, const T* a, const T* b, T* y, int64_t n);
+inline void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
+  TL_CPU_KERNEL(binary<T>)(f, a, b, y, n);
+}
 
 // float16 and bfloat16 (VecMathHalf.cpp): blocks converted to float, computed by the float
 // routine and rounded once on store, as PyTorch computes half types.
