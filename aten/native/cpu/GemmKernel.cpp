@@ -1,8 +1,12 @@
 // CPU GEMM (Note [CPU GEMM] in Gemm.h) and the mm/bmm CPU kernels built on it.
 #include <omp.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "aten/native/LinearAlgebra.h"
@@ -16,13 +20,22 @@ namespace tl::native {
 
 namespace {
 
+// Whether T's micro-kernel is the AVX-512 one below (its 32 registers hold a 12-row tile).
+template <typename T>
+constexpr bool kZmmKernel =
+#if defined(__AVX512F__)
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
+#else
+    false;
+#endif
+
 template <typename T>
 struct GemmCfg {
-  static constexpr int MR = 6;
+  static constexpr int MR = kZmmKernel<T> ? 12 : 6;
   static constexpr int NR = sizeof(T) >= 8 ? 16 : 32;
   // The KC x NC packed B block (512 KiB) stays in L2; MR x KC A panels stream from L2/L3.
   static constexpr int64_t KC = 256;
-  static constexpr int64_t MC = 96;  // rows per parallel tile (multiple of MR)
+  static constexpr int64_t MC = 96;  // rows per parallel tile (a multiple of both MRs)
   static constexpr int64_t NC = sizeof(T) >= 8 ? 256 : 512;  // columns per packed B block
   static constexpr int64_t NG = 4;     // NR panels per parallel tile
 };
@@ -71,9 +84,10 @@ void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T
   }
 }
 
+// The portable micro-kernel: gcc vectorises the fixed-length j loops.
 template <typename T>
-inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
-                         int mr, int nr) {
+inline void micro_kernel_generic(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C,
+                                 int64_t ldc, int mr, int nr) {
   constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR;
   T acc[MR][NR];
   for (int i = 0; i < MR; ++i)
@@ -95,6 +109,82 @@ inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict
   }
 }
 
+#if defined(__AVX512F__)
+// gcc's tuning for AVX-512 cores keeps the generic kernel in 256-bit vectors, half the FMA
+// width; this one holds the MR x NR tile in 2*MR zmm registers (NR = two vectors).
+template <typename T>
+struct Zmm;
+template <>
+struct Zmm<float> {
+  using V = __m512;
+  static V zero() { return _mm512_setzero_ps(); }
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static V bcast(float a) { return _mm512_set1_ps(a); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+};
+template <>
+struct Zmm<double> {
+  using V = __m512d;
+  static V zero() { return _mm512_setzero_pd(); }
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V bcast(double a) { return _mm512_set1_pd(a); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+};
+
+template <typename T>
+inline void micro_kernel_avx512(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C,
+                                int64_t ldc, int mr, int nr) {
+  using Z = Zmm<T>;
+  constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR, W = NR / 2;
+  static_assert(W * sizeof(T) == 64, "NR must be two zmm vectors");
+  typename Z::V acc[MR][2];
+#pragma GCC unroll 16
+  for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = Z::zero();
+  for (int64_t p = 0; p < kc; ++p) {
+    const typename Z::V b0 = Z::load(Bp + p * NR), b1 = Z::load(Bp + p * NR + W);
+    const T* a = Ap + p * MR;
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      const typename Z::V ai = Z::bcast(a[i]);
+      acc[i][0] = Z::fma(ai, b0, acc[i][0]);
+      acc[i][1] = Z::fma(ai, b1, acc[i][1]);
+    }
+  }
+  if (mr == MR && nr == NR) {
+#pragma GCC unroll 16
+    for (int i = 0; i < MR; ++i) {
+      Z::store(C + i * ldc, Z::add(Z::load(C + i * ldc), acc[i][0]));
+      Z::store(C + i * ldc + W, Z::add(Z::load(C + i * ldc + W), acc[i][1]));
+    }
+  } else {  // an edge tile: spill the tile and add its valid part
+    alignas(64) T tile[MR][NR];
+    for (int i = 0; i < MR; ++i) {
+      Z::store(tile[i], acc[i][0]);
+      Z::store(tile[i] + W, acc[i][1]);
+    }
+    for (int i = 0; i < mr; ++i)
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] += tile[i][j];
+  }
+}
+#endif
+
+// C (mr x nr of an MR x NR tile) += packed A panel @ packed B panel over kc.
+template <typename T>
+inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
+                         int mr, int nr) {
+#if defined(__AVX512F__)
+  if constexpr (kZmmKernel<T>) {
+    micro_kernel_avx512<T>(kc, Ap, Bp, C, ldc, mr, nr);
+    return;
+  }
+#endif
+  micro_kernel_generic<T>(kc, Ap, Bp, C, ldc, mr, nr);
+}
+
 // Tiny products (a few thousand multiply-adds): packing panels costs more than it saves, so
 // accumulate rows of C directly; the inner loop runs along a row of B and vectorises when B's
 // rows are contiguous.
@@ -112,6 +202,33 @@ void gemm_small(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_
       } else {
         for (int64_t j = 0; j < n; ++j) c[j] += a * b[j * sb1];
       }
+    }
+  }
+}
+
+// Packs columns [j0, j0 + NR) of B's rows [pc, pc + kc) into the NR-wide panel dst (zero padded).
+template <typename T>
+void pack_b_panel(const T* B, int64_t sb0, int64_t sb1, int64_t n, int64_t pc, int64_t kc, int64_t j0, T* dst) {
+  constexpr int NR = GemmCfg<T>::NR;
+  const int64_t w = std::min<int64_t>(NR, n - j0);
+  if (sb0 == 1 && sb1 != 1) {  // column-major B (a transposed weight): read each column contiguously
+    for (int64_t j = 0; j < w; ++j) {
+      const T* src = B + pc + (j0 + j) * sb1;
+      for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[p];
+    }
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t j = w; j < NR; ++j) dst[p * NR + j] = T(0);
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    const T* src = B + (pc + p) * sb0 + j0 * sb1;
+    T* d = dst + p * NR;
+    if (sb1 == 1 && w == NR) {
+      for (int j = 0; j < NR; ++j) d[j] = src[j];
+    } else {
+      int j = 0;
+      for (; j < w; ++j) d[j] = src[j * sb1];
+      for (; j < NR; ++j) d[j] = T(0);
     }
   }
 }
@@ -140,23 +257,14 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
       T* Ap = Apack.data();
       const int64_t row_tiles = (m + Cfg::MC - 1) / Cfg::MC;
       const int64_t col_tiles = (n_panels + Cfg::NG - 1) / Cfg::NG;
+      // With one row tile each B panel serves one tile only: the thread computing the tile packs
+      // it (splitting the packing over N too, with no barrier between packing and use).
+      const bool pack_in_tile = row_tiles == 1;
 #pragma omp parallel if (par)
       {
+        if (!pack_in_tile) {
 #pragma omp for schedule(static)
-        for (int64_t jp = 0; jp < n_panels; ++jp) {  // pack B: panel jp holds columns jc+jp*NR ..
-          T* dst = Bp + jp * NR * kc;
-          const int64_t j0 = jc + jp * NR, w = std::min<int64_t>(NR, n - j0);
-          for (int64_t p = 0; p < kc; ++p) {
-            const T* src = B + (pc + p) * sb0 + j0 * sb1;
-            T* d = dst + p * NR;
-            if (sb1 == 1 && w == NR) {
-              for (int j = 0; j < NR; ++j) d[j] = src[j];
-            } else {
-              int j = 0;
-              for (; j < w; ++j) d[j] = src[j * sb1];
-              for (; j < NR; ++j) d[j] = T(0);
-            }
-          }
+          for (int64_t jp = 0; jp < n_panels; ++jp) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + jp * NR, Bp + jp * NR * kc);
         }
 #pragma omp for schedule(static)
         for (int64_t ip = 0; ip < m_panels; ++ip) {  // pack A: panel ip holds rows ip*MR ..
@@ -175,6 +283,8 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
           for (int64_t ct = 0; ct < col_tiles; ++ct) {
             const int64_t ip0 = rt * (Cfg::MC / MR), ip1 = std::min(m_panels, ip0 + Cfg::MC / MR);
             const int64_t jp0 = ct * Cfg::NG, jp1 = std::min(n_panels, jp0 + Cfg::NG);
+            if (pack_in_tile)
+              for (int64_t jp = jp0; jp < jp1; ++jp) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + jp * NR, Bp + jp * NR * kc);
             for (int64_t jp = jp0; jp < jp1; ++jp) {
               const int64_t j0 = jp * NR;
               const int nr = static_cast<int>(std::min<int64_t>(NR, nc - j0));
