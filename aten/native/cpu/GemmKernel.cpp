@@ -1,6 +1,6 @@
 // CPU GEMM (Note [CPU GEMM] in Gemm.h) and the mm/bmm CPU kernels built on it.
 #include <omp.h>
-#if defined(__AVX512F__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
@@ -86,14 +86,14 @@ void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T
 
 // The portable micro-kernel: gcc vectorises the fixed-length j loops.
 template <typename T>
-inline void micro_kernel_generic(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C,
-                                 int64_t ldc, int mr, int nr) {
+inline void micro_kernel_generic(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, int64_t ldb, T* __restrict C,
+                                 int64_t ldc, int mr, int nr, bool add) {
   constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR;
   T acc[MR][NR];
   for (int i = 0; i < MR; ++i)
     for (int j = 0; j < NR; ++j) acc[i][j] = T(0);
   for (int64_t p = 0; p < kc; ++p) {
-    const T* __restrict b = Bp + p * NR;
+    const T* __restrict b = Bp + p * ldb;
     const T* __restrict a = Ap + p * MR;
     for (int i = 0; i < MR; ++i) {
       const T ai = a[i];
@@ -102,10 +102,10 @@ inline void micro_kernel_generic(int64_t kc, const T* __restrict Ap, const T* __
   }
   if (mr == MR && nr == NR) {
     for (int i = 0; i < MR; ++i)
-      for (int j = 0; j < NR; ++j) C[i * ldc + j] += acc[i][j];
+      for (int j = 0; j < NR; ++j) C[i * ldc + j] = add ? C[i * ldc + j] + acc[i][j] : acc[i][j];
   } else {
     for (int i = 0; i < mr; ++i)
-      for (int j = 0; j < nr; ++j) C[i * ldc + j] += acc[i][j];
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] = add ? C[i * ldc + j] + acc[i][j] : acc[i][j];
   }
 }
 
@@ -135,54 +135,71 @@ struct Zmm<double> {
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
 };
 
-template <typename T>
-inline void micro_kernel_avx512(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C,
-                                int64_t ldc, int mr, int nr) {
+// Computes the tile's first R rows (R = MR, or fewer for the last row panel, so that m = 64
+// does not spend a third of its last panel's time on zero rows).
+template <typename T, int R>
+inline void micro_kernel_avx512(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, int64_t ldb, T* __restrict C,
+                                int64_t ldc, int mr, int nr, bool add) {
   using Z = Zmm<T>;
   constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR, W = NR / 2;
   static_assert(W * sizeof(T) == 64, "NR must be two zmm vectors");
-  typename Z::V acc[MR][2];
+  typename Z::V acc[R][2];
 #pragma GCC unroll 16
-  for (int i = 0; i < MR; ++i) acc[i][0] = acc[i][1] = Z::zero();
+  for (int i = 0; i < R; ++i) acc[i][0] = acc[i][1] = Z::zero();
   for (int64_t p = 0; p < kc; ++p) {
-    const typename Z::V b0 = Z::load(Bp + p * NR), b1 = Z::load(Bp + p * NR + W);
+    const typename Z::V b0 = Z::load(Bp + p * ldb), b1 = Z::load(Bp + p * ldb + W);
     const T* a = Ap + p * MR;
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
+    for (int i = 0; i < R; ++i) {
       const typename Z::V ai = Z::bcast(a[i]);
       acc[i][0] = Z::fma(ai, b0, acc[i][0]);
       acc[i][1] = Z::fma(ai, b1, acc[i][1]);
     }
   }
-  if (mr == MR && nr == NR) {
+  if (mr == R && nr == NR) {
+    if (add) {
 #pragma GCC unroll 16
-    for (int i = 0; i < MR; ++i) {
-      Z::store(C + i * ldc, Z::add(Z::load(C + i * ldc), acc[i][0]));
-      Z::store(C + i * ldc + W, Z::add(Z::load(C + i * ldc + W), acc[i][1]));
+      for (int i = 0; i < R; ++i) {
+        acc[i][0] = Z::add(Z::load(C + i * ldc), acc[i][0]);
+        acc[i][1] = Z::add(Z::load(C + i * ldc + W), acc[i][1]);
+      }
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      Z::store(C + i * ldc, acc[i][0]);
+      Z::store(C + i * ldc + W, acc[i][1]);
     }
   } else {  // an edge tile: spill the tile and add its valid part
-    alignas(64) T tile[MR][NR];
-    for (int i = 0; i < MR; ++i) {
+    alignas(64) T tile[R][NR];
+    for (int i = 0; i < R; ++i) {
       Z::store(tile[i], acc[i][0]);
       Z::store(tile[i] + W, acc[i][1]);
     }
     for (int i = 0; i < mr; ++i)
-      for (int j = 0; j < nr; ++j) C[i * ldc + j] += tile[i][j];
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] = add ? C[i * ldc + j] + tile[i][j] : tile[i][j];
   }
 }
 #endif
 
-// C (mr x nr of an MR x NR tile) += packed A panel @ packed B panel over kc.
+// C (mr x nr of an MR x NR tile) = packed A panel @ B panel over kc, added to C's values when
+// `add` (every depth block after the first), so that C needs no zeroing pass. The B panel's rows
+// are NR wide, ldb apart (NR when packed).
 template <typename T>
-inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
-                         int mr, int nr) {
+inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, int64_t ldb, T* __restrict C,
+                         int64_t ldc, int mr, int nr, bool add) {
 #if defined(__AVX512F__)
   if constexpr (kZmmKernel<T>) {
-    micro_kernel_avx512<T>(kc, Ap, Bp, C, ldc, mr, nr);
+    static_assert(GemmCfg<T>::MR == 12, "the row counts below assume a 12-row tile");
+    if (mr > 8)
+      micro_kernel_avx512<T, 12>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
+    else if (mr > 4)
+      micro_kernel_avx512<T, 8>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
+    else
+      micro_kernel_avx512<T, 4>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
     return;
   }
 #endif
-  micro_kernel_generic<T>(kc, Ap, Bp, C, ldc, mr, nr);
+  micro_kernel_generic<T>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
 }
 
 // Tiny products (a few thousand multiply-adds): packing panels costs more than it saves, so
@@ -233,13 +250,51 @@ void pack_b_panel(const T* B, int64_t sb0, int64_t sb1, int64_t n, int64_t pc, i
   }
 }
 
+// Packs rows [i0, i0 + MR) of A's columns [pc, pc + kc) into the MR-tall panel dst (zero padded).
+template <typename T>
+void pack_a_panel(const T* A, int64_t sa0, int64_t sa1, int64_t m, int64_t pc, int64_t kc, int64_t i0, T* dst) {
+  constexpr int MR = GemmCfg<T>::MR;
+  const int64_t h = std::min<int64_t>(MR, m - i0);
+  int64_t p = 0;
+#if defined(__SSE2__)
+  // Row-major float A (a weight, or the left operand of most products): 4x4 register transposes
+  // instead of one scalar load and store per element, which cost half the multiply time when N
+  // is small.
+  if constexpr (std::is_same_v<T, float> && MR % 4 == 0) {
+    if (sa1 == 1 && h == MR) {
+      for (; p + 4 <= kc; p += 4)
+        for (int i = 0; i < MR; i += 4) {
+          const float* s = A + (i0 + i) * sa0 + pc + p;
+          __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + sa0), r2 = _mm_loadu_ps(s + 2 * sa0),
+                 r3 = _mm_loadu_ps(s + 3 * sa0);
+          _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+          float* d = dst + p * MR + i;
+          _mm_storeu_ps(d, r0);
+          _mm_storeu_ps(d + MR, r1);
+          _mm_storeu_ps(d + 2 * MR, r2);
+          _mm_storeu_ps(d + 3 * MR, r3);
+        }
+    }
+  }
+#endif
+  for (; p < kc; ++p) {
+    T* d = dst + p * MR;
+    const T* src = A + i0 * sa0 + (pc + p) * sa1;
+    int i = 0;
+    for (; i < h; ++i) d[i] = src[i * sa0];
+    for (; i < MR; ++i) d[i] = T(0);
+  }
+}
+
 template <typename T>
 void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
                   int64_t sb1, T* C, bool parallel) {
   using Cfg = GemmCfg<T>;
   constexpr int MR = Cfg::MR, NR = Cfg::NR;
-  std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
-  if (k == 0) return;
+  if (k == 0) {
+    std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
+    return;
+  }
   const bool par = parallel && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
   const int64_t m_panels = (m + MR - 1) / MR;
   // Packing buffers are reused across calls (bmm calls this once per matrix), per thread.
@@ -260,6 +315,9 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
       // With one row tile each B panel serves one tile only: the thread computing the tile packs
       // it (splitting the packing over N too, with no barrier between packing and use).
       const bool pack_in_tile = row_tiles == 1;
+      // There, too, a full-width panel of row-major B is read in place: it serves a few row
+      // panels only, and copying it costs about as much as using it.
+      const bool b_in_place = pack_in_tile && sb1 == 1;
 #pragma omp parallel if (par)
       {
         if (!pack_in_tile) {
@@ -267,31 +325,23 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
           for (int64_t jp = 0; jp < n_panels; ++jp) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + jp * NR, Bp + jp * NR * kc);
         }
 #pragma omp for schedule(static)
-        for (int64_t ip = 0; ip < m_panels; ++ip) {  // pack A: panel ip holds rows ip*MR ..
-          T* dst = Ap + ip * MR * kc;
-          const int64_t i0 = ip * MR, h = std::min<int64_t>(MR, m - i0);
-          for (int64_t p = 0; p < kc; ++p) {
-            T* d = dst + p * MR;
-            const T* src = A + i0 * sa0 + (pc + p) * sa1;
-            int i = 0;
-            for (; i < h; ++i) d[i] = src[i * sa0];
-            for (; i < MR; ++i) d[i] = T(0);
-          }
-        }
+        for (int64_t ip = 0; ip < m_panels; ++ip) pack_a_panel(A, sa0, sa1, m, pc, kc, ip * MR, Ap + ip * MR * kc);
 #pragma omp for schedule(static) collapse(2)
         for (int64_t rt = 0; rt < row_tiles; ++rt) {
           for (int64_t ct = 0; ct < col_tiles; ++ct) {
             const int64_t ip0 = rt * (Cfg::MC / MR), ip1 = std::min(m_panels, ip0 + Cfg::MC / MR);
             const int64_t jp0 = ct * Cfg::NG, jp1 = std::min(n_panels, jp0 + Cfg::NG);
-            if (pack_in_tile)
-              for (int64_t jp = jp0; jp < jp1; ++jp) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + jp * NR, Bp + jp * NR * kc);
             for (int64_t jp = jp0; jp < jp1; ++jp) {
               const int64_t j0 = jp * NR;
               const int nr = static_cast<int>(std::min<int64_t>(NR, nc - j0));
+              const bool in_place = b_in_place && nr == NR;
+              if (pack_in_tile && !in_place) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + j0, Bp + jp * NR * kc);
+              const T* bp = in_place ? B + pc * sb0 + jc + j0 : Bp + jp * NR * kc;
+              const int64_t ldb = in_place ? sb0 : NR;
               for (int64_t ip = ip0; ip < ip1; ++ip) {
                 const int64_t i0 = ip * MR;
                 const int mr = static_cast<int>(std::min<int64_t>(MR, m - i0));
-                micro_kernel<T>(kc, Ap + ip * MR * kc, Bp + jp * NR * kc, C + i0 * n + jc + j0, n, mr, nr);
+                micro_kernel<T>(kc, Ap + ip * MR * kc, bp, ldb, C + i0 * n + jc + j0, n, mr, nr, pc > 0);
               }
             }
           }
