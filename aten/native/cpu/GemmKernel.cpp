@@ -316,8 +316,11 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
       // it (splitting the packing over N too, with no barrier between packing and use).
       const bool pack_in_tile = row_tiles == 1;
       // There, too, a full-width panel of row-major B is read in place: it serves a few row
-      // panels only, and copying it costs about as much as using it.
-      const bool b_in_place = pack_in_tile && sb1 == 1;
+      // panels only, and copying it costs about as much as using it. Unless its rows are a
+      // multiple of 4 KiB apart, which maps them all to the same L1 sets: then only a panel
+      // that serves up to 3 row panels is.
+      const bool b_in_place =
+          pack_in_tile && sb1 == 1 && (m_panels <= 3 || (sb0 * static_cast<int64_t>(sizeof(T))) % 4096 != 0);
 #pragma omp parallel if (par)
       {
         if (!pack_in_tile) {
@@ -372,6 +375,18 @@ void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, 
         gemv<T>(n, k, b, sb1, sb0, a, sa1, c, parallel);
       } else if (m * n * k <= 16 * 16 * 16) {
         gemm_small<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c);
+      } else if (n < GemmCfg<T>::NR && m >= 4 * GemmCfg<T>::NR && sa0 == 1 && sa1 != 1) {
+        // Fewer columns than one B panel, and a column-major A (a transposed weight): most of
+        // each micro-kernel call would be zero padding, and packing A column by column is slow.
+        // C^T = B^T A^T has the short side as its rows and A^T as a row-major right operand; it
+        // is computed aside and transposed into C.
+        thread_local std::vector<T> ct;
+        if (ct.size() < static_cast<size_t>(m * n)) ct.resize(static_cast<size_t>(m * n));
+        gemm_blocked<T>(n, m, k, b, sb1, sb0, a, sa1, sa0, ct.data(), parallel);
+        constexpr int64_t kTile = 64;
+        for (int64_t i0 = 0; i0 < m; i0 += kTile)
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = i0; i < std::min(m, i0 + kTile); ++i) c[i * n + j] = ct[j * m + i];
       } else {
         gemm_blocked<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c, parallel);
       }
