@@ -59,71 +59,77 @@ inline TapRows tap_rows(const ConvGeom& g, int64_t kd, int64_t kh, int64_t kw) {
   return t;
 }
 
+// Every kernel tap's TapRows, in weight order (computed once per call: small planes would
+// otherwise spend more time in its divisions than in the multiply-adds).
+std::vector<TapRows> all_taps(const ConvGeom& g) {
+  std::vector<TapRows> taps;
+  for (int64_t kd = 0; kd < g.k[0]; ++kd)
+    for (int64_t kh = 0; kh < g.k[1]; ++kh)
+      for (int64_t kw = 0; kw < g.k[2]; ++kw) taps.push_back(tap_rows(g, kd, kh, kw));
+  return taps;
+}
+
 // x: Cg x D x H x W of one sample and group -> col (Cg*KD*KH*KW x OD*OH*OW; rows ld apart).
 template <typename T>
-void im2col(const ConvGeom& g, int64_t Cg, const T* x, T* col, int64_t ld) {
+void im2col(const ConvGeom& g, const std::vector<TapRows>& taps, int64_t Cg, const T* x, T* col, int64_t ld) {
   const int64_t L = g.out_numel(), OW = g.out[2], OHW = g.out[1] * g.out[2];
   const int64_t H = g.in[1], W = g.in[2], sw = g.stride[2];
   T* row = col;
   for (int64_t c = 0; c < Cg; ++c) {
     const T* xc = x + c * g.in_numel();
-    for (int64_t kd = 0; kd < g.k[0]; ++kd)
-      for (int64_t kh = 0; kh < g.k[1]; ++kh)
-        for (int64_t kw = 0; kw < g.k[2]; ++kw, row += ld) {
-          const TapRows t = tap_rows(g, kd, kh, kw);
-          if (t.od0 == t.od1 || t.oh0 == t.oh1) {
-            std::fill(row, row + L, T(0));
-            continue;
+    for (size_t tap = 0; tap < taps.size(); ++tap, row += ld) {
+      const TapRows& t = taps[tap];
+      if (t.od0 == t.od1 || t.oh0 == t.oh1) {
+        std::fill(row, row + L, T(0));
+        continue;
+      }
+      std::fill(row, row + t.od0 * OHW, T(0));
+      for (int64_t od = t.od0; od < t.od1; ++od) {
+        T* plane = row + od * OHW;
+        const T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
+        std::fill(plane, plane + t.oh0 * OW, T(0));
+        for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
+          T* r = plane + oh * OW;
+          const T* xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
+          std::fill(r, r + t.ow0, T(0));
+          if (sw == 1) {
+            std::memcpy(r + t.ow0, xr + t.ow0, sizeof(T) * static_cast<size_t>(t.ow1 - t.ow0));
+          } else {
+            for (int64_t ow = t.ow0; ow < t.ow1; ++ow) r[ow] = xr[ow * sw];
           }
-          std::fill(row, row + t.od0 * OHW, T(0));
-          for (int64_t od = t.od0; od < t.od1; ++od) {
-            T* plane = row + od * OHW;
-            const T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
-            std::fill(plane, plane + t.oh0 * OW, T(0));
-            for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
-              T* r = plane + oh * OW;
-              const T* xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
-              std::fill(r, r + t.ow0, T(0));
-              if (sw == 1) {
-                std::memcpy(r + t.ow0, xr + t.ow0, sizeof(T) * static_cast<size_t>(t.ow1 - t.ow0));
-              } else {
-                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) r[ow] = xr[ow * sw];
-              }
-              std::fill(r + t.ow1, r + OW, T(0));
-            }
-            std::fill(plane + t.oh1 * OW, plane + OHW, T(0));
-          }
-          std::fill(row + t.od1 * OHW, row + L, T(0));
+          std::fill(r + t.ow1, r + OW, T(0));
         }
+        std::fill(plane + t.oh1 * OW, plane + OHW, T(0));
+      }
+      std::fill(row + t.od1 * OHW, row + L, T(0));
+    }
   }
 }
 
 // The adjoint of im2col: x (Cg x D x H x W, zeroed by the caller) += each col entry at its element.
 template <typename T>
-void col2im(const ConvGeom& g, int64_t Cg, const T* col, int64_t ld, T* x) {
+void col2im(const ConvGeom& g, const std::vector<TapRows>& taps, int64_t Cg, const T* col, int64_t ld, T* x) {
   const int64_t OW = g.out[2], OHW = g.out[1] * g.out[2];
   const int64_t H = g.in[1], W = g.in[2], sw = g.stride[2];
   const T* row = col;
   for (int64_t c = 0; c < Cg; ++c) {
     T* xc = x + c * g.in_numel();
-    for (int64_t kd = 0; kd < g.k[0]; ++kd)
-      for (int64_t kh = 0; kh < g.k[1]; ++kh)
-        for (int64_t kw = 0; kw < g.k[2]; ++kw, row += ld) {
-          const TapRows t = tap_rows(g, kd, kh, kw);
-          for (int64_t od = t.od0; od < t.od1; ++od) {
-            const T* plane = row + od * OHW;
-            T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
-            for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
-              const T* __restrict r = plane + oh * OW;
-              T* __restrict xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
-              if (sw == 1) {
-                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow] += r[ow];
-              } else {
-                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow * sw] += r[ow];
-              }
-            }
+    for (size_t tap = 0; tap < taps.size(); ++tap, row += ld) {
+      const TapRows& t = taps[tap];
+      for (int64_t od = t.od0; od < t.od1; ++od) {
+        const T* plane = row + od * OHW;
+        T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
+        for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
+          const T* __restrict r = plane + oh * OW;
+          T* __restrict xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
+          if (sw == 1) {
+            for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow] += r[ow];
+          } else {
+            for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow * sw] += r[ow];
           }
         }
+      }
+    }
   }
 }
 
@@ -187,16 +193,6 @@ void add_bias(T* y, const T* bias, int64_t channels, int64_t L) {
 }
 
 bool is_depthwise(const ConvGeom& g) { return g.groups > 1 && g.C == g.groups; }
-
-// Every kernel tap's TapRows, in weight order (computed once per call: small planes would
-// otherwise spend more time in its divisions than in the multiply-adds).
-std::vector<TapRows> all_taps(const ConvGeom& g) {
-  std::vector<TapRows> taps;
-  for (int64_t kd = 0; kd < g.k[0]; ++kd)
-    for (int64_t kh = 0; kh < g.k[1]; ++kh)
-      for (int64_t kw = 0; kw < g.k[2]; ++kw) taps.push_back(tap_rows(g, kd, kh, kw));
-  return taps;
-}
 
 // Calls f(tap, y_offset, x_offset, ow0, ow1) for every output row that kernel tap meets inside the
 // input: along it, y[y_offset + ow] meets x[x_offset + ow * stride_w] for ow in [ow0, ow1).
@@ -305,6 +301,7 @@ void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const SampleChunks ch = sample_chunks(g);
   const bool direct = ch.nb == 1 && is_pointwise(g);
+  const std::vector<TapRows> taps = all_taps(g);
   const ScalarType dt = CppToScalarType<T>::value;
 #pragma omp parallel for schedule(static) if (ch.parallel)
   for (int64_t c = 0; c < ch.count; ++c) {
@@ -321,7 +318,7 @@ void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
       T* yg = y + (n0 * g.O + grp * Og) * L;
       if (!direct) {
 #pragma omp parallel for schedule(static) if (inner_par)
-        for (int64_t s = 0; s < nb; ++s) im2col<T>(g, Cg, xg + s * g.C * HW, col + s * L, ld);
+        for (int64_t s = 0; s < nb; ++s) im2col<T>(g, taps, Cg, xg + s * g.C * HW, col + s * L, ld);
       }
       gemm_cpu(dt, Og, cols, CgK, w + grp * Og * CgK, CgK, 1, direct ? xg : col, direct ? cols : ld, 1,
                nb == 1 ? yg : yc, !ch.parallel);
@@ -338,6 +335,7 @@ void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bi
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const SampleChunks ch = sample_chunks(g);
   const bool direct = ch.nb == 1 && is_pointwise(g);
+  const std::vector<TapRows> taps = all_taps(g);
   const ScalarType dt = CppToScalarType<T>::value;
 #pragma omp parallel for schedule(static) if (ch.parallel)
   for (int64_t c = 0; c < ch.count; ++c) {
@@ -357,7 +355,7 @@ void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bi
                !ch.parallel);
       if (!direct) {
 #pragma omp parallel for schedule(static) if (inner_par)
-        for (int64_t s = 0; s < nb; ++s) col2im<T>(g, Cg, col + s * L, cols, gxg + s * g.C * HW);
+        for (int64_t s = 0; s < nb; ++s) col2im<T>(g, taps, Cg, col + s * L, cols, gxg + s * g.C * HW);
       }
     }
     for (int64_t s = 0; bias && s < nb; ++s) add_bias(gxn + s * g.C * HW, bias, g.C, HW);
@@ -374,6 +372,7 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
   const SampleChunks ch = sample_chunks(g);
   const bool direct = ch.nb == 1 && is_pointwise(g);
+  const std::vector<TapRows> taps = all_taps(g);
   const ScalarType dt = CppToScalarType<T>::value;
   std::fill(gw, gw + wsize, T(0));
   const int nthreads = ch.parallel ? omp_get_max_threads() : 1;
@@ -396,7 +395,7 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
         const T* gyg = gy + (n0 * g.O + grp * Og) * L;
         if (!direct) {
 #pragma omp parallel for schedule(static) if (inner_par)
-          for (int64_t s = 0; s < nb; ++s) im2col<T>(g, Cg, xg + s * g.C * HW, col + s * L, cols);
+          for (int64_t s = 0; s < nb; ++s) im2col<T>(g, taps, Cg, xg + s * g.C * HW, col + s * L, cols);
         }
         if (nb > 1) gather_chunk(gyg, g.O * L, nb, Og, L, gyc, inner_par);
         const T* colg = direct ? xg : col;
