@@ -362,8 +362,10 @@ void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bi
   }
 }
 
-// Up to this many y-side channels per group, Bw's GEMM takes them as its N (see below).
-constexpr int64_t kSmallOg = 128;
+// Whether Bw's GEMM takes the y-side channels as its N (see below): the operand packed column
+// by column (slow) is then gy^T, not col^T, which pays when it is the smaller one; up to 128
+// channels, where the transposed sum of the product costs less than that saves.
+bool weight_grad_og_as_n(int64_t Og, int64_t CgK) { return Og <= 128 && Og < CgK; }
 
 template <typename T>
 void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
@@ -371,7 +373,7 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
   const SampleChunks ch = sample_chunks(g);
-  const bool direct = ch.nb == 1 && is_pointwise(g);
+  const bool direct = ch.nb == 1 && is_pointwise(g), og_as_n = weight_grad_og_as_n(Og, CgK);
   const std::vector<TapRows> taps = all_taps(g);
   const ScalarType dt = CppToScalarType<T>::value;
   std::fill(gw, gw + wsize, T(0));
@@ -389,7 +391,7 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
       const bool inner_par = !ch.parallel && nb > 1;
       T* col = direct ? nullptr : scratch(colbuf, CgK * cols);
       T* gyc = nb == 1 ? nullptr : scratch(gybuf, Og * cols);
-      T* prod = Og > kSmallOg && ch.count == 1 ? nullptr : scratch(prodbuf, CgK * Og);
+      T* prod = !og_as_n && ch.count == 1 ? nullptr : scratch(prodbuf, CgK * Og);
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         const T* xg = x + (n0 * g.C + grp * Cg) * HW;
         const T* gyg = gy + (n0 * g.O + grp * Og) * L;
@@ -401,9 +403,9 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
         const T* colg = direct ? xg : col;
         const T* gyn = nb == 1 ? gyg : gyc;
         T* a = acc + grp * Og * CgK;
-        if (Og <= kSmallOg) {
-          // prod (CgK x Og) = col (CgK x nb*L) @ gy_g^T: a small Og as the GEMM's N keeps the big
-          // column matrix the left operand, which packs fast; added back transposed, in tiles.
+        if (og_as_n) {
+          // prod (CgK x Og) = col (CgK x nb*L) @ gy_g^T: the bigger column matrix is the left
+          // operand, which packs fast; added back transposed, in tiles.
           gemm_cpu(dt, CgK, Og, cols, colg, cols, 1, gyn, 1, cols, prod, !ch.parallel);
           constexpr int64_t kTile = 32;
           for (int64_t i0 = 0; i0 < CgK; i0 += kTile)
