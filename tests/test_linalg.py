@@ -58,12 +58,13 @@ def test_mm_large_blocks():
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
 def test_mm_tile_edges_and_weight_layout(dtype, threads):
-    # Row counts around the micro-kernel's tile height (6 or 12) and one parallel tile (96 rows:
-    # below it each thread packs its own B panels); B column-major as in x @ W.T.
+    # Row counts around the micro-kernel's tile height (6 or 12; a last panel of 1, 8 or 4 rows)
+    # and one parallel tile (96 rows: below it each thread packs its own B panels, or reads them
+    # in place); B column-major as in x @ W.T, and row-major.
     before = tl.get_num_threads()
     tl.set_num_threads(threads)
     try:
-        for m, k, n in [(13, 300, 1030), (64, 257, 100), (97, 40, 65)]:
+        for m, k, n in [(13, 300, 1030), (20, 64, 70), (64, 257, 100), (97, 40, 65)]:
             a = random_array((m, k), dtype)
             b = random_array((n, k), dtype)
             assert_close(make(a) @ make(b).t(), ref_matmul(a, b.T), **tol(dtype, k))
