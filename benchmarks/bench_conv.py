@@ -1,9 +1,12 @@
 """Convolution, pooling, padding and upsampling: torchlite vs PyTorch side by side, float32.
 
-    python benchmarks/bench_conv.py [--threads 1] [--repeats 5] [--quick] [--blocks]
+    python benchmarks/bench_conv.py [--threads 1] [--repeats 5] [--quick]
+                                    [--blocks | --resnet] [--batches 1,32]
 
---blocks times conv2d alone (with bias) on the layer shapes of ResNet, VGG and MobileNet blocks
-(3x3, 1x1, depthwise, strided) at batch 1 and 32 instead of the default cases.
+--blocks times conv2d alone (with bias) on the layer shapes of ResNet-18, VGG-11 and MobileNet
+blocks for CIFAR-sized inputs (3x3, 1x1, depthwise, strided) at each of --batches instead of the
+default cases. --resnet times one training step (forward, cross-entropy, backward, SGD) of a
+ResNet-18 for 32x32 inputs at each of --batches.
 
 Each case runs the same call on both libraries in alternation (see bench_ops.py for why);
 the table reports median milliseconds and the ratio torchlite / torch (lower is better).
@@ -89,24 +92,30 @@ def cases(quick: bool):
     ]
 
 
-def block_cases():
-    """conv2d on CNN block shapes: (name, arrays, fn, backward) at batch 1 and 32, forward and fwd+bwd."""
+def block_cases(batches):
+    """conv2d on CNN block shapes: (name, arrays, fn, backward) per batch, forward and fwd+bwd."""
     rng = np.random.default_rng(0)
     r = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
     # (label, C_in, size, C_out, kernel, stride, padding, groups)
     shapes = [
         ("ResNet 3x3", 64, 32, 64, 3, 1, 1, 1),
+        ("ResNet 3x3", 128, 16, 128, 3, 1, 1, 1),
+        ("ResNet 3x3", 256, 8, 256, 3, 1, 1, 1),
+        ("ResNet 3x3", 512, 4, 512, 3, 1, 1, 1),
         ("ResNet 3x3 s2", 64, 32, 128, 3, 2, 1, 1),
-        ("ResNet 3x3 deep", 256, 8, 256, 3, 1, 1, 1),
+        ("ResNet 3x3 s2", 256, 8, 512, 3, 2, 1, 1),
         ("ResNet 1x1 s2 shortcut", 64, 32, 128, 1, 2, 0, 1),
+        ("ResNet 1x1 s2 shortcut", 256, 8, 512, 1, 2, 0, 1),
         ("VGG 3x3 stem", 3, 32, 64, 3, 1, 1, 1),
+        ("VGG 3x3", 64, 16, 128, 3, 1, 1, 1),
+        ("VGG 3x3", 256, 4, 512, 3, 1, 1, 1),
         ("MobileNet 1x1 expand", 32, 16, 192, 1, 1, 0, 1),
         ("MobileNet 1x1 project", 192, 16, 32, 1, 1, 0, 1),
         ("MobileNet depthwise 3x3", 192, 16, 192, 3, 1, 1, 192),
         ("MobileNet depthwise 3x3 s2", 144, 32, 144, 3, 2, 1, 144),
     ]
     out = []
-    for batch in (1, 32):
+    for batch in batches:
         for label, c, size, o, k, s, p, g in shapes:
             arrays = (r(batch, c, size, size), r(o, c // g, k, k), r(o))
             fn = lambda lib, x, w, b, s=s, p=p, g=g: lib.nn.functional.conv2d(x, w, b, s, p, 1, g)  # noqa: E731
@@ -115,13 +124,61 @@ def block_cases():
     return out
 
 
+def resnet18(lib, num_classes=10):
+    """ResNet-18 for 32x32 inputs (3x3 stem, no max-pool), built from lib.nn."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self, c_in, c_out, stride):
+            super().__init__()
+            self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(c_out)
+            self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(c_out)
+            self.shortcut = nn.Sequential()
+            if stride != 1 or c_in != c_out:
+                self.shortcut = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out))
+
+        def forward(self, x):
+            y = lib.relu(self.bn1(self.conv1(x)))
+            return lib.relu(self.bn2(self.conv2(y)) + self.shortcut(x))
+
+    layers = [nn.Conv2d(3, 64, 3, 1, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU()]
+    c_in = 64
+    for c_out, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+        layers += [Block(c_in, c_out, stride), Block(c_out, c_out, 1)]
+        c_in = c_out
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, num_classes)]
+    return nn.Sequential(*layers)
+
+
+def resnet_step(lib, batch):
+    """A zero-argument training step of ResNet-18 on a fixed random batch."""
+    lib.manual_seed(0)
+    model = resnet18(lib)
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((batch, 3, 32, 32)).astype(np.float32)
+    t = rng.integers(0, 10, batch)
+    x, t = (lib.tensor(x), lib.tensor(t)) if lib.__name__ == "torchlite" else (lib.from_numpy(x), lib.from_numpy(t))
+
+    def step():
+        opt.zero_grad()
+        lib.nn.functional.cross_entropy(model(x), t).backward()
+        opt.step()
+    return step
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--quick", action="store_true", help="smaller batches, fewer iterations")
     p.add_argument("--blocks", action="store_true", help="conv2d on CNN block shapes instead")
+    p.add_argument("--resnet", action="store_true", help="ResNet-18 training steps instead")
+    p.add_argument("--batches", default="1,32", help="batch sizes for --blocks and --resnet")
     args = p.parse_args()
+    batches = [int(b) for b in args.batches.split(",")]
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
     import torchlite as tl
 
@@ -134,11 +191,19 @@ def main() -> None:
     widths = [48, 10, 12, 11, 10]
     print(fmt_row(["case", "pass", "torchlite", "torch", "ratio"], widths))
     number = 2 if args.quick else 5
-    for name, arrays, fn, backward in (block_cases() if args.blocks else cases(args.quick)):
-        fns = {lib.__name__: _runner(lib, fn, arrays, backward) for lib in (tl, torch)}
+    # Generators: each case's inputs exist only while it runs (batch-128 cases are large).
+    if args.resnet:
+        runs = ((f"ResNet-18 CIFAR step batch {b}", "train", {lib.__name__: resnet_step(lib, b) for lib in (tl, torch)})
+                for b in batches)
+        number = 1
+    else:
+        runs = ((name, "fwd+bwd" if backward else "fwd",
+                 {lib.__name__: _runner(lib, fn, arrays, backward) for lib in (tl, torch)})
+                for name, arrays, fn, backward in (block_cases(batches) if args.blocks else cases(args.quick)))
+    for name, kind, fns in runs:
         res = measure(fns, number, args.repeats)
         ms = {k: v * 1e3 for k, v in res.items()}
-        print(fmt_row([name, "fwd+bwd" if backward else "fwd", f"{ms['torchlite']:.3f}", f"{ms['torch']:.3f}",
+        print(fmt_row([name, kind, f"{ms['torchlite']:.3f}", f"{ms['torch']:.3f}",
                        f"{ms['torchlite'] / ms['torch']:.2f}x"], widths))
 
 

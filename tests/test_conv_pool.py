@@ -1,6 +1,8 @@
 """Convolution, pooling, padding and interpolation: errors, semantics and larger shapes against
 PyTorch (the registry in tests/opinfo/conv_pool.py covers values and gradients on small inputs)."""
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -92,6 +94,48 @@ def test_conv2d_larger_matches_torch(n, c, o, hw, k, kw):
     theirs.backward(TORCH.from_numpy(g))
     for a, b_ in ((tx, px), (tw, pw), (tb, pb)):
         assert_close(a.grad, b_.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+GEMM_PATH_CASES = [  # (n, c, o, hw, k, kwargs)
+    (37, 3, 5, 6, 3, {"padding": 1}),  # small planes: samples share GEMMs, the last chunk shorter
+    (9, 12, 20, 5, 1, {}),  # 1x1 over several samples at once
+    (12, 4, 6, 9, 3, {"stride": 2, "dilation": 2, "padding": 2, "groups": 2}),
+    (5, 8, 160, 4, 3, {"padding": 1}),  # many y channels: the weight gradient's GEMM is gy @ col^T
+    (64, 2, 130, 4, 3, {"padding": (1, 0)}),  # ... summed over several chunks
+    (1, 16, 24, 23, 1, {}),  # a single large sample: 1x1 on x in place
+    (1, 16, 8, 4, 3, {"padding": 1}),  # input gradient as a GEMM with fewer columns than a panel
+]
+
+
+@functools.cache
+def _torch_conv2d_case(i):
+    """Case i's inputs, output gradient and PyTorch's output and gradients (float64)."""
+    n, c, o, hw, k, kw = GEMM_PATH_CASES[i]
+    arrays = (_r(n, c, hw, hw), _r(o, c // kw.get("groups", 1), k, k, seed=1), _r(o, seed=2))
+    px, pw, pb = (TORCH.from_numpy(a.copy()).requires_grad_(True) for a in arrays)
+    y = TORCH.nn.functional.conv2d(px, pw, pb, **kw)
+    g = _r(*y.shape, seed=3)
+    y.backward(TORCH.from_numpy(g))
+    return arrays, g, [t.detach().numpy() for t in (y, px.grad, pw.grad, pb.grad)]
+
+
+@needs_torch
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("case", range(len(GEMM_PATH_CASES)))
+def test_conv2d_gemm_paths_match_torch(case, dtype, threads):
+    arrays, g, expected = _torch_conv2d_case(case)
+    tx, tw, tb = (tl.tensor(a.astype(dtype), requires_grad=True) for a in arrays)
+    tol = dict(rtol=1e-10, atol=1e-10) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-3)
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        y = F.conv2d(tx, tw, tb, **GEMM_PATH_CASES[case][5])
+        y.backward(tl.tensor(g.astype(dtype)))
+    finally:
+        tl.set_num_threads(before)
+    for ours, theirs in zip((y, tx.grad, tw.grad, tb.grad), expected):
+        assert_close(ours, theirs.astype(dtype), **tol)
 
 
 @needs_torch

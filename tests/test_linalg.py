@@ -59,6 +59,24 @@ def test_mm_large_blocks():
     assert_close(make(x) @ make(w).t(), x @ w.T, rtol=1e-4, atol=1e-3)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_mm_tile_edges_and_weight_layout(dtype, threads):
+    # Row counts around the micro-kernel's tile height (6 or 12; a last panel of 1, 8 or 4 rows)
+    # and one parallel tile (96 rows: below it each thread packs its own B panels, or reads them
+    # in place); B column-major as in x @ W.T, and row-major.
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        for m, k, n in [(13, 300, 1030), (20, 64, 70), (64, 257, 100), (97, 40, 65)]:
+            a = random_array((m, k), dtype)
+            b = random_array((n, k), dtype)
+            assert_close(make(a) @ make(b).t(), ref_matmul(a, b.T), **tol(dtype, k))
+            assert_close(make(a) @ make(b.T.copy()), ref_matmul(a, b.T), **tol(dtype, k))
+    finally:
+        tl.set_num_threads(before)
+
+
 def test_mm_method_and_operator():
     a = random_array((4, 3), tl.float64)
     b = random_array((3, 2), tl.float64)

@@ -4,9 +4,14 @@
 // it falls into the padding). Then
 //   F:  y  (Og x L)     = w (Og x CgK) @ col
 //   Bx: col             = w^T @ gy, then col2im adds each column entry back to its element
-//   Bw: gw (Og x CgK)  += gy @ col^T
-// A 1x1(x1) kernel with stride 1 and no padding needs no column matrix: col is x itself.
-// Samples run in parallel (OpenMP) when there are several; otherwise the GEMM parallelises.
+//   Bw: gw (Og x CgK)  += gy @ col^T   (computed as its transpose, col @ gy^T)
+// Samples go through these products in chunks of nb (sample_chunks): the chunk's column matrices
+// sit side by side (CgK x nb*L), so the small planes of deep layers (L = 64 or 16) still make
+// GEMMs wide enough to run at the micro-kernel's speed instead of re-packing the weight per
+// sample. The y side of a chunk is gathered into (or scattered from) an Og x nb*L matrix.
+// A 1x1(x1) kernel with stride 1 and no padding in a one-sample chunk needs no column matrix:
+// col is x itself.
+// Chunks run in parallel (OpenMP) when there are enough; otherwise the GEMM parallelises.
 // Depthwise convolutions (one x-side channel per group) skip both: a GEMM of one row per group
 // costs more in calls and column copies than the multiply-adds, so they run as direct loops over
 // the kernel taps, parallel over channels.
@@ -18,7 +23,6 @@
 
 #include "aten/native/Convolution.h"
 #include "aten/native/cpu/Gemm.h"
-#include "generated/ops/transpose.h"
 
 namespace tl::native {
 
@@ -55,88 +59,121 @@ inline TapRows tap_rows(const ConvGeom& g, int64_t kd, int64_t kh, int64_t kw) {
   return t;
 }
 
-// x: Cg x D x H x W of one sample and group -> col (Cg*KD*KH*KW x OD*OH*OW).
+// Every kernel tap's TapRows, in weight order (computed once per call: small planes would
+// otherwise spend more time in its divisions than in the multiply-adds).
+std::vector<TapRows> all_taps(const ConvGeom& g) {
+  std::vector<TapRows> taps;
+  for (int64_t kd = 0; kd < g.k[0]; ++kd)
+    for (int64_t kh = 0; kh < g.k[1]; ++kh)
+      for (int64_t kw = 0; kw < g.k[2]; ++kw) taps.push_back(tap_rows(g, kd, kh, kw));
+  return taps;
+}
+
+// x: Cg x D x H x W of one sample and group -> col (Cg*KD*KH*KW x OD*OH*OW; rows ld apart).
 template <typename T>
-void im2col(const ConvGeom& g, int64_t Cg, const T* x, T* col) {
+void im2col(const ConvGeom& g, const std::vector<TapRows>& taps, int64_t Cg, const T* x, T* col, int64_t ld) {
   const int64_t L = g.out_numel(), OW = g.out[2], OHW = g.out[1] * g.out[2];
   const int64_t H = g.in[1], W = g.in[2], sw = g.stride[2];
   T* row = col;
   for (int64_t c = 0; c < Cg; ++c) {
     const T* xc = x + c * g.in_numel();
-    for (int64_t kd = 0; kd < g.k[0]; ++kd)
-      for (int64_t kh = 0; kh < g.k[1]; ++kh)
-        for (int64_t kw = 0; kw < g.k[2]; ++kw, row += L) {
-          const TapRows t = tap_rows(g, kd, kh, kw);
-          if (t.od0 == t.od1 || t.oh0 == t.oh1) {
-            std::fill(row, row + L, T(0));
-            continue;
+    for (size_t tap = 0; tap < taps.size(); ++tap, row += ld) {
+      const TapRows& t = taps[tap];
+      if (t.od0 == t.od1 || t.oh0 == t.oh1) {
+        std::fill(row, row + L, T(0));
+        continue;
+      }
+      std::fill(row, row + t.od0 * OHW, T(0));
+      for (int64_t od = t.od0; od < t.od1; ++od) {
+        T* plane = row + od * OHW;
+        const T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
+        std::fill(plane, plane + t.oh0 * OW, T(0));
+        for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
+          T* r = plane + oh * OW;
+          const T* xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
+          std::fill(r, r + t.ow0, T(0));
+          if (sw == 1) {
+            std::memcpy(r + t.ow0, xr + t.ow0, sizeof(T) * static_cast<size_t>(t.ow1 - t.ow0));
+          } else {
+            for (int64_t ow = t.ow0; ow < t.ow1; ++ow) r[ow] = xr[ow * sw];
           }
-          std::fill(row, row + t.od0 * OHW, T(0));
-          for (int64_t od = t.od0; od < t.od1; ++od) {
-            T* plane = row + od * OHW;
-            const T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
-            std::fill(plane, plane + t.oh0 * OW, T(0));
-            for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
-              T* r = plane + oh * OW;
-              const T* xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
-              std::fill(r, r + t.ow0, T(0));
-              if (sw == 1) {
-                std::memcpy(r + t.ow0, xr + t.ow0, sizeof(T) * static_cast<size_t>(t.ow1 - t.ow0));
-              } else {
-                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) r[ow] = xr[ow * sw];
-              }
-              std::fill(r + t.ow1, r + OW, T(0));
-            }
-            std::fill(plane + t.oh1 * OW, plane + OHW, T(0));
-          }
-          std::fill(row + t.od1 * OHW, row + L, T(0));
+          std::fill(r + t.ow1, r + OW, T(0));
         }
+        std::fill(plane + t.oh1 * OW, plane + OHW, T(0));
+      }
+      std::fill(row + t.od1 * OHW, row + L, T(0));
+    }
   }
 }
 
 // The adjoint of im2col: x (Cg x D x H x W, zeroed by the caller) += each col entry at its element.
 template <typename T>
-void col2im(const ConvGeom& g, int64_t Cg, const T* col, T* x) {
-  const int64_t L = g.out_numel(), OW = g.out[2], OHW = g.out[1] * g.out[2];
+void col2im(const ConvGeom& g, const std::vector<TapRows>& taps, int64_t Cg, const T* col, int64_t ld, T* x) {
+  const int64_t OW = g.out[2], OHW = g.out[1] * g.out[2];
   const int64_t H = g.in[1], W = g.in[2], sw = g.stride[2];
   const T* row = col;
   for (int64_t c = 0; c < Cg; ++c) {
     T* xc = x + c * g.in_numel();
-    for (int64_t kd = 0; kd < g.k[0]; ++kd)
-      for (int64_t kh = 0; kh < g.k[1]; ++kh)
-        for (int64_t kw = 0; kw < g.k[2]; ++kw, row += L) {
-          const TapRows t = tap_rows(g, kd, kh, kw);
-          for (int64_t od = t.od0; od < t.od1; ++od) {
-            const T* plane = row + od * OHW;
-            T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
-            for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
-              const T* __restrict r = plane + oh * OW;
-              T* __restrict xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
-              if (sw == 1) {
-                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow] += r[ow];
-              } else {
-                for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow * sw] += r[ow];
-              }
-            }
+    for (size_t tap = 0; tap < taps.size(); ++tap, row += ld) {
+      const TapRows& t = taps[tap];
+      for (int64_t od = t.od0; od < t.od1; ++od) {
+        const T* plane = row + od * OHW;
+        T* xd = xc + (od * g.stride[0] + t.off_d) * H * W;
+        for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
+          const T* __restrict r = plane + oh * OW;
+          T* __restrict xr = xd + (oh * g.stride[1] + t.off_h) * W + t.off_w;
+          if (sw == 1) {
+            for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow] += r[ow];
+          } else {
+            for (int64_t ow = t.ow0; ow < t.ow1; ++ow) xr[ow * sw] += r[ow];
           }
         }
+      }
+    }
   }
 }
 
-// Whether to run samples in parallel: several samples and enough multiply-adds to pay for it.
-bool batch_parallel(const ConvGeom& g) {
-  const int64_t work = g.N * g.O * (g.C / g.groups) * g.k_numel() * g.out_numel();
-  return g.N > 1 && work >= (1 << 18) && omp_get_max_threads() > 1;
+// How the batch is cut into chunks of nb samples for the GEMMs (Note at the top of the file).
+struct SampleChunks {
+  int64_t nb = 1, count = 1;
+  bool parallel = false;  // chunks run in parallel (each GEMM then runs on one thread)
+};
+
+SampleChunks sample_chunks(const ConvGeom& g) {
+  // A GEMM this wide runs near the micro-kernel's peak; wider ones only cost column memory.
+  constexpr int64_t kMinCols = 512;
+  const int64_t L = g.out_numel(), threads = omp_get_max_threads();
+  SampleChunks ch;
+  int64_t count = std::min(g.N, std::max<int64_t>(1, g.N * L / kMinCols));
+  if (threads > 1 && count > 1) count = std::min(g.N, (count + threads - 1) / threads * threads);
+  ch.nb = (g.N + count - 1) / count;
+  ch.count = (g.N + ch.nb - 1) / ch.nb;
+  const int64_t work = g.N * g.O * (g.C / g.groups) * g.k_numel() * L;
+  ch.parallel = threads > 1 && ch.count >= threads && work >= (1 << 18);
+  return ch;
 }
 
-// dst (cols x rows) = src (rows x cols)^T, in cache-sized tiles.
+// rows x L blocks of nb samples (sample s's block at src + s * sample_stride, rows L apart) <->
+// one rows x nb*L matrix; `bias` (may be null) is added per row on the way out.
 template <typename T>
-void transpose(const T* src, int64_t rows, int64_t cols, T* dst) {
-  constexpr int64_t kTile = 32;
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile)
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile)
-      for (int64_t r = r0; r < std::min(rows, r0 + kTile); ++r)
-        for (int64_t c = c0; c < std::min(cols, c0 + kTile); ++c) dst[c * rows + r] = src[r * cols + c];
+void gather_chunk(const T* src, int64_t sample_stride, int64_t nb, int64_t rows, int64_t L, T* dst, bool par) {
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t s = 0; s < nb; ++s)
+    for (int64_t r = 0; r < rows; ++r)
+      std::memcpy(dst + r * nb * L + s * L, src + s * sample_stride + r * L, sizeof(T) * static_cast<size_t>(L));
+}
+
+template <typename T>
+void scatter_chunk(const T* src, int64_t nb, int64_t rows, int64_t L, const T* bias, T* dst, int64_t sample_stride,
+                   bool par) {
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t s = 0; s < nb; ++s)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* __restrict a = src + r * nb * L + s * L;
+      T* __restrict d = dst + s * sample_stride + r * L;
+      const T b = bias ? bias[r] : T(0);
+      for (int64_t l = 0; l < L; ++l) d[l] = a[l] + b;
+    }
 }
 
 template <typename T>
@@ -156,16 +193,6 @@ void add_bias(T* y, const T* bias, int64_t channels, int64_t L) {
 }
 
 bool is_depthwise(const ConvGeom& g) { return g.groups > 1 && g.C == g.groups; }
-
-// Every kernel tap's TapRows, in weight order (computed once per call: small planes would
-// otherwise spend more time in its divisions than in the multiply-adds).
-std::vector<TapRows> all_taps(const ConvGeom& g) {
-  std::vector<TapRows> taps;
-  for (int64_t kd = 0; kd < g.k[0]; ++kd)
-    for (int64_t kh = 0; kh < g.k[1]; ++kh)
-      for (int64_t kw = 0; kw < g.k[2]; ++kw) taps.push_back(tap_rows(g, kd, kh, kw));
-  return taps;
-}
 
 // Calls f(tap, y_offset, x_offset, ow0, ow1) for every output row that kernel tap meets inside the
 // input: along it, y[y_offset + ow] meets x[x_offset + ow * stride_w] for ow in [ow0, ow1).
@@ -272,19 +299,32 @@ void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
   if (is_depthwise(g)) return depthwise_forward(g, x, w, bias, y);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
-  const bool pointwise = is_pointwise(g), par = batch_parallel(g);
+  const SampleChunks ch = sample_chunks(g);
+  const bool direct = ch.nb == 1 && is_pointwise(g);
+  const std::vector<TapRows> taps = all_taps(g);
   const ScalarType dt = CppToScalarType<T>::value;
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t n = 0; n < g.N; ++n) {
-    thread_local std::vector<T> colbuf;
-    T* col = pointwise ? nullptr : scratch(colbuf, CgK * L);
+#pragma omp parallel for schedule(static) if (ch.parallel)
+  for (int64_t c = 0; c < ch.count; ++c) {
+    const int64_t n0 = c * ch.nb, nb = std::min(ch.nb, g.N - n0), cols = nb * L;
+    const bool inner_par = !ch.parallel && nb > 1;  // the chunk's copies split over samples
+    thread_local std::vector<T> colbuf, ybuf;
+    // col's rows one cache line longer than needed: L (often 1024 or 256) a multiple of 4 KiB
+    // apart would alias in L1 while the GEMM reads col in place.
+    const int64_t ld = cols + 64 / static_cast<int64_t>(sizeof(T));
+    T* col = direct ? nullptr : scratch(colbuf, CgK * ld);
+    T* yc = nb == 1 ? nullptr : scratch(ybuf, Og * cols);
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const T* xg = x + (n * g.C + grp * Cg) * HW;
-      T* yg = y + (n * g.O + grp * Og) * L;
-      if (!pointwise) im2col<T>(g, Cg, xg, col);
-      gemm_cpu(dt, Og, L, CgK, w + grp * Og * CgK, CgK, 1, pointwise ? xg : col, L, 1, yg, !par);
+      const T* xg = x + (n0 * g.C + grp * Cg) * HW;
+      T* yg = y + (n0 * g.O + grp * Og) * L;
+      if (!direct) {
+#pragma omp parallel for schedule(static) if (inner_par)
+        for (int64_t s = 0; s < nb; ++s) im2col<T>(g, taps, Cg, xg + s * g.C * HW, col + s * L, ld);
+      }
+      gemm_cpu(dt, Og, cols, CgK, w + grp * Og * CgK, CgK, 1, direct ? xg : col, direct ? cols : ld, 1,
+               nb == 1 ? yg : yc, !ch.parallel);
+      if (nb > 1) scatter_chunk(yc, nb, Og, L, bias ? bias + grp * Og : nullptr, yg, g.O * L, inner_par);
     }
-    if (bias) add_bias(y + n * g.O * L, bias, g.O, L);
+    if (nb == 1 && bias) add_bias(y + n0 * g.O * L, bias, g.O, L);
   }
 }
 
@@ -293,55 +333,91 @@ void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bi
   if (is_depthwise(g)) return depthwise_backward_input(g, gy, w, bias, gx);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
-  const bool pointwise = is_pointwise(g), par = batch_parallel(g);
+  const SampleChunks ch = sample_chunks(g);
+  const bool direct = ch.nb == 1 && is_pointwise(g);
+  const std::vector<TapRows> taps = all_taps(g);
   const ScalarType dt = CppToScalarType<T>::value;
-#pragma omp parallel for schedule(static) if (par)
-  for (int64_t n = 0; n < g.N; ++n) {
-    thread_local std::vector<T> colbuf;
-    T* col = pointwise ? nullptr : scratch(colbuf, CgK * L);
-    T* gxn = gx + n * g.C * HW;
-    if (!pointwise) std::fill(gxn, gxn + g.C * HW, T(0));
+#pragma omp parallel for schedule(static) if (ch.parallel)
+  for (int64_t c = 0; c < ch.count; ++c) {
+    const int64_t n0 = c * ch.nb, nb = std::min(ch.nb, g.N - n0), cols = nb * L;
+    const bool inner_par = !ch.parallel && nb > 1;
+    thread_local std::vector<T> colbuf, gybuf;
+    T* col = direct ? nullptr : scratch(colbuf, CgK * cols);
+    T* gyc = nb == 1 ? nullptr : scratch(gybuf, Og * cols);
+    T* gxn = gx + n0 * g.C * HW;
+    if (!direct) std::fill(gxn, gxn + nb * g.C * HW, T(0));
     for (int64_t grp = 0; grp < g.groups; ++grp) {
       T* gxg = gxn + grp * Cg * HW;
-      // col = w_g^T (CgK x Og) @ gy_g (Og x L)
-      gemm_cpu(dt, CgK, L, Og, w + grp * Og * CgK, 1, CgK, gy + (n * g.O + grp * Og) * L, L, 1,
-               pointwise ? gxg : col, !par);
-      if (!pointwise) col2im<T>(g, Cg, col, gxg);
+      const T* gyg = gy + (n0 * g.O + grp * Og) * L;
+      if (nb > 1) gather_chunk(gyg, g.O * L, nb, Og, L, gyc, inner_par);
+      // col = w_g^T (CgK x Og) @ gy_g (Og x nb*L)
+      gemm_cpu(dt, CgK, cols, Og, w + grp * Og * CgK, 1, CgK, nb == 1 ? gyg : gyc, cols, 1, direct ? gxg : col,
+               !ch.parallel);
+      if (!direct) {
+#pragma omp parallel for schedule(static) if (inner_par)
+        for (int64_t s = 0; s < nb; ++s) col2im<T>(g, taps, Cg, col + s * L, cols, gxg + s * g.C * HW);
+      }
     }
-    if (bias) add_bias(gxn, bias, g.C, HW);
+    for (int64_t s = 0; bias && s < nb; ++s) add_bias(gxn + s * g.C * HW, bias, g.C, HW);
   }
 }
+
+// Whether Bw's GEMM takes the y-side channels as its N (see below): the operand packed column
+// by column (slow) is then gy^T, not col^T, which pays when it is the smaller one; up to 128
+// channels, where the transposed sum of the product costs less than that saves.
+bool weight_grad_og_as_n(int64_t Og, int64_t CgK) { return Og <= 128 && Og < CgK; }
 
 template <typename T>
 void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   if (is_depthwise(g)) return depthwise_backward_weight(g, x, gy, gw);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
-  const bool pointwise = is_pointwise(g), par = batch_parallel(g);
+  const SampleChunks ch = sample_chunks(g);
+  const bool direct = ch.nb == 1 && is_pointwise(g), og_as_n = weight_grad_og_as_n(Og, CgK);
+  const std::vector<TapRows> taps = all_taps(g);
   const ScalarType dt = CppToScalarType<T>::value;
   std::fill(gw, gw + wsize, T(0));
-  const int nthreads = par ? omp_get_max_threads() : 1;
-  // Each thread sums its samples into its own copy of gw; the copies are added at the end.
+  const int nthreads = ch.parallel ? omp_get_max_threads() : 1;
+  // Each thread sums its chunks into its own copy of gw; the copies are added at the end.
   std::vector<T> partial(static_cast<size_t>((nthreads - 1) * wsize), T(0));
-#pragma omp parallel num_threads(nthreads) if (par)
+#pragma omp parallel num_threads(nthreads) if (ch.parallel)
   {
     const int tid = omp_get_thread_num();
     T* acc = tid == 0 ? gw : partial.data() + (tid - 1) * wsize;
-    thread_local std::vector<T> colbuf, coltbuf, prodbuf;
-    T* col = pointwise ? nullptr : scratch(colbuf, CgK * L);
-    T* colt = scratch(coltbuf, CgK * L);
-    T* prod = scratch(prodbuf, Og * CgK);
+    thread_local std::vector<T> colbuf, gybuf, prodbuf;
 #pragma omp for schedule(static)
-    for (int64_t n = 0; n < g.N; ++n) {
+    for (int64_t c = 0; c < ch.count; ++c) {
+      const int64_t n0 = c * ch.nb, nb = std::min(ch.nb, g.N - n0), cols = nb * L;
+      const bool inner_par = !ch.parallel && nb > 1;
+      T* col = direct ? nullptr : scratch(colbuf, CgK * cols);
+      T* gyc = nb == 1 ? nullptr : scratch(gybuf, Og * cols);
+      T* prod = !og_as_n && ch.count == 1 ? nullptr : scratch(prodbuf, CgK * Og);
       for (int64_t grp = 0; grp < g.groups; ++grp) {
-        const T* xg = x + (n * g.C + grp * Cg) * HW;
-        if (!pointwise) im2col<T>(g, Cg, xg, col);
-        // prod (Og x CgK) = gy_g (Og x L) @ col^T (L x CgK). The GEMM runs about twice as fast
-        // on a contiguous right operand, which pays for the explicit transpose many times over.
-        transpose(pointwise ? xg : col, CgK, L, colt);
-        gemm_cpu(dt, Og, CgK, L, gy + (n * g.O + grp * Og) * L, L, 1, colt, CgK, 1, prod, !par);
+        const T* xg = x + (n0 * g.C + grp * Cg) * HW;
+        const T* gyg = gy + (n0 * g.O + grp * Og) * L;
+        if (!direct) {
+#pragma omp parallel for schedule(static) if (inner_par)
+          for (int64_t s = 0; s < nb; ++s) im2col<T>(g, taps, Cg, xg + s * g.C * HW, col + s * L, cols);
+        }
+        if (nb > 1) gather_chunk(gyg, g.O * L, nb, Og, L, gyc, inner_par);
+        const T* colg = direct ? xg : col;
+        const T* gyn = nb == 1 ? gyg : gyc;
         T* a = acc + grp * Og * CgK;
-        for (int64_t i = 0; i < Og * CgK; ++i) a[i] += prod[i];
+        if (og_as_n) {
+          // prod (CgK x Og) = col (CgK x nb*L) @ gy_g^T: the bigger column matrix is the left
+          // operand, which packs fast; added back transposed, in tiles.
+          gemm_cpu(dt, CgK, Og, cols, colg, cols, 1, gyn, 1, cols, prod, !ch.parallel);
+          constexpr int64_t kTile = 32;
+          for (int64_t i0 = 0; i0 < CgK; i0 += kTile)
+            for (int64_t o0 = 0; o0 < Og; o0 += kTile)
+              for (int64_t o = o0; o < std::min(Og, o0 + kTile); ++o)
+                for (int64_t i = i0; i < std::min(CgK, i0 + kTile); ++i) a[o * CgK + i] += prod[i * Og + o];
+        } else if (ch.count == 1) {  // gw_g (Og x CgK) = gy_g (Og x nb*L) @ col^T, the only term
+          gemm_cpu(dt, Og, CgK, cols, gyn, cols, 1, colg, 1, cols, a, !ch.parallel);
+        } else {
+          gemm_cpu(dt, Og, CgK, cols, gyn, cols, 1, colg, 1, cols, prod, !ch.parallel);
+          for (int64_t i = 0; i < Og * CgK; ++i) a[i] += prod[i];
+        }
       }
     }
   }

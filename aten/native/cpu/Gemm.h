@@ -6,8 +6,12 @@
 //   reduced axis is contiguous, axpy over rows otherwise).
 // - otherwise: blocked GEMM in the BLIS style. For each (NC columns, KC depth) block, B is
 //   packed into NR-wide column panels and A into MR-tall row panels (zero padded), then an
-//   MR x NR register-tile micro-kernel with a contiguous, fixed-length inner loop (which gcc
-//   vectorises) accumulates into C. OpenMP splits (MC rows x NR-panel groups) tiles of C.
+//   MR x NR register-tile micro-kernel (AVX-512 intrinsics for float/double where the build
+//   has them, else a fixed-length loop gcc vectorises) stores the first depth block into C and
+//   adds the others. OpenMP splits (MC rows x NR-panel groups) tiles of C.
+// - small M (one MC row tile): each thread packs the B panels of its own column tiles (the
+//   split is over N), and full-width panels of a row-major B are read in place, unpacked.
+// - n < NR with a column-major A (a transposed weight): computed as C^T = B^T A^T.
 // Supported dtypes: all but bool; Half/BFloat16 are computed in float by the caller.
 #include <cstdint>
 

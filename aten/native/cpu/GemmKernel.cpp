@@ -1,12 +1,13 @@
 // CPU GEMM (Note [CPU GEMM] in Gemm.h), compiled once per CPU capability (Note [CPU
 // capabilities]); the mm/bmm kernels built on it are in MatmulKernel.cpp.
 #include <omp.h>
-#if defined(__AVX__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "aten/native/cpu/Gemm.h"
@@ -14,6 +15,15 @@
 namespace tl::native::CPU_CAPABILITY {
 
 namespace {
+
+// Whether T's micro-kernel is the AVX-512 one below (its 32 registers hold a 12-row tile).
+template <typename T>
+constexpr bool kZmmKernel =
+#if defined(__AVX512F__)
+    std::is_same_v<T, float> || std::is_same_v<T, double>;
+#else
+    false;
+#endif
 
 // Bytes per vector register of this copy's capability (Note [CPU capabilities]).
 #if defined(__AVX512F__)
@@ -26,13 +36,13 @@ constexpr int kVectorBytes = 16;
 
 template <typename T>
 struct GemmCfg {
-  // The MR x NR tile is 12 vector accumulators (two vectors per row): they fit in the 16
-  // registers of SSE and AVX2 beside a row of B and a broadcast element of A.
-  static constexpr int MR = 6;
+  // The MR x NR tile is two vectors wide. The portable kernel's 6 rows (12 vector accumulators)
+  // fit in the 16 registers of SSE and AVX2 beside a row of B and a broadcast element of A.
+  static constexpr int MR = kZmmKernel<T> ? 12 : 6;
   static constexpr int NR = 2 * kVectorBytes / (sizeof(T) >= 8 ? 8 : 4);
   // The KC x NC packed B block (512 KiB) stays in L2; MR x KC A panels stream from L2/L3.
   static constexpr int64_t KC = 256;
-  static constexpr int64_t MC = 96;  // rows per parallel tile (multiple of MR)
+  static constexpr int64_t MC = 96;  // rows per parallel tile (a multiple of both MRs)
   static constexpr int64_t NC = sizeof(T) >= 8 ? 256 : 512;  // columns per packed B block
   static constexpr int64_t NG = 4;     // NR panels per parallel tile
 };
@@ -81,20 +91,20 @@ void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T
   }
 }
 
-// The register tile is written with vector types (gcc/clang vector extensions, half a tile
-// row each) rather than left to the auto-vectoriser, which kept it in registers only for some
-// (dtype, capability) pairs: float32 ran 20-50x slower on DEFAULT and AVX2, float64 on AVX2
-// and AVX512.
+// The portable micro-kernel, written with vector types (gcc/clang vector extensions, half a
+// tile row each) rather than left to the auto-vectoriser, which kept the tile in registers only
+// for some (dtype, capability) pairs: float32 ran 20-50x slower on DEFAULT and AVX2, float64 on
+// AVX2 and AVX512.
 template <typename T>
-inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, T* __restrict C, int64_t ldc,
-                         int mr, int nr, bool overwrite) {
+inline void micro_kernel_generic(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, int64_t ldb, T* __restrict C,
+                                 int64_t ldc, int mr, int nr, bool add) {
   constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR, H = NR / 2;
   typedef T Vec __attribute__((vector_size(H * sizeof(T))));
   Vec acc[MR][2] = {};
   for (int64_t p = 0; p < kc; ++p) {
     Vec b0, b1;
-    std::memcpy(&b0, Bp + p * NR, sizeof(Vec));  // unaligned: std::vector gives 16-byte alignment
-    std::memcpy(&b1, Bp + p * NR + H, sizeof(Vec));
+    std::memcpy(&b0, Bp + p * ldb, sizeof(Vec));  // unaligned: std::vector gives 16-byte alignment
+    std::memcpy(&b1, Bp + p * ldb + H, sizeof(Vec));
     const T* __restrict a = Ap + p * MR;
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
@@ -102,12 +112,11 @@ inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict
       acc[i][1] += a[i] * b1;
     }
   }
-  // The first depth block stores, so C needs no zeroing pass beforehand.
   if (mr == MR && nr == NR) {
 #pragma GCC unroll 8
     for (int i = 0; i < MR; ++i) {
       Vec c0 = acc[i][0], c1 = acc[i][1];
-      if (!overwrite) {
+      if (add) {
         Vec old0, old1;
         std::memcpy(&old0, C + i * ldc, sizeof(Vec));
         std::memcpy(&old1, C + i * ldc + H, sizeof(Vec));
@@ -121,7 +130,127 @@ inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict
     T tile[MR][NR];
     std::memcpy(tile, acc, sizeof(tile));
     for (int i = 0; i < mr; ++i)
-      for (int j = 0; j < nr; ++j) C[i * ldc + j] = overwrite ? tile[i][j] : C[i * ldc + j] + tile[i][j];
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] = add ? C[i * ldc + j] + tile[i][j] : tile[i][j];
+  }
+}
+
+#if defined(__AVX512F__)
+// gcc's tuning for AVX-512 cores keeps the generic kernel in 256-bit vectors, half the FMA
+// width; this one holds the MR x NR tile in 2*MR zmm registers (NR = two vectors).
+template <typename T>
+struct Zmm;
+template <>
+struct Zmm<float> {
+  using V = __m512;
+  static V zero() { return _mm512_setzero_ps(); }
+  static V load(const float* p) { return _mm512_loadu_ps(p); }
+  static V bcast(float a) { return _mm512_set1_ps(a); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_ps(a, b); }
+  static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+};
+template <>
+struct Zmm<double> {
+  using V = __m512d;
+  static V zero() { return _mm512_setzero_pd(); }
+  static V load(const double* p) { return _mm512_loadu_pd(p); }
+  static V bcast(double a) { return _mm512_set1_pd(a); }
+  static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V add(V a, V b) { return _mm512_add_pd(a, b); }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+};
+
+// Computes the tile's first R rows (R = MR, or fewer for the last row panel, so that m = 64
+// does not spend a third of its last panel's time on zero rows).
+template <typename T, int R>
+inline void micro_kernel_avx512(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, int64_t ldb, T* __restrict C,
+                                int64_t ldc, int mr, int nr, bool add) {
+  using Z = Zmm<T>;
+  constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR, W = NR / 2;
+  static_assert(W * sizeof(T) == 64, "NR must be two zmm vectors");
+  typename Z::V acc[R][2];
+#pragma GCC unroll 16
+  for (int i = 0; i < R; ++i) {
+    acc[i][0] = acc[i][1] = Z::zero();
+    // Start fetching the C tile now: with a short depth (k = 64 in a convolution's input
+    // gradient) its cache misses at the store would otherwise cost as much as the loop.
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);
+    _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + W), _MM_HINT_T0);
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    const typename Z::V b0 = Z::load(Bp + p * ldb), b1 = Z::load(Bp + p * ldb + W);
+    const T* a = Ap + p * MR;
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      const typename Z::V ai = Z::bcast(a[i]);
+      acc[i][0] = Z::fma(ai, b0, acc[i][0]);
+      acc[i][1] = Z::fma(ai, b1, acc[i][1]);
+    }
+  }
+  if (mr == R && nr == NR) {
+    if (add) {
+#pragma GCC unroll 16
+      for (int i = 0; i < R; ++i) {
+        acc[i][0] = Z::add(Z::load(C + i * ldc), acc[i][0]);
+        acc[i][1] = Z::add(Z::load(C + i * ldc + W), acc[i][1]);
+      }
+    }
+#pragma GCC unroll 16
+    for (int i = 0; i < R; ++i) {
+      Z::store(C + i * ldc, acc[i][0]);
+      Z::store(C + i * ldc + W, acc[i][1]);
+    }
+  } else {  // an edge tile: spill the tile and add its valid part
+    alignas(64) T tile[R][NR];
+    for (int i = 0; i < R; ++i) {
+      Z::store(tile[i], acc[i][0]);
+      Z::store(tile[i] + W, acc[i][1]);
+    }
+    for (int i = 0; i < mr; ++i)
+      for (int j = 0; j < nr; ++j) C[i * ldc + j] = add ? C[i * ldc + j] + tile[i][j] : tile[i][j];
+  }
+}
+#endif
+
+// C (mr x nr of an MR x NR tile) = packed A panel @ B panel over kc, added to C's values when
+// `add` (every depth block after the first), so that C needs no zeroing pass. The B panel's rows
+// are NR wide, ldb apart (NR when packed).
+template <typename T>
+inline void micro_kernel(int64_t kc, const T* __restrict Ap, const T* __restrict Bp, int64_t ldb, T* __restrict C,
+                         int64_t ldc, int mr, int nr, bool add) {
+#if defined(__AVX512F__)
+  if constexpr (kZmmKernel<T>) {
+    static_assert(GemmCfg<T>::MR == 12, "the row counts below assume a 12-row tile");
+    if (mr > 8)
+      micro_kernel_avx512<T, 12>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
+    else if (mr > 4)
+      micro_kernel_avx512<T, 8>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
+    else
+      micro_kernel_avx512<T, 4>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
+    return;
+  }
+#endif
+  micro_kernel_generic<T>(kc, Ap, Bp, ldb, C, ldc, mr, nr, add);
+}
+
+// Tiny products (a few thousand multiply-adds): packing panels costs more than it saves, so
+// accumulate rows of C directly; the inner loop runs along a row of B and vectorises when B's
+// rows are contiguous.
+template <typename T>
+void gemm_small(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
+                int64_t sb1, T* C) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* c = C + i * n;
+    for (int64_t j = 0; j < n; ++j) c[j] = T(0);
+    for (int64_t p = 0; p < k; ++p) {
+      const T a = A[i * sa0 + p * sa1];
+      const T* b = B + p * sb0;
+      if (sb1 == 1) {
+        for (int64_t j = 0; j < n; ++j) c[j] += a * b[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) c[j] += a * b[j * sb1];
+      }
+    }
   }
 }
 
@@ -146,52 +275,82 @@ inline void transpose8x8(__m256 r[8]) {
 }
 #endif
 
-// Packs a column-major block of B (a transposed weight), whose columns are contiguous:
-// dst[p * NR + j] = src[p + j * ld] for p < kc, j < w, and zero for w <= j < NR. float goes
-// through 8x8 register transposes (scalar stores strided by NR would cost twice as much).
+// Packs columns [j0, j0 + NR) of B's rows [pc, pc + kc) into the NR-wide panel dst (zero padded).
 template <typename T>
-void pack_columns(const T* src, int64_t ld, int64_t kc, int64_t w, T* dst) {
+void pack_b_panel(const T* B, int64_t sb0, int64_t sb1, int64_t n, int64_t pc, int64_t kc, int64_t j0, T* dst) {
   constexpr int NR = GemmCfg<T>::NR;
-  int64_t j = 0;
+  const int64_t w = std::min<int64_t>(NR, n - j0);
+  if (sb0 == 1 && sb1 != 1) {  // column-major B (a transposed weight): read each column contiguously
+    const T* src = B + pc + j0 * sb1;
+    int64_t j = 0;
 #if defined(__AVX__)
-  if constexpr (std::is_same_v<T, float>) {
-    for (; j + 8 <= w; j += 8) {
-      int64_t p = 0;
-      for (; p + 8 <= kc; p += 8) {
-        __m256 r[8];
-        for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + (j + q) * ld + p);
-        transpose8x8(r);
-        for (int q = 0; q < 8; ++q) _mm256_storeu_ps(dst + (p + q) * NR + j, r[q]);
+    // float: 8x8 register transposes (scalar stores strided by NR cost twice as much).
+    if constexpr (std::is_same_v<T, float>) {
+      for (; j + 8 <= w; j += 8) {
+        int64_t p = 0;
+        for (; p + 8 <= kc; p += 8) {
+          __m256 r[8];
+          for (int q = 0; q < 8; ++q) r[q] = _mm256_loadu_ps(src + (j + q) * sb1 + p);
+          transpose8x8(r);
+          for (int q = 0; q < 8; ++q) _mm256_storeu_ps(dst + (p + q) * NR + j, r[q]);
+        }
+        for (; p < kc; ++p)
+          for (int q = 0; q < 8; ++q) dst[p * NR + j + q] = src[(j + q) * sb1 + p];
       }
-      for (; p < kc; ++p)
-        for (int q = 0; q < 8; ++q) dst[p * NR + j + q] = src[(j + q) * ld + p];
+    }
+#endif
+    for (; j < w; ++j)
+      for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[j * sb1 + p];
+    for (int64_t p = 0; p < kc; ++p)
+      for (int64_t c = w; c < NR; ++c) dst[p * NR + c] = T(0);
+    return;
+  }
+  for (int64_t p = 0; p < kc; ++p) {
+    const T* src = B + (pc + p) * sb0 + j0 * sb1;
+    T* d = dst + p * NR;
+    if (sb1 == 1 && w == NR) {
+      for (int j = 0; j < NR; ++j) d[j] = src[j];
+    } else {
+      int j = 0;
+      for (; j < w; ++j) d[j] = src[j * sb1];
+      for (; j < NR; ++j) d[j] = T(0);
+    }
+  }
+}
+
+// Packs rows [i0, i0 + MR) of A's columns [pc, pc + kc) into the MR-tall panel dst (zero padded).
+template <typename T>
+void pack_a_panel(const T* A, int64_t sa0, int64_t sa1, int64_t m, int64_t pc, int64_t kc, int64_t i0, T* dst) {
+  constexpr int MR = GemmCfg<T>::MR;
+  const int64_t h = std::min<int64_t>(MR, m - i0);
+  int64_t p = 0;
+#if defined(__SSE2__)
+  // Row-major float A (a weight, or the left operand of most products): 4x4 register transposes
+  // instead of one scalar load and store per element, which cost half the multiply time when N
+  // is small.
+  if constexpr (std::is_same_v<T, float> && MR % 4 == 0) {
+    if (sa1 == 1 && h == MR) {
+      for (; p + 4 <= kc; p += 4)
+        for (int i = 0; i < MR; i += 4) {
+          const float* s = A + (i0 + i) * sa0 + pc + p;
+          __m128 r0 = _mm_loadu_ps(s), r1 = _mm_loadu_ps(s + sa0), r2 = _mm_loadu_ps(s + 2 * sa0),
+                 r3 = _mm_loadu_ps(s + 3 * sa0);
+          _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+          float* d = dst + p * MR + i;
+          _mm_storeu_ps(d, r0);
+          _mm_storeu_ps(d + MR, r1);
+          _mm_storeu_ps(d + 2 * MR, r2);
+          _mm_storeu_ps(d + 3 * MR, r3);
+        }
     }
   }
 #endif
-  for (; j < w; ++j)
-    for (int64_t p = 0; p < kc; ++p) dst[p * NR + j] = src[j * ld + p];
-  for (int64_t p = 0; p < kc; ++p)
-    for (int64_t c = w; c < NR; ++c) dst[p * NR + c] = T(0);
-}
-
-// Tiny products (a few thousand multiply-adds): packing panels costs more than it saves, so
-// accumulate rows of C directly; the inner loop runs along a row of B and vectorises when B's
-// rows are contiguous.
-template <typename T>
-void gemm_small(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
-                int64_t sb1, T* C) {
-  for (int64_t i = 0; i < m; ++i) {
-    T* c = C + i * n;
-    for (int64_t j = 0; j < n; ++j) c[j] = T(0);
-    for (int64_t p = 0; p < k; ++p) {
-      const T a = A[i * sa0 + p * sa1];
-      const T* b = B + p * sb0;
-      if (sb1 == 1) {
-        for (int64_t j = 0; j < n; ++j) c[j] += a * b[j];
-      } else {
-        for (int64_t j = 0; j < n; ++j) c[j] += a * b[j * sb1];
-      }
-    }
+  for (; p < kc; ++p) {
+    T* d = dst + p * MR;
+    const T* src = A + i0 * sa0 + (pc + p) * sa1;
+    int i = 0;
+    for (; i < h; ++i) d[i] = src[i * sa0];
+    for (; i < MR; ++i) d[i] = T(0);
   }
 }
 
@@ -221,40 +380,23 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
       T* Ap = Apack.data();
       const int64_t row_tiles = (m + Cfg::MC - 1) / Cfg::MC;
       const int64_t col_tiles = (n_panels + Cfg::NG - 1) / Cfg::NG;
+      // With one row tile each B panel serves one tile only: the thread computing the tile packs
+      // it (splitting the packing over N too, with no barrier between packing and use).
+      const bool pack_in_tile = row_tiles == 1;
+      // There, too, a full-width panel of row-major B is read in place: it serves a few row
+      // panels only, and copying it costs about as much as using it. Unless its rows are a
+      // multiple of 4 KiB apart, which maps them all to the same L1 sets: then only a panel
+      // that serves up to 3 row panels is.
+      const bool b_in_place =
+          pack_in_tile && sb1 == 1 && (m_panels <= 3 || (sb0 * static_cast<int64_t>(sizeof(T))) % 4096 != 0);
 #pragma omp parallel if (par)
       {
+        if (!pack_in_tile) {
 #pragma omp for schedule(static)
-        for (int64_t jp = 0; jp < n_panels; ++jp) {  // pack B: panel jp holds columns jc+jp*NR ..
-          T* dst = Bp + jp * NR * kc;
-          const int64_t j0 = jc + jp * NR, w = std::min<int64_t>(NR, n - j0);
-          if (sb0 == 1 && sb1 != 1) {
-            pack_columns<T>(B + pc + j0 * sb1, sb1, kc, w, dst);
-            continue;
-          }
-          for (int64_t p = 0; p < kc; ++p) {
-            const T* src = B + (pc + p) * sb0 + j0 * sb1;
-            T* d = dst + p * NR;
-            if (sb1 == 1 && w == NR) {
-              for (int j = 0; j < NR; ++j) d[j] = src[j];
-            } else {
-              int j = 0;
-              for (; j < w; ++j) d[j] = src[j * sb1];
-              for (; j < NR; ++j) d[j] = T(0);
-            }
-          }
+          for (int64_t jp = 0; jp < n_panels; ++jp) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + jp * NR, Bp + jp * NR * kc);
         }
 #pragma omp for schedule(static)
-        for (int64_t ip = 0; ip < m_panels; ++ip) {  // pack A: panel ip holds rows ip*MR ..
-          T* dst = Ap + ip * MR * kc;
-          const int64_t i0 = ip * MR, h = std::min<int64_t>(MR, m - i0);
-          for (int64_t p = 0; p < kc; ++p) {
-            T* d = dst + p * MR;
-            const T* src = A + i0 * sa0 + (pc + p) * sa1;
-            int i = 0;
-            for (; i < h; ++i) d[i] = src[i * sa0];
-            for (; i < MR; ++i) d[i] = T(0);
-          }
-        }
+        for (int64_t ip = 0; ip < m_panels; ++ip) pack_a_panel(A, sa0, sa1, m, pc, kc, ip * MR, Ap + ip * MR * kc);
 #pragma omp for schedule(static) collapse(2)
         for (int64_t rt = 0; rt < row_tiles; ++rt) {
           for (int64_t ct = 0; ct < col_tiles; ++ct) {
@@ -263,10 +405,14 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
             for (int64_t jp = jp0; jp < jp1; ++jp) {
               const int64_t j0 = jp * NR;
               const int nr = static_cast<int>(std::min<int64_t>(NR, nc - j0));
+              const bool in_place = b_in_place && nr == NR;
+              if (pack_in_tile && !in_place) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + j0, Bp + jp * NR * kc);
+              const T* bp = in_place ? B + pc * sb0 + jc + j0 : Bp + jp * NR * kc;
+              const int64_t ldb = in_place ? sb0 : NR;
               for (int64_t ip = ip0; ip < ip1; ++ip) {
                 const int64_t i0 = ip * MR;
                 const int mr = static_cast<int>(std::min<int64_t>(MR, m - i0));
-                micro_kernel<T>(kc, Ap + ip * MR * kc, Bp + jp * NR * kc, C + i0 * n + jc + j0, n, mr, nr, pc == 0);
+                micro_kernel<T>(kc, Ap + ip * MR * kc, bp, ldb, C + i0 * n + jc + j0, n, mr, nr, pc > 0);
               }
             }
           }
@@ -297,6 +443,18 @@ void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, 
         gemv<T>(n, k, b, sb1, sb0, a, sa1, c, parallel);
       } else if (m * n * k <= 16 * 16 * 16) {
         gemm_small<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c);
+      } else if (n < GemmCfg<T>::NR && m >= 4 * GemmCfg<T>::NR && sa0 == 1 && sa1 != 1) {
+        // Fewer columns than one B panel, and a column-major A (a transposed weight): most of
+        // each micro-kernel call would be zero padding, and packing A column by column is slow.
+        // C^T = B^T A^T has the short side as its rows and A^T as a row-major right operand; it
+        // is computed aside and transposed into C.
+        thread_local std::vector<T> ct;
+        if (ct.size() < static_cast<size_t>(m * n)) ct.resize(static_cast<size_t>(m * n));
+        gemm_blocked<T>(n, m, k, b, sb1, sb0, a, sa1, sa0, ct.data(), parallel);
+        constexpr int64_t kTile = 64;
+        for (int64_t i0 = 0; i0 < m; i0 += kTile)
+          for (int64_t j = 0; j < n; ++j)
+            for (int64_t i = i0; i < std::min(m, i0 + kTile); ++i) c[i * n + j] = ct[j * m + i];
       } else {
         gemm_blocked<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c, parallel);
       }
