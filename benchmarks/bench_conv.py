@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from libraries import load_torch, fmt_row, measure  # noqa: E402
+from models import resnet18  # noqa: E402
 
 
 def _tensors(lib, arrays, grad):
@@ -122,34 +123,6 @@ def block_cases(batches):
             name = f"{label} {batch}x{c}x{size}x{size}->{o}"
             out += [(name, arrays, fn, False), (name, arrays, fn, True)]
     return out
-
-
-def resnet18(lib, num_classes=10):
-    """ResNet-18 for 32x32 inputs (3x3 stem, no max-pool), built from lib.nn."""
-    nn = lib.nn
-
-    class Block(nn.Module):
-        def __init__(self, c_in, c_out, stride):
-            super().__init__()
-            self.conv1 = nn.Conv2d(c_in, c_out, 3, stride, 1, bias=False)
-            self.bn1 = nn.BatchNorm2d(c_out)
-            self.conv2 = nn.Conv2d(c_out, c_out, 3, 1, 1, bias=False)
-            self.bn2 = nn.BatchNorm2d(c_out)
-            self.shortcut = nn.Sequential()
-            if stride != 1 or c_in != c_out:
-                self.shortcut = nn.Sequential(nn.Conv2d(c_in, c_out, 1, stride, bias=False), nn.BatchNorm2d(c_out))
-
-        def forward(self, x):
-            y = lib.relu(self.bn1(self.conv1(x)))
-            return lib.relu(self.bn2(self.conv2(y)) + self.shortcut(x))
-
-    layers = [nn.Conv2d(3, 64, 3, 1, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU()]
-    c_in = 64
-    for c_out, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
-        layers += [Block(c_in, c_out, stride), Block(c_out, c_out, 1)]
-        c_in = c_out
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, num_classes)]
-    return nn.Sequential(*layers)
 
 
 def resnet_step(lib, batch):

@@ -41,8 +41,9 @@ def small_cnn_step(lib, quick=False):
     return _train_step(lib, model, lib.randn(batch, 3, 32, 32), lib.randint(0, 10, (batch,)))
 
 
-def resnet18_step(lib, quick=False):
-    """ResNet-18 for CIFAR (3x3 stem, four stages of two basic blocks, 64-512 channels), batch 8 (2 quick)."""
+def resnet18(lib, num_classes=10):
+    """ResNet-18 for CIFAR: a 3x3 stem without max-pool, four stages of two basic blocks, 64-512
+    channels."""
     nn = lib.nn
 
     class BasicBlock(nn.Module):
@@ -60,15 +61,21 @@ def resnet18_step(lib, quick=False):
             h = self.bn1(self.conv1(x)).relu()
             return (self.bn2(self.conv2(h)) + self.shortcut(x)).relu()
 
-    lib.manual_seed(0)
     layers = [nn.Conv2d(3, 64, 3, 1, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU()]
     cin = 64
     for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
         layers += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
         cin = cout
-    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, 10)]
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(512, num_classes)]
+    return nn.Sequential(*layers)
+
+
+def resnet18_step(lib, quick=False):
+    """A training step of resnet18(), batch 8 (2 quick)."""
+    lib.manual_seed(0)
+    model = resnet18(lib)
     batch = 2 if quick else 8
-    return _train_step(lib, nn.Sequential(*layers), lib.randn(batch, 3, 32, 32), lib.randint(0, 10, (batch,)))
+    return _train_step(lib, model, lib.randn(batch, 3, 32, 32), lib.randint(0, 10, (batch,)))
 
 
 def transformer_step(lib, quick=False):

@@ -241,6 +241,23 @@ void run_unary_in_double(const T* x, T* y, int64_t n, Core core, Slow slow) {
   }
 }
 
+// mish in double, for float and double: x tanh(log(1 + e)) with e = e^x is x m / (m + 2),
+// m = e (e + 2): no log1p or tanh to compound errors; the ratio is 1 in double above x = 40.
+// Below -700 it is x e^x to double precision, taken as x (e^(x/2))^2 so that subnormal results
+// round once. NaN and -inf give NaN as x * tanh(0) does.
+template <typename T>
+void run_mish(const T* x, T* y, int64_t n) {
+  run_unary_in_double(x, y, n, [](double v, bool& s) {
+    s = !(v >= -700.0);
+    double e = exp_core(std::min(v, 40.0));
+    double m = e * (e + 2.0);
+    return v * (m / (m + 2.0));
+  }, [](T v) {
+    T h = std::exp(v / 2);
+    return v * h * h;
+  });
+}
+
 template <typename T, typename Core, typename Slow>
 void run_binary_in_double(const T* a, const T* b, T* y, int64_t n, Core core, Slow slow) {
   T ina[kBlock], inb[kBlock];
@@ -810,19 +827,7 @@ void unary_f32(Unary f, const float* x, float* y, int64_t n) {
       return;
     // Computed in double.
     case Unary::Mish:
-      // x tanh(log(1 + e)) with e = e^x is x m / (m + 2), m = e (e + 2): no log1p or tanh to
-      // compound errors; the ratio is 1 in double above x = 40. Below -700 it is x e^x to double
-      // precision, taken as x (e^(x/2))^2 so that subnormal results round once. NaN and -inf
-      // give NaN as x * tanh(0) does.
-      return run_unary_in_double(x, y, n, [](double v, bool& s) {
-        s = !(v >= -700.0);
-        double e = exp_core(std::min(v, 40.0));
-        double m = e * (e + 2.0);
-        return v * (m / (m + 2.0));
-      }, [](float v) {
-        float h = std::exp(v / 2);
-        return v * h * h;
-      });
+      return run_mish(x, y, n);
   }
 }
 
@@ -962,19 +967,7 @@ void unary_f64(Unary f, const double* x, double* y, int64_t n) {
         return 0.5 * e + 0.5 / e;
       }, TL_VM_LIBM(cosh));
     case Unary::Mish:
-      // x tanh(log(1 + e)) with e = e^x is x m / (m + 2), m = e (e + 2): no log1p or tanh to
-      // compound errors; the ratio is 1 in double above x = 40. Below -700 it is x e^x to double
-      // precision, taken as x (e^(x/2))^2 so that subnormal results round once. NaN and -inf
-      // give NaN as x * tanh(0) does.
-      return run_unary_in_double(x, y, n, [](double v, bool& s) {
-        s = !(v >= -700.0);
-        double e = exp_core(std::min(v, 40.0));
-        double m = e * (e + 2.0);
-        return v * (m / (m + 2.0));
-      }, [](double v) {
-        double h = std::exp(v / 2);
-        return v * h * h;
-      });
+      return run_mish(x, y, n);
   }
 }
 
