@@ -1,18 +1,20 @@
 #pragma once
 // Note [CPU capabilities]: runtime ISA dispatch, as PyTorch's CPU_CAPABILITY. The library is
-// compiled for a portable x86-64 baseline (x86-64-v2); the few files that hold hot kernels
-// (TL_CPU_CAPABILITY_SOURCES in CMakeLists.txt) are compiled once more per capability, with
-// that capability's -m flags and the macro CPU_CAPABILITY naming the namespace their
-// definitions go in: DEFAULT (the baseline), AVX2 (AVX2 + FMA + F16C), AVX512 (F, BW, VL, DQ).
+// compiled for the build machine, or for a portable x86-64-v2 baseline (TORCHLITE_PORTABLE in
+// CMakeLists.txt); the few files that hold hot kernels (TL_CPU_CAPABILITY_SOURCES) are
+// compiled once per capability, with that capability's -march/-m flags and the macro
+// CPU_CAPABILITY naming the namespace their definitions go in: DEFAULT (x86-64-v2), AVX2
+// (AVX2 + FMA + F16C), AVX512 (F, BW, VL, DQ).
 // Code guarded by `#if defined(__AVX512F__)` / `__AVX2__` in those files thus picks its path
 // per copy. Their headers declare the copies with TL_DECLARE_CPU_KERNEL and call through
 // TL_CPU_KERNEL, which picks the copy of cpu_capability(): chosen at first use, the best one
 // this CPU and OS support, lowered by TORCHLITE_CPU_CAPABILITY=avx512|avx2|default.
 //
 // The copies share the inline functions of the headers they include (Tensor, std::vector):
-// the linker keeps the first copy of each, so the baseline objects are linked first, and
-// no instruction of a higher capability leaks into code that runs on every CPU (checked with
-// a link map, -Wl,-Map: every function kept from an AVX2/AVX512 object is in its namespace).
+// the linker keeps the first copy of each, so the baseline objects are linked first, and in a
+// portable build no instruction of a higher capability leaks into code that runs on every CPU
+// (checked with a link map, -Wl,-Map: every function kept from an AVX2/AVX512 object is in its
+// namespace).
 #include <cstdint>
 
 namespace tl::native {
