@@ -81,3 +81,28 @@ def test_strides_equal_pytorchs(shape, fmt):
     assert a.contiguous(memory_format=getattr(tl, fmt)).is_contiguous(memory_format=getattr(tl, fmt))
     assert (a.is_contiguous(memory_format=getattr(tl, fmt))
             == t.is_contiguous(memory_format=getattr(torch, fmt)))
+
+
+LAYOUTS = {  # each builds the same tensor in either library
+    "transposed": lambda m: m.arange(6.).reshape(2, 3).t(),
+    "permuted": lambda m: m.arange(24.).reshape(2, 3, 4).permute(2, 0, 1),
+    "channels_last": lambda m: m.arange(120.).reshape(2, 3, 4, 5).contiguous(memory_format=m.channels_last),
+    "strided_slice": lambda m: m.arange(24.).reshape(4, 6)[:, ::2],
+    "expanded": lambda m: m.arange(3.).reshape(3, 1).expand(3, 4),
+    "transposed_slice": lambda m: m.arange(24.).reshape(4, 6).t()[::2],
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_to_and_clone_preserve_a_dense_layout_as_pytorch(layout):
+    """preserve_format (the default of to() and clone()) keeps a dense input's strides and gives
+    dense strides in dim order otherwise: x.t().double() stays column-major, as in PyTorch."""
+    ours, theirs = LAYOUTS[layout](tl), LAYOUTS[layout](torch)
+    conversions = [(lambda x, m: x.to(m.float64)), (lambda x, m: x.half()), (lambda x, m: x.clone()),
+                   (lambda x, m: x.to(m.float32, copy=True)), (lambda x, m: m.clone(x))]
+    for convert in conversions:
+        got, want = convert(ours, tl), convert(theirs, torch)
+        assert got.stride() == want.stride()
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
+    assert ours.to(tl.float64, memory_format=tl.contiguous_format).is_contiguous()

@@ -8,6 +8,7 @@
 #include "generated/ops/contiguous.h"
 #include "generated/ops/contiguous_native.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/empty_like.h"
 #include "generated/ops/to.h"
 #include "generated/ops/to_native.h"
 #include "generated/ops/type_as.h"
@@ -27,17 +28,11 @@ TensorIterator copy_iter(const Tensor& self, const Tensor& src) {
       .build();
 }
 
-Tensor convert_keeping_layout(const Tensor& self, ScalarType dtype) {
-  Tensor out = empty_strided_tensor(self.sizes(), infer_dense_strides(self.sizes(), self.strides()),
-                                    TensorOptions(dtype, self.device()));
-  out.copy_(self);
-  return out;
-}
-
 namespace {
 // Note [Memory formats]: an explicit format (contiguous_format, channels_last) lays the result out
-// that way; preserve_format (the default) gives a row-major copy. PyTorch's preserve_format keeps
-// a dense input's strides instead; kernels here read copies made by to/clone as row-major.
+// that way; preserve_format (the default) keeps a dense input's strides and gives other inputs
+// dense strides in their dim order, as PyTorch's to() and clone() do (empty_like's rule). Kernels
+// therefore may not assume that a copy made by to/clone is row-major: they call contiguous().
 Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy,
                std::optional<MemoryFormat> memory_format) {
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
@@ -45,10 +40,7 @@ Tensor to_impl(const Tensor& self, ScalarType dtype, Device device, bool copy,
   // tensor asked for contiguous_format comes back as it is).
   const bool same_format = format == MemoryFormat::Preserve || format == suggest_memory_format(self);
   if (!copy && self.dtype() == dtype && self.device() == device && same_format) return self;
-  Tensor out = format == MemoryFormat::Preserve
-                   ? empty_tensor(self.sizes(), TensorOptions(dtype, device))
-                   : empty_strided_tensor(self.sizes(), strides_in_format(self.sizes(), format),
-                                          TensorOptions(dtype, device));
+  Tensor out = tl::empty_like(self, dtype, std::nullopt, device, std::nullopt, format);
   out.copy_(self);
   return out;
 }

@@ -9,11 +9,6 @@ namespace tl::native {
 // Iterator for self.copy_(src): src broadcast to self's shape (never resized), any dtype pair.
 TensorIterator copy_iter(const Tensor& self, const Tensor& src);
 
-// self converted to dtype with self's dim order (Note [Memory formats]: to() gives row-major),
-// so that converting a transposed operand is one pass in memory order, not a transposing copy.
-// For kernels that read any strides (the half-precision GEMM operands).
-Tensor convert_keeping_layout(const Tensor& self, ScalarType dtype);
-
 // One element's conversion: through the source's compute type; to bool as "!= 0".
 template <typename S, typename D>
 struct CastFunctor {

@@ -8,7 +8,6 @@
 #include <array>
 #include <sstream>
 
-#include "aten/native/Copy.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/TensorIterator.h"
 #include "generated/ops/add.h"
@@ -190,7 +189,7 @@ Tensor add_scaled_product(const char* name, const Tensor& self, const Tensor& a,
                           const Scalar& beta, const Scalar& alpha, const Tensor& out) {
   const ScalarType dtype = a.dtype();
   const bool in_float = low_precision(dtype) && b.dtype() == dtype && self.dtype() == dtype;
-  Tensor prod = in_float ? product(convert_keeping_layout(a, ScalarType::Float), convert_keeping_layout(b, ScalarType::Float))
+  Tensor prod = in_float ? product(a.to(ScalarType::Float), b.to(ScalarType::Float))
                         : product(a, b);
   const ScalarType prod_dtype = in_float ? dtype : prod.dtype();
   TL_CHECK(self.dtype() == prod_dtype, name, ": self and the product must have the same dtype, but got ",

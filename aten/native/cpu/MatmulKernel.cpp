@@ -1,7 +1,6 @@
 // The CPU mm and bmm kernels, on the CPU GEMM (Note [CPU GEMM] in Gemm.h).
 #include <vector>
 
-#include "aten/native/Copy.h"
 #include "aten/native/LinearAlgebra.h"
 #include "aten/native/cpu/Gemm.h"
 #include "generated/ops/bmm_native.h"
@@ -43,8 +42,8 @@ Tensor mm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   if (is_complex(self.dtype())) return finish_out(complex_matmul(self, mat2, false), out);
   std::vector<int64_t> shape{self.sizes()[0], mat2.sizes()[1]};
   if (low_precision(self.dtype())) {
-    Tensor r = mm_out_cpu(convert_keeping_layout(self, ScalarType::Float),
-                          convert_keeping_layout(mat2, ScalarType::Float), Tensor());
+    Tensor r = mm_out_cpu(self.to(ScalarType::Float),
+                          mat2.to(ScalarType::Float), Tensor());
     return finish_out(r.to(self.dtype()), out);
   }
   Tensor res = result_buffer(out, shape, self.dtype(), self, mat2);
@@ -58,8 +57,8 @@ Tensor bmm_out_cpu(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   const int64_t bs = self.sizes()[0], m = self.sizes()[1], k = self.sizes()[2], n = mat2.sizes()[2];
   std::vector<int64_t> shape{bs, m, n};
   if (low_precision(self.dtype())) {
-    Tensor r = bmm_out_cpu(convert_keeping_layout(self, ScalarType::Float),
-                           convert_keeping_layout(mat2, ScalarType::Float), Tensor());
+    Tensor r = bmm_out_cpu(self.to(ScalarType::Float),
+                           mat2.to(ScalarType::Float), Tensor());
     return finish_out(r.to(self.dtype()), out);
   }
   Tensor res = result_buffer(out, shape, self.dtype(), self, mat2);
