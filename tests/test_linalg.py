@@ -90,9 +90,10 @@ def torch_layout(a, layout):
 
 # Shapes around the thread split of the CPU GEMM (Note [CPU GEMM], Gemm.h): few rows and many
 # columns (split over N; B read in place, its rows 4 or 8 KiB apart), many rows and few columns
-# (split over M), both, tile edges on each side, and n < NR with a column-major A.
+# (split over M), both, tile edges on each side, and n < NR (computed as C^T = B^T A^T) with A
+# column-major, strided and row-major.
 GEMM_SPLIT_SHAPES = [(5, 257, 1024), (16, 300, 1030), (37, 64, 2048), (61, 129, 97), (200, 70, 33), (130, 260, 40),
-                     (97, 513, 300), (300, 50, 7)]
+                     (97, 513, 300), (300, 50, 7), (257, 90, 13), (512, 300, 16)]
 
 
 @pytest.mark.parametrize("threads", [1, 2])

@@ -14,7 +14,7 @@
 //   packed panel is shared and no barrier is met before the end.
 // - one MC row tile: each B panel is packed just before its use, and full-width panels of a
 //   row-major B are read in place, unpacked.
-// - n < NR with a column-major A (a transposed weight): computed as C^T = B^T A^T.
+// - n < NR (and m >= 4 NR): computed as C^T = B^T A^T.
 // Supported dtypes: all but bool; Half/BFloat16 are computed in float by the caller.
 #include <cstdint>
 

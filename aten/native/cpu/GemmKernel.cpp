@@ -483,11 +483,12 @@ void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, 
         gemv<T>(n, k, b, sb1, sb0, a, sa1, c, parallel);
       } else if (m * n * k <= 16 * 16 * 16) {
         gemm_small<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c);
-      } else if (n < GemmCfg<T>::NR && m >= 4 * GemmCfg<T>::NR && sa0 == 1 && sa1 != 1) {
-        // Fewer columns than one B panel, and a column-major A (a transposed weight): most of
-        // each micro-kernel call would be zero padding, and packing A column by column is slow.
-        // C^T = B^T A^T has the short side as its rows and A^T as a row-major right operand; it
-        // is computed aside and transposed into C.
+      } else if (n < GemmCfg<T>::NR && m >= 4 * GemmCfg<T>::NR) {
+        // Fewer columns than one B panel: much of each micro-kernel call would be zero padding
+        // (a batch-1 convolution's 512x4608 @ 4608x16 float ran at 1.7x PyTorch's time).
+        // C^T = B^T A^T has the short side as its rows, in whole row panels but the last; it is
+        // computed aside and transposed into C. A column-major A (a transposed weight) becomes a
+        // row-major right operand, read in place, instead of being packed column by column.
         thread_local std::vector<T> ct;
         if (ct.size() < static_cast<size_t>(m * n)) ct.resize(static_cast<size_t>(m * n));
         gemm_blocked<T>(n, m, k, b, sb1, sb0, a, sa1, sa0, ct.data(), m, parallel);
