@@ -1,7 +1,9 @@
 """Side-by-side speed of torchlite, PyTorch (when installed) and NumPy for torch.linalg's
-factorizations and solvers (float32 n x n matrices), in one process.
+factorizations and solvers (float32 n x n matrices), in one process; with --gemm, for float32
+matrix products of the shapes training steps run instead (torchlite's own GEMM, Note [CPU GEMM]).
 
     python benchmarks/bench_linalg.py [--threads 1] [--repeats 5] [--sizes 64 256 1024]
+    python benchmarks/bench_linalg.py --gemm [--threads 2] [--repeats 5]
 
 torchlite calls LAPACK from scipy-openblas32 (Note [LAPACK source], aten/native/Lapack.h); PyTorch
 uses its bundled LAPACK (MKL or OpenBLAS) and NumPy its own OpenBLAS. Every case is measured for
@@ -48,11 +50,45 @@ def cases(tl, torch, n):
     return [(f"{name} n={n}", {lib: make(mods[lib], t) for lib, t in libs.items()}) for name, make in ops]
 
 
+# (name, m, k, n, whether B is a transposed weight as in linear's x @ W.T)
+GEMM_SHAPES = [
+    ("run_all small M", 16, 1024, 1024, False),
+    ("run_all square", 1024, 1024, 1024, False),
+    ("LSTM LM h @ W_hh.T", 32, 256, 1024, True),
+    ("LSTM LM grad_gates @ W_hh", 32, 1024, 256, False),
+    ("LSTM LM x @ W_ih.T", 1120, 128, 1024, True),
+    ("LSTM LM decoder x @ W.T", 1120, 256, 2000, True),
+    ("transformer d128 qkv x @ W.T", 1024, 128, 384, True),
+    ("transformer d128 ffn-out x @ W.T", 1024, 512, 128, True),
+    ("ResNet-18 b1 conv 64ch 32x32", 64, 576, 1024, False),
+    ("ResNet-18 b1 conv 128ch 16x16", 128, 1152, 256, False),
+    ("ResNet-18 b1 conv 256ch 8x8", 256, 2304, 64, False),
+    ("ResNet-18 b1 conv 512ch 4x4", 512, 4608, 16, False),
+]
+
+
+def gemm_cases(tl, torch):
+    """(name, {lib: callable}) for the float32 products of GEMM_SHAPES."""
+    rng = np.random.default_rng(0)
+    out = []
+    for name, m, k, n, weight_t in GEMM_SHAPES:
+        a = rng.standard_normal((m, k), dtype=np.float32)
+        b = rng.standard_normal((n, k) if weight_t else (k, n), dtype=np.float32)
+        mods = {"torchlite": tl, "numpy": None} if torch is None else {"torchlite": tl, "torch": torch, "numpy": None}
+        fns = {}
+        for lib, mod in mods.items():
+            x, w = (a, b) if mod is None else (mod.from_numpy(a.copy()), mod.from_numpy(b.copy()))
+            fns[lib] = (lambda x=x, w=w: x @ w.T) if weight_t else (lambda x=x, w=w: x @ w)
+        out.append((f"{name} {m}x{k}@{k}x{n}{' (B=W.T)' if weight_t else ''}", fns))
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--sizes", type=int, nargs="+", default=[64, 256, 1024])
+    p.add_argument("--gemm", action="store_true", help="time matrix products instead of factorizations")
     args = p.parse_args()
     import torchlite as tl
 
@@ -61,13 +97,18 @@ def main():
         tl.set_num_threads(args.threads)
         if torch is not None:
             torch.set_num_threads(args.threads)
-    print(f"{'case':28s} {'torchlite':>11s} {'torch':>11s} {'numpy':>11s} {'tl/torch':>9s} {'tl/numpy':>9s}")
-    for n in args.sizes:
-        for name, fns in cases(tl, torch, n):
-            t = measure(fns, number=max(1, 20 * 64 // n), repeats=args.repeats)
-            cols = [f"{t[lib] * 1e3:9.3f}ms" if lib in t else f"{'-':>11s}" for lib in ("torchlite", "torch", "numpy")]
-            ratios = [f"{t['torchlite'] / t[lib]:9.2f}" if lib in t else f"{'-':>9s}" for lib in ("torch", "numpy")]
-            print(f"{name:28s} {' '.join(cols)} {' '.join(ratios)}")
+    width = 60 if args.gemm else 28
+    print(f"{'case':{width}s} {'torchlite':>11s} {'torch':>11s} {'numpy':>11s} {'tl/torch':>9s} {'tl/numpy':>9s}")
+    if args.gemm:  # number: about 20 MFLOP a sample
+        rows = [(name, fns, max(1, 10**7 // (m * k * n))) for (name, fns), (_, m, k, n, _) in
+                zip(gemm_cases(tl, torch), GEMM_SHAPES)]
+    else:
+        rows = [(name, fns, max(1, 20 * 64 // n)) for n in args.sizes for name, fns in cases(tl, torch, n)]
+    for name, fns, number in rows:
+        t = measure(fns, number=number, repeats=args.repeats)
+        cols = [f"{t[lib] * 1e3:9.3f}ms" if lib in t else f"{'-':>11s}" for lib in ("torchlite", "torch", "numpy")]
+        ratios = [f"{t['torchlite'] / t[lib]:9.2f}" if lib in t else f"{'-':>9s}" for lib in ("torch", "numpy")]
+        print(f"{name:{width}s} {' '.join(cols)} {' '.join(ratios)}")
 
 
 if __name__ == "__main__":

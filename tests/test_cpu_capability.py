@@ -23,7 +23,10 @@ rng = np.random.default_rng(0)
 out = {"capability": np.array(torch.backends.cpu.get_cpu_capability())}
 def t(a):
     return torch.from_numpy(np.ascontiguousarray(a))
-shapes = {"gemv_m1": (1, 300, 70), "gemv_n1": (70, 300, 1), "small": (5, 7, 9), "blocked": (67, 300, 130)}
+# On 2 threads the GEMM splits C over N (few rows, B read in place) or over M (Note [CPU GEMM]).
+torch.set_num_threads(2)
+shapes = {"gemv_m1": (1, 300, 70), "gemv_n1": (70, 300, 1), "small": (5, 7, 9), "blocked": (67, 300, 130),
+          "split_n": (16, 300, 1024), "split_m": (200, 70, 33)}
 for dt in ("float32", "float64"):
     for name, (m, k, n) in shapes.items():
         a, b = rng.uniform(-1, 1, (m, k)).astype(dt), rng.uniform(-1, 1, (k, n)).astype(dt)
@@ -95,7 +98,7 @@ def _assert_product_close(got, a, b, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_gemm_matches_numpy_at_every_capability(results, dtype):
     for res in results.values():
-        for name in ("gemv_m1", "gemv_n1", "small", "blocked"):
+        for name in ("gemv_m1", "gemv_n1", "small", "blocked", "split_n", "split_m"):
             a, b = res[f"mm_{name}_{dtype}_a"], res[f"mm_{name}_{dtype}_b"]
             _assert_product_close(res[f"mm_{name}_{dtype}"], a, b, dtype)
             _assert_product_close(res[f"mm_{name}_{dtype}_bT"], a, b, dtype)

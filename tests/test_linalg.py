@@ -77,6 +77,42 @@ def test_mm_tile_edges_and_weight_layout(dtype, threads):
         tl.set_num_threads(before)
 
 
+def torch_layout(a, layout):
+    """`a` as a PyTorch tensor in the layout make() gives torchlite."""
+    if layout == "transposed":
+        return torch.from_numpy(np.ascontiguousarray(a.T)).t()
+    if layout == "sliced":
+        big = np.zeros((a.shape[0], 2 * a.shape[1]), a.dtype)
+        big[:, ::2] = a
+        return torch.from_numpy(big)[:, ::2]
+    return torch.from_numpy(np.ascontiguousarray(a))
+
+
+# Shapes around the thread split of the CPU GEMM (Note [CPU GEMM], Gemm.h): few rows and many
+# columns (split over N; B read in place, its rows 4 or 8 KiB apart), many rows and few columns
+# (split over M), both, tile edges on each side, and n < NR (computed as C^T = B^T A^T) with A
+# column-major, strided and row-major.
+GEMM_SPLIT_SHAPES = [(5, 257, 1024), (16, 300, 1030), (37, 64, 2048), (61, 129, 97), (200, 70, 33), (130, 260, 40),
+                     (97, 513, 300), (300, 50, 7), (257, 90, 13), (512, 300, 16)]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_mm_thread_split_matches_torch(dtype, threads):
+    torch = pytest.importorskip("torch")
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        for i, (m, k, n) in enumerate(GEMM_SPLIT_SHAPES):
+            a, b = random_array((m, k), dtype), random_array((k, n), dtype)
+            lay_a, lay_b = LAYOUTS[i % 3], LAYOUTS[(i // 3 + i) % 3]
+            got = tl.mm(make(a, lay_a), make(b, lay_b))
+            want = torch.mm(torch_layout(a, lay_a), torch_layout(b, lay_b)).numpy()
+            assert_close(got, want, **tol(dtype, k))
+    finally:
+        tl.set_num_threads(before)
+
+
 def test_mm_method_and_operator():
     a = random_array((4, 3), tl.float64)
     b = random_array((3, 2), tl.float64)

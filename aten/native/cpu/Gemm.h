@@ -8,10 +8,13 @@
 //   packed into NR-wide column panels and A into MR-tall row panels (zero padded), then an
 //   MR x NR register-tile micro-kernel (AVX-512 intrinsics for float/double where the build
 //   has them, else a fixed-length loop gcc vectorises) stores the first depth block into C and
-//   adds the others. OpenMP splits (MC rows x NR-panel groups) tiles of C.
-// - small M (one MC row tile): each thread packs the B panels of its own column tiles (the
-//   split is over N), and full-width panels of a row-major B are read in place, unpacked.
-// - n < NR with a column-major A (a transposed weight): computed as C^T = B^T A^T.
+//   adds the others.
+// - threads: C is cut into one block of whole tiles per thread (rows, columns or both, whichever
+//   packs least per thread), and each thread computes its block alone, packing what it uses: no
+//   packed panel is shared and no barrier is met before the end.
+// - one MC row tile: each B panel is packed just before its use, and full-width panels of a
+//   row-major B are read in place, unpacked.
+// - n < NR (and m >= 4 NR): computed as C^T = B^T A^T.
 // Supported dtypes: all but bool; Half/BFloat16 are computed in float by the caller.
 #include <cstdint>
 

@@ -42,9 +42,8 @@ struct GemmCfg {
   static constexpr int NR = 2 * kVectorBytes / (sizeof(T) >= 8 ? 8 : 4);
   // The KC x NC packed B block (512 KiB) stays in L2; MR x KC A panels stream from L2/L3.
   static constexpr int64_t KC = 256;
-  static constexpr int64_t MC = 96;  // rows per parallel tile (a multiple of both MRs)
+  static constexpr int64_t MC = 96;  // rows per tile of C (a multiple of both MRs)
   static constexpr int64_t NC = sizeof(T) >= 8 ? 256 : 512;  // columns per packed B block
-  static constexpr int64_t NG = 4;     // NR panels per parallel tile
 };
 
 // y[i] = sum_p M[i*si + p*sp] * x[p*sx], i < rows, p < len.
@@ -91,6 +90,21 @@ void gemv(int64_t rows, int64_t len, const T* M, int64_t si, int64_t sp, const T
   }
 }
 
+// B panels read in place have rows a whole matrix row apart, too far for the hardware
+// prefetchers to follow (each row is on its own page when N >= 1024): the micro-kernels fetch
+// the row kPrefetchRows ahead themselves (16x1024 @ 1024x1024 float: 480 -> 310 us on one
+// Sapphire Rapids core). The address is formed as an integer: past the last rows it points
+// outside B, which a prefetch may do.
+constexpr int64_t kPrefetchRows = 12;
+template <typename T>
+inline void prefetch_b_row(const T* Bp, int64_t p, int64_t ldb) {
+  constexpr int64_t bytes = GemmCfg<T>::NR * static_cast<int64_t>(sizeof(T));
+  const uintptr_t row = reinterpret_cast<uintptr_t>(Bp + p * ldb) +
+                        static_cast<uintptr_t>(kPrefetchRows * ldb * static_cast<int64_t>(sizeof(T)));
+  for (int64_t q = 0; q < bytes; q += 64) __builtin_prefetch(reinterpret_cast<const char*>(row + q));
+  __builtin_prefetch(reinterpret_cast<const char*>(row + bytes - 1));  // a row that straddles one more line
+}
+
 // The portable micro-kernel, written with vector types (gcc/clang vector extensions, half a
 // tile row each) rather than left to the auto-vectoriser, which kept the tile in registers only
 // for some (dtype, capability) pairs: float32 ran 20-50x slower on DEFAULT and AVX2, float64 on
@@ -101,7 +115,9 @@ inline void micro_kernel_generic(int64_t kc, const T* __restrict Ap, const T* __
   constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR, H = NR / 2;
   typedef T Vec __attribute__((vector_size(H * sizeof(T))));
   Vec acc[MR][2] = {};
+  const bool in_place = ldb != NR;
   for (int64_t p = 0; p < kc; ++p) {
+    if (in_place) prefetch_b_row(Bp, p, ldb);
     Vec b0, b1;
     std::memcpy(&b0, Bp + p * ldb, sizeof(Vec));  // unaligned: std::vector gives 16-byte alignment
     std::memcpy(&b1, Bp + p * ldb + H, sizeof(Vec));
@@ -177,7 +193,9 @@ inline void micro_kernel_avx512(int64_t kc, const T* __restrict Ap, const T* __r
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc), _MM_HINT_T0);
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + W), _MM_HINT_T0);
   }
+  const bool in_place = ldb != NR;
   for (int64_t p = 0; p < kc; ++p) {
+    if (in_place) prefetch_b_row(Bp, p, ldb);
     const typename Z::V b0 = Z::load(Bp + p * ldb), b1 = Z::load(Bp + p * ldb + W);
     const T* a = Ap + p * MR;
 #pragma GCC unroll 16
@@ -354,16 +372,12 @@ void pack_a_panel(const T* A, int64_t sa0, int64_t sa1, int64_t m, int64_t pc, i
   }
 }
 
+// One thread's blocked GEMM of C (m x n, rows ldc apart) = A @ B.
 template <typename T>
-void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
-                  int64_t sb1, T* C, bool parallel) {
+void gemm_serial(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
+                 int64_t sb1, T* C, int64_t ldc) {
   using Cfg = GemmCfg<T>;
   constexpr int MR = Cfg::MR, NR = Cfg::NR;
-  if (k == 0) {
-    std::memset(static_cast<void*>(C), 0, sizeof(T) * static_cast<size_t>(m * n));
-    return;
-  }
-  const bool par = parallel && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
   const int64_t m_panels = (m + MR - 1) / MR;
   // Packing buffers are reused across calls (bmm calls this once per matrix), per thread.
   thread_local std::vector<T> Apack, Bpack;
@@ -371,54 +385,80 @@ void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int6
   const size_t b_need = static_cast<size_t>(((std::min(n, Cfg::NC) + NR - 1) / NR) * NR * std::min(k, Cfg::KC));
   if (Apack.size() < a_need) Apack.resize(a_need);
   if (Bpack.size() < b_need) Bpack.resize(b_need);
+  T* Bp = Bpack.data();
+  T* Ap = Apack.data();
+  // With one row tile each B panel serves that tile only: it is packed just before its use, or
+  // read in place when it is a full-width panel of a row-major B (with the micro-kernel's
+  // prefetch this beat packing even when every row of B maps to the same L1 sets, at m = 64:
+  // 64x576 @ 576x1024 float 640 -> 540 us, and the per-panel packing reads B the same way).
+  const int64_t row_tiles = (m + Cfg::MC - 1) / Cfg::MC;
+  const bool pack_in_tile = row_tiles == 1;
+  const bool b_in_place = pack_in_tile && sb1 == 1;
   for (int64_t jc = 0; jc < n; jc += Cfg::NC) {
     const int64_t nc = std::min(Cfg::NC, n - jc);
     const int64_t n_panels = (nc + NR - 1) / NR;
     for (int64_t pc = 0; pc < k; pc += Cfg::KC) {
       const int64_t kc = std::min(Cfg::KC, k - pc);
-      T* Bp = Bpack.data();
-      T* Ap = Apack.data();
-      const int64_t row_tiles = (m + Cfg::MC - 1) / Cfg::MC;
-      const int64_t col_tiles = (n_panels + Cfg::NG - 1) / Cfg::NG;
-      // With one row tile each B panel serves one tile only: the thread computing the tile packs
-      // it (splitting the packing over N too, with no barrier between packing and use).
-      const bool pack_in_tile = row_tiles == 1;
-      // There, too, a full-width panel of row-major B is read in place: it serves a few row
-      // panels only, and copying it costs about as much as using it. Unless its rows are a
-      // multiple of 4 KiB apart, which maps them all to the same L1 sets: then only a panel
-      // that serves up to 3 row panels is.
-      const bool b_in_place =
-          pack_in_tile && sb1 == 1 && (m_panels <= 3 || (sb0 * static_cast<int64_t>(sizeof(T))) % 4096 != 0);
-#pragma omp parallel if (par)
-      {
-        if (!pack_in_tile) {
-#pragma omp for schedule(static)
-          for (int64_t jp = 0; jp < n_panels; ++jp) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + jp * NR, Bp + jp * NR * kc);
-        }
-#pragma omp for schedule(static)
-        for (int64_t ip = 0; ip < m_panels; ++ip) pack_a_panel(A, sa0, sa1, m, pc, kc, ip * MR, Ap + ip * MR * kc);
-#pragma omp for schedule(static) collapse(2)
-        for (int64_t rt = 0; rt < row_tiles; ++rt) {
-          for (int64_t ct = 0; ct < col_tiles; ++ct) {
-            const int64_t ip0 = rt * (Cfg::MC / MR), ip1 = std::min(m_panels, ip0 + Cfg::MC / MR);
-            const int64_t jp0 = ct * Cfg::NG, jp1 = std::min(n_panels, jp0 + Cfg::NG);
-            for (int64_t jp = jp0; jp < jp1; ++jp) {
-              const int64_t j0 = jp * NR;
-              const int nr = static_cast<int>(std::min<int64_t>(NR, nc - j0));
-              const bool in_place = b_in_place && nr == NR;
-              if (pack_in_tile && !in_place) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + j0, Bp + jp * NR * kc);
-              const T* bp = in_place ? B + pc * sb0 + jc + j0 : Bp + jp * NR * kc;
-              const int64_t ldb = in_place ? sb0 : NR;
-              for (int64_t ip = ip0; ip < ip1; ++ip) {
-                const int64_t i0 = ip * MR;
-                const int mr = static_cast<int>(std::min<int64_t>(MR, m - i0));
-                micro_kernel<T>(kc, Ap + ip * MR * kc, bp, ldb, C + i0 * n + jc + j0, n, mr, nr, pc > 0);
-              }
-            }
+      if (!pack_in_tile)
+        for (int64_t jp = 0; jp < n_panels; ++jp) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + jp * NR, Bp + jp * NR * kc);
+      for (int64_t ip = 0; ip < m_panels; ++ip) pack_a_panel(A, sa0, sa1, m, pc, kc, ip * MR, Ap + ip * MR * kc);
+      // MC x (NG panels) tiles of C: an NR-wide B panel stays in L1 while the tile's A panels
+      // stream from L2.
+      for (int64_t ip0 = 0; ip0 < m_panels; ip0 += Cfg::MC / MR) {
+        const int64_t ip1 = std::min(m_panels, ip0 + Cfg::MC / MR);
+        for (int64_t jp = 0; jp < n_panels; ++jp) {
+          const int64_t j0 = jp * NR;
+          const int nr = static_cast<int>(std::min<int64_t>(NR, nc - j0));
+          const bool in_place = b_in_place && nr == NR;
+          if (pack_in_tile && !in_place) pack_b_panel(B, sb0, sb1, n, pc, kc, jc + j0, Bp + jp * NR * kc);
+          const T* bp = in_place ? B + pc * sb0 + (jc + j0) * sb1 : Bp + jp * NR * kc;
+          const int64_t ldb = in_place ? sb0 : NR;
+          for (int64_t ip = ip0; ip < ip1; ++ip) {
+            const int64_t i0 = ip * MR;
+            const int mr = static_cast<int>(std::min<int64_t>(MR, m - i0));
+            micro_kernel<T>(kc, Ap + ip * MR * kc, bp, ldb, C + i0 * ldc + jc + j0, ldc, mr, nr, pc > 0);
           }
         }
       }
     }
+  }
+}
+
+// C (m x n, rows ldc apart) = A @ B. The threads share no packed panel and meet at no barrier:
+// C is cut into one block of whole MR x NR tiles per thread, and each thread computes its block
+// with gemm_serial, packing the A rows and B columns it uses. A barrier per depth block costs
+// a futex wake-up under the passive wait policy (Note [OpenMP wait policy], torchlite/__init__.py)
+// and waits for a descheduled thread on a busy machine; the A rows (or B columns) that two
+// threads both pack cost less.
+template <typename T>
+void gemm_blocked(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
+                  int64_t sb1, T* C, int64_t ldc, bool parallel) {
+  constexpr int MR = GemmCfg<T>::MR, NR = GemmCfg<T>::NR;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) std::memset(static_cast<void*>(C + i * ldc), 0, sizeof(T) * static_cast<size_t>(n));
+    return;
+  }
+  const int threads = parallel && m * n * k >= 64 * 64 * 64 ? omp_get_max_threads() : 1;
+  const int64_t m_panels = (m + MR - 1) / MR, n_panels = (n + NR - 1) / NR;
+  // The rows x columns grid of blocks: the one whose largest block costs least, counting a
+  // packed element of A or B as kPackCost multiply-adds.
+  constexpr int64_t kPackCost = 8;
+  int64_t grid_rows = 1, grid_cols = 1, best = -1;
+  for (int64_t r = 1; r <= std::min<int64_t>(threads, m_panels); ++r) {
+    const int64_t c = std::min<int64_t>(threads / r, n_panels);
+    const int64_t rows = (m_panels + r - 1) / r * MR, cols = (n_panels + c - 1) / c * NR;
+    const int64_t cost = rows * cols + kPackCost * (rows + cols);
+    if (best < 0 || cost < best) best = cost, grid_rows = r, grid_cols = c;
+  }
+  const int64_t blocks = grid_rows * grid_cols;
+#pragma omp parallel for schedule(static) num_threads(static_cast<int>(blocks)) if (blocks > 1)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t br = b / grid_cols, bc = b % grid_cols;
+    const int64_t i0 = std::min(m, br * m_panels / grid_rows * MR);
+    const int64_t i1 = std::min(m, (br + 1) * m_panels / grid_rows * MR);
+    const int64_t j0 = std::min(n, bc * n_panels / grid_cols * NR);
+    const int64_t j1 = std::min(n, (bc + 1) * n_panels / grid_cols * NR);
+    gemm_serial<T>(i1 - i0, j1 - j0, k, A + i0 * sa0, sa0, sa1, B + j0 * sb1, sb0, sb1, C + i0 * ldc + j0, ldc);
   }
 }
 
@@ -443,20 +483,21 @@ void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, 
         gemv<T>(n, k, b, sb1, sb0, a, sa1, c, parallel);
       } else if (m * n * k <= 16 * 16 * 16) {
         gemm_small<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c);
-      } else if (n < GemmCfg<T>::NR && m >= 4 * GemmCfg<T>::NR && sa0 == 1 && sa1 != 1) {
-        // Fewer columns than one B panel, and a column-major A (a transposed weight): most of
-        // each micro-kernel call would be zero padding, and packing A column by column is slow.
-        // C^T = B^T A^T has the short side as its rows and A^T as a row-major right operand; it
-        // is computed aside and transposed into C.
+      } else if (n < GemmCfg<T>::NR && m >= 4 * GemmCfg<T>::NR) {
+        // Fewer columns than one B panel: much of each micro-kernel call would be zero padding
+        // (a batch-1 convolution's 512x4608 @ 4608x16 float ran at 1.7x PyTorch's time).
+        // C^T = B^T A^T has the short side as its rows, in whole row panels but the last; it is
+        // computed aside and transposed into C. A column-major A (a transposed weight) becomes a
+        // row-major right operand, read in place, instead of being packed column by column.
         thread_local std::vector<T> ct;
         if (ct.size() < static_cast<size_t>(m * n)) ct.resize(static_cast<size_t>(m * n));
-        gemm_blocked<T>(n, m, k, b, sb1, sb0, a, sa1, sa0, ct.data(), parallel);
+        gemm_blocked<T>(n, m, k, b, sb1, sb0, a, sa1, sa0, ct.data(), m, parallel);
         constexpr int64_t kTile = 64;
         for (int64_t i0 = 0; i0 < m; i0 += kTile)
           for (int64_t j = 0; j < n; ++j)
             for (int64_t i = i0; i < std::min(m, i0 + kTile); ++i) c[i * n + j] = ct[j * m + i];
       } else {
-        gemm_blocked<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c, parallel);
+        gemm_blocked<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c, n, parallel);
       }
     }
   });
