@@ -18,7 +18,6 @@
 // once per CPU capability (Note [CPU capabilities]).
 #include <cstdint>
 
-#include "aten/core/Half.h"
 #include "aten/native/cpu/CpuCapability.h"
 
 namespace tl::native::vecmath {
@@ -42,13 +41,6 @@ template <typename T>
 inline void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
   TL_CPU_KERNEL(binary<T>)(f, a, b, y, n);
 }
-
-// float16 and bfloat16 (VecMathHalf.cpp): blocks converted to float, computed by the float
-// routine and rounded once on store, as PyTorch computes half types.
-template <> void unary<Half>(Unary f, const Half* x, Half* y, int64_t n);
-template <> void unary<BFloat16>(Unary f, const BFloat16* x, BFloat16* y, int64_t n);
-template <> void binary<Half>(Binary f, const Half* a, const Half* b, Half* y, int64_t n);
-template <> void binary<BFloat16>(Binary f, const BFloat16* a, const BFloat16* b, BFloat16* y, int64_t n);
 
 // Whether (f, T) has a vectorised form; the others keep their scalar functor.
 template <typename T>
