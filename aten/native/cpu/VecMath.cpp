@@ -397,8 +397,9 @@ inline VF sinh_core(VF x) {
   return select(a >= 1.f, copysign(big, x), small);  // NaN takes the small arm
 }
 
-// tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's division remainder and 1 - q's
-// rounding are carried so that the result rounds once.
+// tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's remainder and 1 - q's rounding
+// are carried so that the result rounds once. q comes from rcp, not a division: the remainder
+// corrects its relative error e to e^2 q, below 2^-29 of the result.
 inline VF tanh_core(VF x) {
   VF a = abs(x), z = x * x;
   VF small = fma(x * z, horner(z, kTanhG), x);
@@ -406,7 +407,7 @@ inline VF tanh_core(VF x) {
   VF de;
   VF dh = fast_two_sum(e.scale * e.w, splat(1.f), de);  // the product is exact
   VF dl = fma(e.scale, e.lo, de);
-  VF q = 2.f / dh;
+  VF q = 2.f * rcp(dh);
   VF rem = fma(-q, dh, splat(2.f)) - q * dl;
   VF eh;
   VF h = fast_two_sum(splat(1.f), -q, eh);
