@@ -42,6 +42,12 @@ inline void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
   TL_CPU_KERNEL(binary<T>)(f, a, b, y, n);
 }
 
+// softmax (log_softmax if log) of n contiguous floats, one row of SoftMax.cpp: the maximum,
+// e^(x - max) stored and summed with the vector exp, then the scaling, three passes over a row
+// that stays in cache.
+TL_DECLARE_CPU_KERNEL(void softmax_row(const float* x, float* y, int64_t n, bool log))
+inline void softmax_row(const float* x, float* y, int64_t n, bool log) { TL_CPU_KERNEL(softmax_row)(x, y, n, log); }
+
 // Whether (f, T) has a vectorised form; the others keep their scalar functor.
 template <typename T>
 constexpr bool has_unary(Unary f) {
