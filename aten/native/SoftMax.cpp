@@ -1,6 +1,7 @@
 // softmax and log_softmax (forward and backward) along one dimension. A tensor is viewed as
 // (outer, D, inner) rows of D elements `inner` apart; rows are independent, and OpenMP splits them
-// when the work is large enough. exp is the vectorisable one (Note [Vectorisable exp]).
+// when the work is large enough. exp is the vectorisable one (Note [Vectorisable exp]); float
+// rows that are contiguous go to the vector math layer's fused row kernel.
 // Half/BFloat16 run in float.
 #include <omp.h>
 
@@ -13,6 +14,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/ElementwiseFunctors.h"
 #include "aten/native/ShapeUtils.h"
+#include "aten/native/cpu/VecMath.h"
 #include "generated/ops/_log_softmax.h"
 #include "generated/ops/_log_softmax_backward_data_native.h"
 #include "generated/ops/_log_softmax_native.h"
@@ -98,7 +100,10 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, bool half_to_float, const c
       for_each_block(r, [&](int64_t base, int64_t n, int64_t stride) {
         const T* x = xp + base;
         T* y = yp + base;
-        // Per column: m = max, then sum of exp(x - m); `acc` holds m, then log(sum) + m or 1 / sum.
+        if constexpr (std::is_same_v<T, float>) {
+          if (stride == 1) return vecmath::softmax_row(x, y, D, Log);
+        }
+        // Per column: m = max, then sum of exp(x - m), then log(sum) or 1 / sum.
         T m[kBlock], sum[kBlock];
         for (int64_t i = 0; i < n; ++i) m[i] = -std::numeric_limits<T>::infinity(), sum[i] = 0;
         if (stride == 1) {  // one contiguous row (n == 1): vectorise along it
@@ -123,14 +128,15 @@ Tensor softmax_impl(const Tensor& self, int64_t dim, bool half_to_float, const c
               sum[i] += e;
             }
         }
-        // A row of -inf has m = -inf and gives NaN, as in PyTorch.
-        for (int64_t i = 0; i < n; ++i) sum[i] = Log ? m[i] + std::log(sum[i]) : T(1) / sum[i];
+        // A row of -inf has m = -inf and gives NaN, as in PyTorch. log_softmax is (x - m) - log(sum):
+        // x - (m + log(sum)) would cancel near the maximum.
+        for (int64_t i = 0; i < n; ++i) sum[i] = Log ? std::log(sum[i]) : T(1) / sum[i];
         for (int64_t d = 0; d < D; ++d) {
           const T* xr = x + d * stride;
           T* yr = y + d * stride;
           if constexpr (Log) {
 #pragma omp simd
-            for (int64_t i = 0; i < n; ++i) yr[i] = xr[i] - sum[i];
+            for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - m[i]) - sum[i];
           } else {
 #pragma omp simd
             for (int64_t i = 0; i < n; ++i) yr[i] *= sum[i];

@@ -1,6 +1,6 @@
 #pragma once
 // Note [Half conversions]: bulk float16/bfloat16 <-> float32 conversion of contiguous arrays,
-// for the CPU kernels that compute half types in float (vector math, casts, GEMM operands).
+// for the CPU kernels that compute half types in float (elementwise loops, casts, GEMM operands).
 // float16 uses the F16C / AVX-512 conversion instructions where the build enables them;
 // elsewhere, and for bfloat16 (a shift), the branch-free scalar conversions of Half.h, which
 // the compiler vectorises. float -> 16 bits rounds to nearest even. Defined in one translation

@@ -5,12 +5,15 @@
 // all operands contiguous, one input a broadcast scalar (stride 0) with the rest
 // contiguous, and the general strided case. The first two are written so the compiler
 // vectorises them; the contiguous one calls the vector math layer for the functors that
-// cpu/VecMathLoops.h names.
+// cpu/VecMathLoops.h names. cpu_kernel_in_float computes float16 and bfloat16 through the
+// float functor (Note [Half elementwise in float]).
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
 #include "aten/native/FunctionTraits.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/HalfConvert.h"
 #include "aten/native/cpu/VecMathLoops.h"
 
 namespace tl::native {
@@ -73,28 +76,81 @@ inline bool try_scalar_loops(char** data, const int64_t* strides, int64_t n, F& 
   return done;
 }
 
+inline void check_arity(const TensorIterator& iter, size_t arity) {
+  TL_CHECK(iter.noutputs() == 1 && iter.ninputs() == static_cast<int>(arity), "cpu_kernel: functor arity ", arity,
+           " does not match the iterator's ", iter.ninputs(), " inputs");
+}
+
+// One call of the 1-D loop: contiguous (through the vector math layer where it has f), one
+// broadcast scalar input, or strided.
+template <typename F>
+inline void loop_1d(F& f, char** data, const int64_t* strides, int64_t n) {
+  using traits = function_traits<F>;
+  constexpr size_t N = traits::arity;
+  bool contiguous = strides[0] == sizeof(typename traits::result_type);
+  auto check = [&](auto i_const) {
+    constexpr size_t II = decltype(i_const)::value;
+    if (strides[II + 1] != sizeof(typename traits::template arg<II>)) contiguous = false;
+  };
+  [&]<size_t... I>(std::index_sequence<I...>) { (check(std::integral_constant<size_t, I>{}), ...); }(
+      std::make_index_sequence<N>{});
+  if (contiguous) {
+    if constexpr (VecMathOp<F>::value) VecMathOp<F>::run(data, n);
+    else contiguous_loop(data, n, f, std::make_index_sequence<N>{});
+  } else if (!try_scalar_loops(data, strides, n, f, std::make_index_sequence<N>{})) {
+    strided_loop(data, strides, n, f, std::make_index_sequence<N>{});
+  }
+}
+
 }  // namespace detail
 
 template <typename F>
 void cpu_kernel(TensorIterator& iter, F f, int64_t grain_size = 32768) {
-  using traits = function_traits<F>;
-  constexpr size_t N = traits::arity;
-  TL_CHECK(iter.noutputs() == 1 && iter.ninputs() == static_cast<int>(N), "cpu_kernel: functor arity ", N,
-           " does not match the iterator's ", iter.ninputs(), " inputs");
+  detail::check_arity(iter, function_traits<F>::arity);
+  iter.for_each([&](char** data, const int64_t* strides, int64_t n) { detail::loop_1d(f, data, strides, n); },
+                grain_size);
+}
+
+// Note [Half elementwise in float]: computes an elementwise op on T (float16 or bfloat16) with
+// f32, its functor for float, whose result rounded once to T is the op's. Each block of the 1-D loop is
+// converted to float in buffers (cpu/HalfConvert.h: F16C for float16, strided operands gathered,
+// broadcast ones converted once), computed by the float loop (vector math included), and rounded
+// back: the per-element scalar conversions made float16 add several times slower than PyTorch.
+template <typename T, typename G>
+void cpu_kernel_in_float(TensorIterator& iter, G f32, int64_t grain_size = 32768) {
+  constexpr size_t N = function_traits<G>::arity;
+  detail::check_arity(iter, N);
   iter.for_each(
       [&](char** data, const int64_t* strides, int64_t n) {
-        bool contiguous = strides[0] == sizeof(typename traits::result_type);
-        auto check = [&](auto i_const) {
-          constexpr size_t II = decltype(i_const)::value;
-          if (strides[II + 1] != sizeof(typename traits::template arg<II>)) contiguous = false;
-        };
-        [&]<size_t... I>(std::index_sequence<I...>) { (check(std::integral_constant<size_t, I>{}), ...); }(
-            std::make_index_sequence<N>{});
-        if (contiguous) {
-          if constexpr (VecMathOp<F>::value) VecMathOp<F>::run(data, n);
-          else detail::contiguous_loop(data, n, f, std::make_index_sequence<N>{});
-        } else if (!detail::try_scalar_loops(data, strides, n, f, std::make_index_sequence<N>{})) {
-          detail::strided_loop(data, strides, n, f, std::make_index_sequence<N>{});
+        constexpr int64_t kBlock = 1024;  // floats per operand buffer: all of them stay in L1
+        alignas(64) float buf[N + 1][kBlock];
+        char* fdata[N + 1];
+        int64_t fstrides[N + 1];
+        for (size_t k = 0; k <= N; ++k) {
+          fdata[k] = reinterpret_cast<char*>(buf[k]);
+          fstrides[k] = sizeof(float);
+        }
+        for (size_t k = 1; k <= N; ++k) {
+          if (strides[k] != 0) continue;
+          buf[k][0] = static_cast<float>(*reinterpret_cast<const T*>(data[k]));
+          fstrides[k] = 0;
+        }
+        for (int64_t i = 0; i < n; i += kBlock) {
+          const int64_t len = std::min(kBlock, n - i);
+          for (size_t k = 1; k <= N; ++k) {
+            if (strides[k] == sizeof(T)) {
+              cpu::convert(reinterpret_cast<const T*>(data[k]) + i, buf[k], len);
+            } else if (strides[k] != 0) {
+              for (int64_t j = 0; j < len; ++j)
+                buf[k][j] = static_cast<float>(*reinterpret_cast<const T*>(data[k] + (i + j) * strides[k]));
+            }
+          }
+          detail::loop_1d(f32, fdata, fstrides, len);
+          if (strides[0] == sizeof(T)) {
+            cpu::convert(buf[0], reinterpret_cast<T*>(data[0]) + i, len);
+          } else {
+            for (int64_t j = 0; j < len; ++j) *reinterpret_cast<T*>(data[0] + (i + j) * strides[0]) = T(buf[0][j]);
+          }
         }
       },
       grain_size);

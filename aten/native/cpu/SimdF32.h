@@ -1,7 +1,8 @@
 #pragma once
 // A float32 vector for the vector math cores (VecMath.cpp, Note [Vector math]): 16 lanes with
 // AVX-512, 8 with AVX2 + FMA, one lane otherwise. The cores are written once against this
-// type; only the operations below differ per ISA. The unit that includes it is compiled with
+// type; only the operations below differ per ISA. rcp(a) is 1 / a within a relative 2^-14, for
+// the cores that correct a quotient's error anyway (cheaper than a division). The unit that includes it is compiled with
 // the ISA's flags, so each build sees exactly one of the three definitions.
 #include <cmath>
 #include <cstdint>
@@ -35,6 +36,7 @@ inline VF operator*(VF a, VF b) { return {_mm512_mul_ps(a.v, b.v)}; }
 inline VF operator/(VF a, VF b) { return {_mm512_div_ps(a.v, b.v)}; }
 inline VF fma(VF a, VF b, VF c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
 inline VF sqrt(VF a) { return {_mm512_maskz_sqrt_ps(0xffff, a.v)}; }
+inline VF rcp(VF a) { return {_mm512_maskz_rcp14_ps(0xffff, a.v)}; }
 inline VF min(VF a, VF b) { return {_mm512_maskz_min_ps(0xffff, a.v, b.v)}; }  // b where either is NaN
 inline VM operator<(VF a, VF b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 inline VM operator<=(VF a, VF b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
@@ -74,6 +76,10 @@ inline VF operator*(VF a, VF b) { return {_mm256_mul_ps(a.v, b.v)}; }
 inline VF operator/(VF a, VF b) { return {_mm256_div_ps(a.v, b.v)}; }
 inline VF fma(VF a, VF b, VF c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
 inline VF sqrt(VF a) { return {_mm256_sqrt_ps(a.v)}; }
+inline VF rcp(VF a) {  // 12 bits, then a Newton step
+  __m256 y = _mm256_rcp_ps(a.v);
+  return {_mm256_fmadd_ps(y, _mm256_fnmadd_ps(a.v, y, _mm256_set1_ps(1.f)), y)};
+}
 inline VF min(VF a, VF b) { return {_mm256_min_ps(a.v, b.v)}; }
 inline VM operator<(VF a, VF b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 inline VM operator<=(VF a, VF b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
@@ -122,6 +128,7 @@ inline VF fma(VF a, VF b, VF c) {
   return {static_cast<float>(static_cast<double>(a.v) * static_cast<double>(b.v) + static_cast<double>(c.v))};
 }
 inline VF sqrt(VF a) { return {std::sqrt(a.v)}; }
+inline VF rcp(VF a) { return {1.f / a.v}; }
 inline VF min(VF a, VF b) { return {a.v < b.v ? a.v : b.v}; }
 inline VM operator<(VF a, VF b) { return {a.v < b.v}; }
 inline VM operator<=(VF a, VF b) { return {a.v <= b.v}; }

@@ -397,8 +397,9 @@ inline VF sinh_core(VF x) {
   return select(a >= 1.f, copysign(big, x), small);  // NaN takes the small arm
 }
 
-// tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's division remainder and 1 - q's
-// rounding are carried so that the result rounds once.
+// tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's remainder and 1 - q's rounding
+// are carried so that the result rounds once. q comes from rcp, not a division: the remainder
+// corrects its relative error e to e^2 q, below 2^-29 of the result.
 inline VF tanh_core(VF x) {
   VF a = abs(x), z = x * x;
   VF small = fma(x * z, horner(z, kTanhG), x);
@@ -406,7 +407,7 @@ inline VF tanh_core(VF x) {
   VF de;
   VF dh = fast_two_sum(e.scale * e.w, splat(1.f), de);  // the product is exact
   VF dl = fma(e.scale, e.lo, de);
-  VF q = 2.f / dh;
+  VF q = 2.f * rcp(dh);
   VF rem = fma(-q, dh, splat(2.f)) - q * dl;
   VF eh;
   VF h = fast_two_sum(splat(1.f), -q, eh);
@@ -647,24 +648,33 @@ inline VF acos_core(VF x) {
   return select(p.small, small, big);
 }
 
+// core(v, flag) with the lanes it flags replaced by slow(x) (libm).
+template <typename Core, typename Slow>
+inline VF with_slow_lanes(VF v, Core core, Slow slow) {
+  VM flag = none();
+  VF r = core(v, flag);
+  if (unsigned b = bits(flag)) {
+    float xs[kLanes], rs[kLanes];
+    store(xs, v);
+    store(rs, r);
+    for (int j = 0; j < kLanes; ++j)
+      if (b >> j & 1) rs[j] = slow(xs[j]);
+    r = load(rs);
+  }
+  return r;
+}
+
+// e^v, flagging for libm the lanes near underflow and overflow; NaN stays NaN.
+inline VF exp_lanes(VF v, VM& s) {
+  s = exp_slow(v);
+  return select(v < -103.9f, 0.f, select(v > 88.8f, splat(INFINITY), exp_core(v)));
+}
+
 // Runs core over x in vectors; lanes the core flags get slow(x) (libm) instead. The tail is
 // padded with zeros into a vector's worth of stack.
 template <typename Core, typename Slow>
 void run_unary(const float* x, float* y, int64_t n, Core core, Slow slow) {
-  auto block = [&](const float* in, float* out) {
-    VF v = load(in);
-    VM flag = none();
-    VF r = core(v, flag);
-    if (unsigned b = bits(flag)) {
-      float xs[kLanes], rs[kLanes];
-      store(xs, v);
-      store(rs, r);
-      for (int j = 0; j < kLanes; ++j)
-        if (b >> j & 1) rs[j] = slow(xs[j]);
-      r = load(rs);
-    }
-    store(out, r);
-  };
+  auto block = [&](const float* in, float* out) { store(out, with_slow_lanes(load(in), core, slow)); };
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) block(x + i, y + i);
   if (i < n) {
@@ -708,11 +718,7 @@ void unary_f32(Unary f, const float* x, float* y, int64_t n) {
   using namespace f32;
   switch (f) {
     case Unary::Exp:
-      run_unary(x, y, n, [](VF v, VM& s) {
-        s = exp_slow(v);
-        VF r = exp_core(v);  // NaN stays NaN
-        return select(v < -103.9f, 0.f, select(v > 88.8f, splat(INFINITY), r));
-      }, TL_VM_LIBM_F(exp));
+      run_unary(x, y, n, exp_lanes, TL_VM_LIBM_F(exp));
       return;
     case Unary::Exp2:
       run_unary(x, y, n, [](VF v, VM& s) {
@@ -864,6 +870,50 @@ void binary_f32(Binary f, const float* a, const float* b, float* y, int64_t n) {
   }
 }
 
+void softmax_row_f32(const float* x, float* y, int64_t n, bool log) {
+  using namespace f32;
+  auto exp_v = [](VF v) { return with_slow_lanes(v, exp_lanes, TL_VM_LIBM_F(exp)); };
+  int64_t i = 0;
+  VF vm = splat(-INFINITY);
+  for (; i + kLanes <= n; i += kLanes) {
+    VF v = load(x + i);
+    vm = select(v > vm, v, vm);  // NaN is skipped: it makes its own e^(x - m), and the sum, NaN
+  }
+  float lanes[kLanes];
+  store(lanes, vm);
+  float m = -INFINITY;
+  for (float l : lanes) m = l > m ? l : m;
+  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
+  // e^(x - m), stored for softmax, and summed; the tail is padded with -inf (e^-inf = 0).
+  VF shift = splat(m), vsum = splat(0.f);
+  for (i = 0; i + kLanes <= n; i += kLanes) {
+    VF e = exp_v(load(x + i) - shift);
+    if (!log) store(y + i, e);
+    vsum = vsum + e;
+  }
+  if (i < n) {
+    float in[kLanes], out[kLanes];
+    std::fill(in, in + kLanes, -INFINITY);
+    std::memcpy(in, x + i, static_cast<size_t>(n - i) * sizeof(float));
+    VF e = exp_v(load(in) - shift);
+    store(out, e);
+    if (!log) std::memcpy(y + i, out, static_cast<size_t>(n - i) * sizeof(float));
+    vsum = vsum + e;
+  }
+  store(lanes, vsum);
+  float sum = 0.f;
+  for (float l : lanes) sum += l;
+  if (log) {
+    // (x - m) - log(sum): exact near the maximum, where x - (m + log(sum)) would cancel. A row of
+    // -inf gives NaN, as in PyTorch.
+    const float log_sum = std::log(sum);
+    for (i = 0; i < n; ++i) y[i] = (x[i] - m) - log_sum;
+  } else {
+    const float inv = 1.f / sum;
+    for (i = 0; i < n; ++i) y[i] *= inv;
+  }
+}
+
 void unary_f64(Unary f, const double* x, double* y, int64_t n) {
   switch (f) {
     case Unary::Exp:
@@ -999,6 +1049,8 @@ void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
   if constexpr (sizeof(T) == 4) binary_f32(f, a, b, y, n);
   else binary_f64(f, a, b, y, n);
 }
+
+void softmax_row(const float* x, float* y, int64_t n, bool log) { softmax_row_f32(x, y, n, log); }
 
 template void unary<float>(Unary, const float*, float*, int64_t);
 template void unary<double>(Unary, const double*, double*, int64_t);

@@ -18,7 +18,6 @@
 // once per CPU capability (Note [CPU capabilities]).
 #include <cstdint>
 
-#include "aten/core/Half.h"
 #include "aten/native/cpu/CpuCapability.h"
 
 namespace tl::native::vecmath {
@@ -43,12 +42,11 @@ inline void binary(Binary f, const T* a, const T* b, T* y, int64_t n) {
   TL_CPU_KERNEL(binary<T>)(f, a, b, y, n);
 }
 
-// float16 and bfloat16 (VecMathHalf.cpp): blocks converted to float, computed by the float
-// routine and rounded once on store, as PyTorch computes half types.
-template <> void unary<Half>(Unary f, const Half* x, Half* y, int64_t n);
-template <> void unary<BFloat16>(Unary f, const BFloat16* x, BFloat16* y, int64_t n);
-template <> void binary<Half>(Binary f, const Half* a, const Half* b, Half* y, int64_t n);
-template <> void binary<BFloat16>(Binary f, const BFloat16* a, const BFloat16* b, BFloat16* y, int64_t n);
+// softmax (log_softmax if log) of n contiguous floats, one row of SoftMax.cpp: the maximum,
+// e^(x - max) stored and summed with the vector exp, then the scaling, three passes over a row
+// that stays in cache.
+TL_DECLARE_CPU_KERNEL(void softmax_row(const float* x, float* y, int64_t n, bool log))
+inline void softmax_row(const float* x, float* y, int64_t n, bool log) { TL_CPU_KERNEL(softmax_row)(x, y, n, log); }
 
 // Whether (f, T) has a vectorised form; the others keep their scalar functor.
 template <typename T>

@@ -18,9 +18,9 @@ struct VecMathOp {
   static constexpr bool value = false;
 };
 
+// float16 and bfloat16 reach them through the float functor (Note [Half elementwise in float]).
 template <typename T>
-inline constexpr bool is_vecmath_type_v = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                                          std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>;
+inline constexpr bool is_vecmath_type_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
 #define TL_VECMATH_UNARY(Functor, fn)                                                          \
   template <typename T>                                                                        \
