@@ -1,0 +1,74 @@
+"""The multi-threaded paths of the reduction and indexing kernels (sum rows, gather,
+index_select, the embedding gradient) against PyTorch at 1 and 2 threads. Every tensor is above
+the kernels' serial cut-off (64K elements), with odd sizes so thread ranges split unevenly."""
+
+import numpy as np
+import pytest
+
+import torchlite as tl
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(params=[1, 2], ids=["1t", "2t"])
+def threads(request):
+    before = tl.get_num_threads()
+    tl.set_num_threads(request.param)
+    yield request.param
+    tl.set_num_threads(before)
+
+
+def _pair(a):
+    return tl.tensor(a), torch.tensor(a)
+
+
+# ---- gather / index_select / embedding ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_gather_matches_torch(threads, dtype, dim):
+    rng = np.random.default_rng(dim)
+    x = (rng.standard_normal((37, 45, 61)) * 100).astype(dtype)
+    shape = [35, 43, 59]
+    shape[dim] = 70  # the gathered dim may be longer than self's
+    idx = rng.integers(0, x.shape[dim], shape)
+    (tx, px), (ti, pi) = _pair(x), _pair(idx)
+    np.testing.assert_array_equal(tl.gather(tx, dim, ti).numpy(), torch.gather(px, dim, pi).numpy())
+    # The same values in non-contiguous (transposed) self and index.
+    (tx, px), (ti, pi) = (tuple(t.transpose(0, 2) for t in _pair(a.transpose(2, 1, 0).copy())) for a in (x, idx))
+    assert not tx.is_contiguous() and not ti.is_contiguous()
+    np.testing.assert_array_equal(tl.gather(tx, dim, ti).numpy(), torch.gather(px, dim, pi).numpy())
+
+
+@pytest.mark.parametrize("bad", [-1, 61])
+def test_gather_out_of_range_raises(threads, bad):
+    x = tl.zeros(300, 61)
+    idx = np.zeros((300, 61), dtype=np.int64)
+    idx[250, 7] = bad
+    with pytest.raises(RuntimeError, match=f"index {bad} is out of bounds for dimension 1 with size 61"):
+        tl.gather(x, 1, tl.tensor(idx))
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_index_select_matches_torch(threads, dim):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((301, 257)).astype(np.float32)
+    idx = rng.integers(0, x.shape[dim], 333)
+    (tx, px), (ti, pi) = _pair(x), _pair(idx)
+    np.testing.assert_array_equal(tl.index_select(tx, dim, ti).numpy(), torch.index_select(px, dim, pi).numpy())
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("width", [7, 100, 515])
+def test_embedding_backward_matches_torch(threads, dtype, width):
+    rng = np.random.default_rng(width)
+    w = rng.standard_normal((50, width)).astype(dtype)
+    tok = rng.integers(0, 50, (40, 37))  # many repeats of every row
+    g = rng.standard_normal((40, 37, width)).astype(dtype)
+    for kwargs in ({}, {"padding_idx": 3, "scale_grad_by_freq": True}):
+        tw, pw = (lib.tensor(w, requires_grad=True) for lib in (tl, torch))
+        tl.nn.functional.embedding(tl.tensor(tok), tw, **kwargs).backward(tl.tensor(g))
+        torch.nn.functional.embedding(torch.tensor(tok), pw, **kwargs).backward(torch.tensor(g))
+        tol = 1e-12 if dtype == np.float64 else 1e-5
+        np.testing.assert_allclose(tw.grad.numpy(), pw.grad.numpy(), rtol=tol, atol=tol)
