@@ -72,3 +72,39 @@ def test_embedding_backward_matches_torch(threads, dtype, width):
         torch.nn.functional.embedding(torch.tensor(tok), pw, **kwargs).backward(torch.tensor(g))
         tol = 1e-12 if dtype == np.float64 else 1e-5
         np.testing.assert_allclose(tw.grad.numpy(), pw.grad.numpy(), rtol=tol, atol=tol)
+
+
+# ---- reductions over the inner dim (several rows at a time) ----------------------------------------
+
+INNER_CASES = {
+    # name: (shape, how the input is viewed); rows of 301 elements leave a tail after the
+    # vector accumulators, 4 * k + 3 rows leave a last group of 3.
+    "matrix": ((1023, 301), lambda t: t),
+    "uneven rows": ((23, 9, 301), lambda t: t[:, :7]),  # row groups across a gap
+    "strided outer": ((600, 2, 301), lambda t: t[:, 1]),
+    "expanded": ((1, 301), lambda t: t.expand(700, 301)),
+}
+
+
+@pytest.mark.parametrize("case", list(INNER_CASES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+def test_sum_inner_dim_matches_torch(threads, case, dtype):
+    shape, view = INNER_CASES[case]
+    x = np.random.default_rng(3).uniform(-100, 100, shape).astype(dtype)
+    tx, px = (view(t) for t in _pair(x))
+    ref = view(torch.tensor(x, dtype=torch.float64)).sum(-1, keepdim=True)
+    ours = tl.sum(tx, -1, keepdim=True)
+    assert ours.shape == ref.shape
+    assert ours.dtype == (tl.int64 if dtype == np.int32 else tx.dtype)
+    # float32 rows sum in float64: as close to the exact sum as float32 gets.
+    np.testing.assert_allclose(ours.numpy().astype(np.float64), ref.numpy(), rtol={np.float32: 1e-6, np.float64: 1e-12}.get(dtype, 0))
+    if dtype != np.int32:
+        np.testing.assert_allclose(tl.mean(tx, -1).numpy(), px.mean(-1).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["amax", "amin", "prod", "all", "any"])
+def test_other_reductions_over_inner_dim(threads, op):
+    x = np.random.default_rng(4).uniform(0.9, 1.1, (1023, 301)).astype(np.float32)
+    x[5, 17] = np.nan if op in ("amax", "amin") else 0.0  # NaN propagates; a zero decides all()
+    tx, px = (t[:, 1:] for t in _pair(x))
+    np.testing.assert_allclose(getattr(tl, op)(tx, -1).numpy(), getattr(torch, op)(px, -1).numpy(), rtol=1e-5)
