@@ -1,6 +1,6 @@
-"""The multi-threaded paths of the reduction and indexing kernels (sum rows, gather,
-index_select, the embedding gradient) against PyTorch at 1 and 2 threads. Every tensor is above
-the kernels' serial cut-off (64K elements), with odd sizes so thread ranges split unevenly."""
+"""The fast paths of the CPU kernels (rows of reductions and layer norm, gather, index_select,
+the embedding gradient, max pooling) against PyTorch at 1 and 2 threads. Tensors are above the
+kernels' serial cut-offs (32K-64K elements), with odd sizes so thread ranges split unevenly."""
 
 import numpy as np
 import pytest
@@ -108,3 +108,18 @@ def test_other_reductions_over_inner_dim(threads, op):
     x[5, 17] = np.nan if op in ("amax", "amin") else 0.0  # NaN propagates; a zero decides all()
     tx, px = (t[:, 1:] for t in _pair(x))
     np.testing.assert_allclose(getattr(tl, op)(tx, -1).numpy(), getattr(torch, op)(px, -1).numpy(), rtol=1e-5)
+
+
+# ---- layer norm rows ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("width", [7, 301, 1024])
+def test_layer_norm_matches_torch(threads, dtype, width):
+    rng = np.random.default_rng(width)
+    x = (rng.standard_normal((40000 // width + 3, width)) + 1000).astype(dtype)  # a large mean
+    w, b = rng.standard_normal(width).astype(dtype), rng.standard_normal(width).astype(dtype)
+    ours = tl.nn.functional.layer_norm(tl.tensor(x), (width,), tl.tensor(w), tl.tensor(b))
+    theirs = torch.nn.functional.layer_norm(torch.tensor(x), (width,), torch.tensor(w), torch.tensor(b))
+    tol = 1e-10 if dtype == np.float64 else 2e-3
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
