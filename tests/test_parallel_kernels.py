@@ -110,7 +110,7 @@ def test_other_reductions_over_inner_dim(threads, op):
     np.testing.assert_allclose(getattr(tl, op)(tx, -1).numpy(), getattr(torch, op)(px, -1).numpy(), rtol=1e-5)
 
 
-# ---- layer norm rows ------------------------------------------------------------------------------
+# ---- layer norm rows, max pooling ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -123,3 +123,17 @@ def test_layer_norm_matches_torch(threads, dtype, width):
     theirs = torch.nn.functional.layer_norm(torch.tensor(x), (width,), torch.tensor(w), torch.tensor(b))
     tol = 1e-10 if dtype == np.float64 else 2e-3
     np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("kw", [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
+                                dict(kernel_size=(2, 3), stride=(1, 2), padding=1, dilation=2, ceil_mode=True)])
+def test_max_pool2d_nan_ties_and_indices_match_torch(threads, kw):
+    rng = np.random.default_rng(5)
+    x = rng.integers(-3, 3, (6, 8, 33, 31)).astype(np.float32)  # many ties: the first maximum wins
+    x[0, 0, 4:7, 5] = np.nan
+    x[1, 2, :, :] = -np.inf
+    (tx, px) = _pair(x)
+    ours, oi = tl.nn.functional.max_pool2d(tx, return_indices=True, **kw)
+    theirs, pi = torch.nn.functional.max_pool2d(px, return_indices=True, **kw)
+    np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    np.testing.assert_array_equal(oi.numpy(), pi.numpy())
