@@ -60,7 +60,7 @@ def test_index_select_matches_torch(threads, dim):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("width", [7, 100, 515])
+@pytest.mark.parametrize("width", [0, 7, 100, 515])
 def test_embedding_backward_matches_torch(threads, dtype, width):
     rng = np.random.default_rng(width)
     w = rng.standard_normal((50, width)).astype(dtype)

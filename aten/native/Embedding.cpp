@@ -71,7 +71,8 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
     T* wp = gw.data_ptr<T>();
     // Threads own column slices (multiples of 16 elements) of every row, so repeated indices
     // need no atomics and each element sums its gradients in index order, whatever the threads.
-    const int64_t slices = std::min<int64_t>((d + 15) / 16, n * d > (1 << 16) ? omp_get_max_threads() : 1);
+    const int64_t slices =
+        std::clamp<int64_t>((d + 15) / 16, 1, n * d > (1 << 16) ? omp_get_max_threads() : 1);
 #pragma omp parallel for schedule(static) num_threads(static_cast<int>(slices))
     for (int64_t t = 0; t < slices; ++t) {
       const int64_t k0 = std::min(d, (d * t / slices + 15) / 16 * 16);
