@@ -1,4 +1,6 @@
 // embedding (a row lookup through index_select), its dense backward, and one_hot.
+#include <omp.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -67,12 +69,22 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
     using A = opmath_t<T>;
     const T* gp = g.data_ptr<T>();
     T* wp = gw.data_ptr<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      if (ip[i] == padding_idx) continue;
-      const A scale = scale_grad_by_freq ? A(1) / static_cast<A>(counts[ip[i]]) : A(1);
-      T* row = wp + ip[i] * d;
-      const T* src = gp + i * d;
-      for (int64_t k = 0; k < d; ++k) row[k] = static_cast<T>(static_cast<A>(row[k]) + scale * static_cast<A>(src[k]));
+    // Threads own column slices (multiples of 16 elements) of every row, so repeated indices
+    // need no atomics and each element sums its gradients in index order, whatever the threads.
+    const int64_t slices =
+        std::clamp<int64_t>((d + 15) / 16, 1, n * d > (1 << 16) ? omp_get_max_threads() : 1);
+#pragma omp parallel for schedule(static) num_threads(static_cast<int>(slices))
+    for (int64_t t = 0; t < slices; ++t) {
+      const int64_t k0 = std::min(d, (d * t / slices + 15) / 16 * 16);
+      const int64_t k1 = t + 1 == slices ? d : std::min(d, (d * (t + 1) / slices + 15) / 16 * 16);
+      for (int64_t i = 0; i < n; ++i) {
+        if (ip[i] == padding_idx) continue;
+        const A scale = scale_grad_by_freq ? A(1) / static_cast<A>(counts[ip[i]]) : A(1);
+        T* __restrict row = wp + ip[i] * d;
+        const T* __restrict src = gp + i * d;
+        for (int64_t k = k0; k < k1; ++k)
+          row[k] = static_cast<T>(static_cast<A>(row[k]) + scale * static_cast<A>(src[k]));
+      }
     }
   });
   return gw;

@@ -5,6 +5,8 @@
 // out-of-range one raises IndexError naming the index and the size (RuntimeError where PyTorch
 // raises it). Ops that write into a tensor (scatter, index_add, ...) work on a contiguous
 // buffer: `self` itself when it is contiguous, else a copy written back at the end.
+#include <omp.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -46,6 +48,9 @@
 namespace tl::native {
 
 namespace {
+
+// Elements below which a kernel runs on one thread (a parallel region costs a few microseconds).
+constexpr int64_t kIndexGrain = 1 << 16;
 
 // The i-th element of an int64/int32 index tensor (contiguous).
 struct IndexReader {
@@ -127,20 +132,27 @@ Tensor checked_gather_index(const Tensor& a, int64_t dim, const Tensor& index) {
   Tensor i1 = as_1d(index).to(ScalarType::Long).contiguous();
   const int64_t size = as_1d(a).sizes()[dim];
   const int64_t* idx = i1.data_ptr<int64_t>();
-  for (int64_t i = 0, n = i1.numel(); i < n; ++i) {
+  const int64_t n = i1.numel();
+  // A branch-free parallel test first; the first bad value is looked for only when one exists.
+  bool bad = false;
+#pragma omp parallel for schedule(static) reduction(|| : bad) if (n > kIndexGrain)
+  for (int64_t i = 0; i < n; ++i) bad = bad || static_cast<uint64_t>(idx[i]) >= static_cast<uint64_t>(size);
+  for (int64_t i = 0; bad && i < n; ++i) {
     TL_CHECK(idx[i] >= 0 && idx[i] < size, "index ", idx[i], " is out of bounds for dimension ", dim, " with size ",
              size);
   }
   return i1;
 }
 
-// Calls f(i, a_off, b_off) for each element i (row-major) of the checked index `i1`: a_off is the
-// element offset in `a` of the same position with `dim` replaced by the index value, b_off the
-// offset of the same position in `b` (0 when b is undefined). Rows run along the last dim.
+// Calls f(i, a_off, b_off) for each element i (row-major) of the checked index `i1` in rows
+// [row0, row1) (rows run along the last dim): a_off is the element offset in `a` of the same
+// position with `dim` replaced by the index value, b_off the offset of the same position in `b`
+// (0 when b is undefined).
 template <typename F>
-void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b, F&& f) {
-  const int64_t nd = i1.dim(), n = i1.numel();
-  if (n == 0) return;
+void gather_walk_rows(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b, int64_t row0, int64_t row1,
+                      F&& f) {
+  const int64_t nd = i1.dim();
+  if (row0 >= row1) return;
   IntArrayRef sizes = i1.sizes();
   std::vector<int64_t> as = as_1d(a).strides().vec();
   const int64_t a_dim_stride = as[dim];
@@ -148,9 +160,16 @@ void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b
   std::vector<int64_t> bs = b.defined() ? as_1d(b).strides().vec() : std::vector<int64_t>(nd, 0);
   const int64_t* idx = i1.data_ptr<int64_t>();
   const int64_t inner = sizes[nd - 1], ai = as[nd - 1], bi = bs[nd - 1];
+  // The outer counters (and offsets) of row0.
   std::vector<int64_t> ctr(static_cast<size_t>(nd), 0);
   int64_t ao = 0, bo = 0;
-  for (int64_t i = 0; i < n; i += inner) {
+  for (int64_t d = nd - 2, r = row0; d >= 0; --d) {
+    ctr[d] = r % sizes[d];
+    r /= sizes[d];
+    ao += ctr[d] * as[d];
+    bo += ctr[d] * bs[d];
+  }
+  for (int64_t i = row0 * inner; i < row1 * inner; i += inner) {
     for (int64_t k = 0; k < inner; ++k) f(i + k, ao + k * ai + idx[i + k] * a_dim_stride, bo + k * bi);
     for (int64_t d = nd - 2; d >= 0; --d) {
       ao += as[d];
@@ -161,6 +180,14 @@ void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b
       ctr[d] = 0;
     }
   }
+}
+
+// gather_walk_rows over every row, in order (scatters depend on it when indices repeat).
+template <typename F>
+void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b, F&& f) {
+  const int64_t n = i1.numel();
+  if (n == 0) return;
+  gather_walk_rows(a, dim, i1, b, 0, n / i1.sizes()[i1.dim() - 1], f);
 }
 
 // ---- reductions used by scatter / scatter_reduce / index_add -----------------------------------
@@ -321,7 +348,8 @@ Tensor index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index
   const char* sp = static_cast<const char*>(s.data_ptr());
   char* rp = static_cast<char*>(res.data_ptr());
   if (row > 0) {
-#pragma omp parallel for schedule(static) if (outer * n * inner > (1 << 16))
+    // Over (outer, index) pairs: index_select(x, 0, idx) has outer == 1.
+#pragma omp parallel for collapse(2) schedule(static) if (outer * n * inner > kIndexGrain)
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < n; ++i) {
         std::memcpy(rp + (o * n + i) * row, sp + (o * size + ir[i]) * row, row);
@@ -343,7 +371,14 @@ Tensor gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool
       using T = typename decltype(tag)::type;
       const T* sp = self.data_ptr<T>();
       T* rp = res.data_ptr<T>();
-      gather_walk(self, dim, i1, Tensor(), [&](int64_t i, int64_t ao, int64_t) { rp[i] = sp[ao]; });
+      // Every element is written once: threads take contiguous ranges of rows.
+      const int64_t n = i1.numel(), inner = i1.sizes()[i1.dim() - 1], rows = n / inner;
+      const int nth = n > kIndexGrain ? omp_get_max_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(nth)
+      for (int t = 0; t < nth; ++t) {
+        gather_walk_rows(self, dim, i1, Tensor(), rows * t / nth, rows * (t + 1) / nth,
+                         [&](int64_t i, int64_t ao, int64_t) { rp[i] = sp[ao]; });
+      }
     });
   }
   return finish_out(res, out, "gather");
@@ -420,7 +455,7 @@ Tensor index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, c
     const T* sp = sc.data_ptr<T>();
     const A a = alpha.to<A>();
     // Threads split the outer rows, so no two write the same element.
-#pragma omp parallel for schedule(static) if (outer > 1 && outer * n * inner > (1 << 16))
+#pragma omp parallel for schedule(static) if (outer > 1 && outer * n * inner > kIndexGrain)
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t i = 0; i < n; ++i) {
         T* d = dst + (o * size + ir[i]) * inner;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/cpu/ReduceEngine.h"
 #include "generated/ops/add.h"
 #include "generated/ops/batch_norm.h"
 #include "generated/ops/batch_norm_native.h"
@@ -52,6 +53,23 @@ bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined();
 
 // A defined optional tensor as a contiguous tensor of `dt`, else an undefined tensor.
 Tensor opt(const std::optional<Tensor>& t, ScalarType dt) { return has(t) ? t->to(dt).contiguous() : Tensor(); }
+
+// Layer norm's row statistics as reduction ops, run by the reduction engine's multi-accumulator
+// loop (cpu_reduce::reduce_run): one accumulator chain would wait on every add's latency.
+template <typename T>
+struct RowSumOp {
+  using acc_t = T;
+  T identity() const { return T(0); }
+  T reduce(T a, T x) const { return a + x; }
+  T combine(T a, T b) const { return a + b; }
+};
+
+template <typename T>
+struct SquaredDeviationSumOp : RowSumOp<T> {
+  T mu;
+  explicit SquaredDeviationSumOp(T m) : mu(m) {}
+  T reduce(T a, T x) const { return a + (x - mu) * (x - mu); }
+};
 
 template <typename T>
 const T* ptr_or_null(const Tensor& t) {
@@ -139,13 +157,9 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, In
     for (int64_t i = 0; i < M; ++i) {
       const T* xr = xp + i * N;
       T* yr = yp + i * N;
-      T mu = 0;
-#pragma omp simd reduction(+ : mu)
-      for (int64_t j = 0; j < N; ++j) mu += xr[j];
-      mu /= N;
-      T var = 0;  // two passes: no cancellation for large means
-#pragma omp simd reduction(+ : var)
-      for (int64_t j = 0; j < N; ++j) var += (xr[j] - mu) * (xr[j] - mu);
+      const T mu = cpu_reduce::reduce_run(RowSumOp<T>{}, xr, N, T(0)) / N;
+      // Two passes: no cancellation for large means.
+      const T var = cpu_reduce::reduce_run(SquaredDeviationSumOp<T>(mu), xr, N, T(0));
       const T r = T(1) / std::sqrt(var / N + static_cast<T>(eps));
 #pragma omp simd
       for (int64_t j = 0; j < N; ++j) yr[j] = (xr[j] - mu) * r * (wp ? wp[j] : T(1)) + (bp ? bp[j] : T(0));

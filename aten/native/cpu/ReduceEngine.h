@@ -13,8 +13,9 @@
 // stride (innermost first) and coalesced where memory allows. Three paths:
 //   A. inner reduction: the innermost reduced dim has input stride 1. Each output walks its
 //      reduced index space in contiguous runs; a run is reduced with kAcc independent
-//      accumulators (vectorised). Parallel over outputs, or, when there are fewer outputs
-//      than threads, over fixed-size chunks of the reduced space (deterministic combine).
+//      accumulators (vectorised). When each output is one run (sum(dim=-1)), equally spaced
+//      runs are reduced four at a time. Parallel over outputs, or, when there are fewer
+//      outputs than threads, over fixed-size chunks of the reduced space (deterministic combine).
 //   B. outer reduction: the innermost kept dim is contiguous in input and output (e.g.
 //      sum(dim=0) of a row-major matrix). A block of up to kColBlock outputs is accumulated
 //      row by row into an acc_t buffer (vectorised across outputs). Parallel over blocks
@@ -94,22 +95,41 @@ inline void kept_offsets(const Geometry& g, int64_t o, int64_t& in_off, int64_t&
   }
 }
 
-// Reduces a contiguous run with several independent accumulators (vectorisable).
+// Accumulators per run: independent chains hide the latency of each reduce step and let the
+// loop vectorise.
+template <typename Op>
+constexpr int kAcc = sizeof(typename Op::acc_t) >= 8 ? 16 : 32;
+
+// Reduces R contiguous runs of n >= kAcc<Op> elements each, the r-th starting at p + r * ld, from
+// the identity into out[0..R). Several rows at once keep more independent loads in flight
+// (inner-dim reductions are bound by memory).
+template <int R, typename In, typename Op>
+inline void reduce_rows(const Op& op, const In* __restrict p, int64_t ld, int64_t n, typename Op::acc_t* out) {
+  using acc_t = typename Op::acc_t;
+  constexpr int K = kAcc<Op>;
+  acc_t a[R][K];
+  for (int r = 0; r < R; ++r)
+    for (int j = 0; j < K; ++j) a[r][j] = op.identity();
+  int64_t i = 0;
+  for (; i + K <= n; i += K)
+    for (int r = 0; r < R; ++r)
+      for (int j = 0; j < K; ++j) a[r][j] = op.reduce(a[r][j], p[r * ld + i + j]);
+  for (int r = 0; r < R; ++r) {
+    for (int s = K / 2; s > 0; s /= 2)
+      for (int j = 0; j < s; ++j) a[r][j] = op.combine(a[r][j], a[r][j + s]);
+    acc_t acc = a[r][0];
+    for (int64_t k = i; k < n; ++k) acc = op.reduce(acc, p[r * ld + k]);
+    out[r] = acc;
+  }
+}
+
+// Reduces a contiguous run into acc (vectorised when the run is long enough).
 template <typename In, typename Op>
 inline typename Op::acc_t reduce_run(const Op& op, const In* __restrict p, int64_t n, typename Op::acc_t acc) {
-  using acc_t = typename Op::acc_t;
-  constexpr int kAcc = sizeof(acc_t) >= 8 ? 16 : 32;
-  if (n >= 2 * kAcc) {
-    acc_t a[kAcc];
-    for (int j = 0; j < kAcc; ++j) a[j] = op.identity();
-    int64_t i = 0;
-    for (; i + kAcc <= n; i += kAcc) {
-      for (int j = 0; j < kAcc; ++j) a[j] = op.reduce(a[j], p[i + j]);
-    }
-    for (int s = kAcc / 2; s > 0; s /= 2)
-      for (int j = 0; j < s; ++j) a[j] = op.combine(a[j], a[j + s]);
-    acc = op.combine(acc, a[0]);
-    p += i; n -= i;
+  if (n >= 2 * kAcc<Op>) {
+    typename Op::acc_t part;
+    reduce_rows<1>(op, p, 0, n, &part);
+    return op.combine(acc, part);
   }
   for (int64_t i = 0; i < n; ++i) acc = op.reduce(acc, p[i]);
   return acc;
@@ -230,6 +250,28 @@ void run_reduce(const Tensor& in, const Tensor& out, const std::vector<bool>& ma
       acc_t acc = op.identity();
       for (int64_t c = 0; c < nchunks; ++c) acc = op.combine(acc, part[c]);
       dst[out_off] = op.project(acc);
+    }
+    return;
+  }
+  if (inner && g.red_size.size() == 1 && n_red >= 2 * kAcc<Op>) {
+    // Each output reduces one contiguous run (e.g. sum(dim=-1)): kRows outputs at a time when
+    // their runs are equally spaced (consecutive rows of a matrix).
+    constexpr int kRows = 4;
+#pragma omp parallel for schedule(static) if (parallel)
+    for (int64_t o0 = 0; o0 < n_out; o0 += kRows) {
+      int64_t in_offs[kRows], out_offs[kRows];
+      acc_t acc[kRows];
+      const int nr = static_cast<int>(std::min<int64_t>(kRows, n_out - o0));
+      for (int r = 0; r < nr; ++r) kept_offsets(g, o0 + r, in_offs[r], out_offs[r]);
+      const int64_t ld = nr > 1 ? in_offs[1] - in_offs[0] : 0;
+      bool even = nr == kRows;
+      for (int r = 2; r < nr; ++r) even = even && in_offs[r] - in_offs[r - 1] == ld;
+      if (even) {
+        reduce_rows<kRows>(op, src + in_offs[0], ld, n_red, acc);
+      } else {
+        for (int r = 0; r < nr; ++r) reduce_rows<1>(op, src + in_offs[r], 0, n_red, acc + r);
+      }
+      for (int r = 0; r < nr; ++r) dst[out_offs[r]] = op.project(acc[r]);
     }
     return;
   }
