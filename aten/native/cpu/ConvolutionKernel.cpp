@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "aten/native/Convolution.h"
+#include "aten/native/cpu/ConvolutionWinograd.h"
 #include "aten/native/cpu/Gemm.h"
 
 namespace tl::native {
@@ -297,6 +298,10 @@ void depthwise_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw
 template <typename T>
 void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y) {
   if (is_depthwise(g)) return depthwise_forward(g, x, w, bias, y);
+  if (winograd_suits(g)) {
+    const int64_t ws[4] = {g.C * g.k_numel(), g.k_numel(), g.k[2], 1};
+    return winograd_conv3x3(g, x, w, ws, bias, y);
+  }
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const SampleChunks ch = sample_chunks(g);
@@ -328,9 +333,30 @@ void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
   }
 }
 
+// With stride and dilation 1, Bx is the forward map of the kernel transposed (O <-> C) and
+// flipped, padded by k - 1 - pad (the full correlation), the x and y sides swapped. Returns
+// false for other geometries.
+bool input_grad_as_forward(const ConvGeom& g, ConvGeom& f) {
+  for (int d = 0; d < 3; ++d)
+    if (g.stride[d] != 1 || g.dil[d] != 1) return false;
+  f = g;
+  std::swap(f.C, f.O);
+  for (int d = 0; d < 3; ++d) {
+    std::swap(f.in[d], f.out[d]);
+    f.pad[d] = g.k[d] - 1 - g.pad[d];
+  }
+  return true;
+}
+
 template <typename T>
 void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bias, T* gx) {
   if (is_depthwise(g)) return depthwise_backward_input(g, gy, w, bias, gx);
+  ConvGeom f;
+  if (input_grad_as_forward(g, f) && winograd_suits(f)) {
+    // f's weight element (c, o, kh, kw) is w's (o, c, 2 - kh, 2 - kw).
+    const int64_t K = g.k_numel(), ws[4] = {K, g.C * K, -g.k[2], -1};
+    return winograd_conv3x3(f, gy, w + K - 1, ws, bias, gx);
+  }
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const SampleChunks ch = sample_chunks(g);
