@@ -106,11 +106,14 @@ GEMM_PATH_CASES = [  # (n, c, o, hw, k, kwargs)
     (1, 16, 8, 4, 3, {"padding": 1}),  # input gradient as a GEMM with fewer columns than a panel
 ]
 # 3x3 stride-1 convolutions with enough channels and 4x4 output tiles run as Winograd F(4x4, 3x3)
-# (its input gradient too, as the forward map of the flipped kernel with padding 2 - padding).
+# (the input gradient too, as the forward map of the flipped kernel with padding 2 - padding).
 WINOGRAD_CASES = [
     (8, 16, 16, 10, 3, {"padding": 1}),  # partial tiles; a tile count no multiple of the lanes
     (1, 16, 24, 30, 3, {"padding": 2}),  # one sample; the input gradient unpadded
     (4, 20, 17, 18, 3, {"padding": (0, 1)}),  # channels no multiple of the lanes
+    # from 32 channels on both sides the weight gradient too
+    (4, 33, 40, 16, 3, {"padding": 1}),
+    (3, 32, 32, 40, 3, {"padding": 1}),  # several chunks, summed (in parallel with 2 threads)
 ]
 CONV2D_CASES = GEMM_PATH_CASES + WINOGRAD_CASES
 

@@ -396,6 +396,7 @@ bool weight_grad_og_as_n(int64_t Og, int64_t CgK) { return Og <= 128 && Og < CgK
 template <typename T>
 void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   if (is_depthwise(g)) return depthwise_backward_weight(g, x, gy, gw);
+  if (winograd_suits_weight_grad(g)) return winograd_conv3x3_backward_weight(g, x, gy, gw);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
   const SampleChunks ch = sample_chunks(g);

@@ -18,11 +18,20 @@ namespace tl::native {
 // Whether the forward map of g runs as Winograd: 2-d 3x3, stride and dilation 1, one group,
 // padding at most 2 and enough channels and tiles to amortise the transforms.
 bool winograd_suits(const ConvGeom& g);
+// Whether Bw (the weight gradient) of g runs as Winograd: as winograd_suits, with at least 32
+// channels on both sides (below, its GEMMs are too small to pay for the two transforms).
+bool winograd_suits_weight_grad(const ConvGeom& g);
 
 // y (N, O, *out) = F(x (N, C, *in), w) + bias (may be null) for a geometry winograd_suits
 // accepts. The weight is read as w[o * ws[0] + c * ws[1] + kh * ws[2] + kw * ws[3]] (strides may
 // be negative), so that the input gradient can pass the transposed, flipped weight.
 template <typename T>
 void winograd_conv3x3(const ConvGeom& g, const T* x, const T* w, const int64_t ws[4], const T* bias, T* y);
+
+// gw (O, C, 3, 3) = Bw(x, gy) for the same geometries, overwritten: the adjoint of the forward
+// map in w, y_tile = A^T [U .* V] A with U = G w G^T, gives dL/dU = (A gy_tile A^T) .* V summed
+// over the tiles (36 GEMMs over the tiles), then dL/dw = G^T (dL/dU) G.
+template <typename T>
+void winograd_conv3x3_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw);
 
 }  // namespace tl::native
