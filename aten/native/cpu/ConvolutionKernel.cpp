@@ -12,6 +12,9 @@
 // A 1x1(x1) kernel with stride 1 and no padding in a one-sample chunk needs no column matrix:
 // col is x itself.
 // Chunks run in parallel (OpenMP) when there are enough; otherwise the GEMM parallelises.
+// 2-d 3x3 stride-1 convolutions with enough channels and output tiles run as Winograd
+// F(4x4, 3x3) instead (forward, input gradient, and with more channels the weight gradient:
+// Note [Winograd convolution] in ConvolutionWinograd.h).
 // Depthwise convolutions (one x-side channel per group) skip both: a GEMM of one row per group
 // costs more in calls and column copies than the multiply-adds, so they run as direct loops over
 // the kernel taps, parallel over channels.
@@ -175,12 +178,6 @@ void scatter_chunk(const T* src, int64_t nb, int64_t rows, int64_t L, const T* b
       const T b = bias ? bias[r] : T(0);
       for (int64_t l = 0; l < L; ++l) d[l] = a[l] + b;
     }
-}
-
-template <typename T>
-T* scratch(std::vector<T>& buf, int64_t n) {
-  if (buf.size() < static_cast<size_t>(n)) buf.resize(static_cast<size_t>(n));
-  return buf.data();
 }
 
 // y (channels x L) += bias per channel.

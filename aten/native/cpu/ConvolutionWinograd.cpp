@@ -25,12 +25,6 @@ constexpr int64_t kChunkTiles = 256;
 
 int64_t tiles_along(int64_t out) { return (out + 3) / 4; }
 
-template <typename T>
-T* scratch(std::vector<T>& buf, int64_t n) {
-  if (buf.size() < static_cast<size_t>(n)) buf.resize(static_cast<size_t>(n));
-  return buf.data();
-}
-
 // Where a tile's 6x6 patch starts in the chunk's padded planes of one channel, and where its 4x4
 // outputs go in y (channel 0 of the chunk's first sample), cropped to `rows` x `cols`.
 struct Tile {
