@@ -105,12 +105,23 @@ GEMM_PATH_CASES = [  # (n, c, o, hw, k, kwargs)
     (1, 16, 24, 23, 1, {}),  # a single large sample: 1x1 on x in place
     (1, 16, 8, 4, 3, {"padding": 1}),  # input gradient as a GEMM with fewer columns than a panel
 ]
+# 3x3 stride-1 convolutions with enough channels and 4x4 output tiles run as Winograd F(4x4, 3x3)
+# (the input gradient too, as the forward map of the flipped kernel with padding 2 - padding).
+WINOGRAD_CASES = [
+    (8, 16, 16, 10, 3, {"padding": 1}),  # partial tiles; a tile count no multiple of the lanes
+    (1, 16, 24, 30, 3, {"padding": 2}),  # one sample; the input gradient unpadded
+    (4, 20, 17, 18, 3, {"padding": (0, 1)}),  # channels no multiple of the lanes
+    # from 32 channels on both sides the weight gradient too
+    (4, 33, 40, 16, 3, {"padding": 1}),
+    (3, 32, 32, 40, 3, {"padding": 1}),  # several chunks, summed (in parallel with 2 threads)
+]
+CONV2D_CASES = GEMM_PATH_CASES + WINOGRAD_CASES
 
 
 @functools.cache
 def _torch_conv2d_case(i):
     """Case i's inputs, output gradient and PyTorch's output and gradients (float64)."""
-    n, c, o, hw, k, kw = GEMM_PATH_CASES[i]
+    n, c, o, hw, k, kw = CONV2D_CASES[i]
     arrays = (_r(n, c, hw, hw), _r(o, c // kw.get("groups", 1), k, k, seed=1), _r(o, seed=2))
     px, pw, pb = (TORCH.from_numpy(a.copy()).requires_grad_(True) for a in arrays)
     y = TORCH.nn.functional.conv2d(px, pw, pb, **kw)
@@ -122,15 +133,15 @@ def _torch_conv2d_case(i):
 @needs_torch
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
-@pytest.mark.parametrize("case", range(len(GEMM_PATH_CASES)))
-def test_conv2d_gemm_paths_match_torch(case, dtype, threads):
+@pytest.mark.parametrize("case", range(len(CONV2D_CASES)))
+def test_conv2d_paths_match_torch(case, dtype, threads):
     arrays, g, expected = _torch_conv2d_case(case)
     tx, tw, tb = (tl.tensor(a.astype(dtype), requires_grad=True) for a in arrays)
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == np.float64 else dict(rtol=1e-4, atol=1e-3)
     before = tl.get_num_threads()
     tl.set_num_threads(threads)
     try:
-        y = F.conv2d(tx, tw, tb, **GEMM_PATH_CASES[case][5])
+        y = F.conv2d(tx, tw, tb, **CONV2D_CASES[case][5])
         y.backward(tl.tensor(g.astype(dtype)))
     finally:
         tl.set_num_threads(before)
@@ -150,6 +161,21 @@ def test_conv_transpose2d_larger_matches_torch():
     theirs.backward(TORCH.from_numpy(g))
     assert_close(tx.grad, px.grad.numpy(), rtol=1e-10, atol=1e-10)
     assert_close(tw.grad, pw.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+@needs_torch
+def test_conv_transpose2d_winograd_matches_torch():
+    # stride 1: the transposed convolution is Bx, which runs as Winograd here, bias fused.
+    x, w, b = _r(4, 16, 14, 14), _r(16, 24, 3, 3, seed=1), _r(24, seed=2)
+    (tx, tw, tb), (px, pw, pb) = _both(x, w, b, grad=True)
+    ours = F.conv_transpose2d(tx, tw, tb, padding=1)
+    theirs = TORCH.nn.functional.conv_transpose2d(px, pw, pb, padding=1)
+    assert_close(ours, theirs.detach().numpy(), rtol=1e-10, atol=1e-10)
+    g = _r(*theirs.shape, seed=3)
+    ours.backward(tl.tensor(g))
+    theirs.backward(TORCH.from_numpy(g))
+    for a, b_ in ((tx, px), (tw, pw), (tb, pb)):
+        assert_close(a.grad, b_.grad.numpy(), rtol=1e-10, atol=1e-10)
 
 
 @needs_torch

@@ -8,6 +8,7 @@
 // any order (derivatives.yaml). The loops are 3-d: 1-d and 2-d convolutions run with leading
 // spatial sizes of 1.
 #include <cstdint>
+#include <vector>
 
 #include "aten/core/Tensor.h"
 
@@ -26,6 +27,13 @@ struct ConvGeom {
   int64_t out_numel() const { return out[0] * out[1] * out[2]; }
   int64_t k_numel() const { return k[0] * k[1] * k[2]; }
 };
+
+// The CPU loops' scratch buffers (thread_local vectors reused across calls): at least n elements.
+template <typename T>
+T* scratch(std::vector<T>& buf, int64_t n) {
+  if (buf.size() < static_cast<size_t>(n)) buf.resize(static_cast<size_t>(n));
+  return buf.data();
+}
 
 // y (N, O, *out) = F(x (N, C, *in), w (O, C/groups, *k)) + bias; all contiguous, y allocated by
 // the caller; bias may be undefined.

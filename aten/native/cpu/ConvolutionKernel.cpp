@@ -12,6 +12,9 @@
 // A 1x1(x1) kernel with stride 1 and no padding in a one-sample chunk needs no column matrix:
 // col is x itself.
 // Chunks run in parallel (OpenMP) when there are enough; otherwise the GEMM parallelises.
+// 2-d 3x3 stride-1 convolutions with enough channels and output tiles run as Winograd
+// F(4x4, 3x3) instead (forward, input gradient, and with more channels the weight gradient:
+// Note [Winograd convolution] in ConvolutionWinograd.h).
 // Depthwise convolutions (one x-side channel per group) skip both: a GEMM of one row per group
 // costs more in calls and column copies than the multiply-adds, so they run as direct loops over
 // the kernel taps, parallel over channels.
@@ -22,6 +25,7 @@
 #include <vector>
 
 #include "aten/native/Convolution.h"
+#include "aten/native/cpu/ConvolutionWinograd.h"
 #include "aten/native/cpu/Gemm.h"
 
 namespace tl::native {
@@ -176,12 +180,6 @@ void scatter_chunk(const T* src, int64_t nb, int64_t rows, int64_t L, const T* b
     }
 }
 
-template <typename T>
-T* scratch(std::vector<T>& buf, int64_t n) {
-  if (buf.size() < static_cast<size_t>(n)) buf.resize(static_cast<size_t>(n));
-  return buf.data();
-}
-
 // y (channels x L) += bias per channel.
 template <typename T>
 void add_bias(T* y, const T* bias, int64_t channels, int64_t L) {
@@ -297,6 +295,10 @@ void depthwise_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw
 template <typename T>
 void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y) {
   if (is_depthwise(g)) return depthwise_forward(g, x, w, bias, y);
+  if (winograd_suits(g)) {
+    const int64_t ws[4] = {g.C * g.k_numel(), g.k_numel(), g.k[2], 1};
+    return winograd_conv3x3(g, x, w, ws, bias, y);
+  }
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const SampleChunks ch = sample_chunks(g);
@@ -328,9 +330,30 @@ void forward_impl(const ConvGeom& g, const T* x, const T* w, const T* bias, T* y
   }
 }
 
+// With stride and dilation 1, Bx is the forward map of the kernel transposed (O <-> C) and
+// flipped, padded by k - 1 - pad (the full correlation), the x and y sides swapped. Returns
+// false for other geometries.
+bool input_grad_as_forward(const ConvGeom& g, ConvGeom& f) {
+  for (int d = 0; d < 3; ++d)
+    if (g.stride[d] != 1 || g.dil[d] != 1) return false;
+  f = g;
+  std::swap(f.C, f.O);
+  for (int d = 0; d < 3; ++d) {
+    std::swap(f.in[d], f.out[d]);
+    f.pad[d] = g.k[d] - 1 - g.pad[d];
+  }
+  return true;
+}
+
 template <typename T>
 void backward_input_impl(const ConvGeom& g, const T* gy, const T* w, const T* bias, T* gx) {
   if (is_depthwise(g)) return depthwise_backward_input(g, gy, w, bias, gx);
+  ConvGeom f;
+  if (input_grad_as_forward(g, f) && winograd_suits(f)) {
+    // f's weight element (c, o, kh, kw) is w's (o, c, 2 - kh, 2 - kw).
+    const int64_t K = g.k_numel(), ws[4] = {K, g.C * K, -g.k[2], -1};
+    return winograd_conv3x3(f, gy, w + K - 1, ws, bias, gx);
+  }
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel();
   const SampleChunks ch = sample_chunks(g);
@@ -370,6 +393,7 @@ bool weight_grad_og_as_n(int64_t Og, int64_t CgK) { return Og <= 128 && Og < CgK
 template <typename T>
 void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   if (is_depthwise(g)) return depthwise_backward_weight(g, x, gy, gw);
+  if (winograd_suits_weight_grad(g)) return winograd_conv3x3_backward_weight(g, x, gy, gw);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
   const SampleChunks ch = sample_chunks(g);

@@ -1,0 +1,371 @@
+// Winograd F(4x4, 3x3) convolution (Note [Winograd convolution] in ConvolutionWinograd.h).
+// Samples go through in chunks of about kChunkTiles tiles. The input transform copies each
+// channel's planes into zero-padded planes sized to whole tiles, so that it reads 6x6 patches
+// without bounds checks; the chunk's transformed input V (36 x C x tiles) and products
+// M (36 x O x tiles) stay in cache between the transforms and the 36 GEMMs. The transforms work on kLanes tiles at
+// once, one tile per SIMD lane.
+#include "aten/native/cpu/ConvolutionWinograd.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "aten/native/cpu/Gemm.h"
+
+namespace tl::native {
+
+namespace {
+
+constexpr int64_t kLanes = 16;
+constexpr int64_t kXi = 36;  // entries of the 6x6 transformed domain
+// Enough GEMM columns to run near the micro-kernel's speed while V and M stay in L2.
+constexpr int64_t kChunkTiles = 256;
+
+int64_t tiles_along(int64_t out) { return (out + 3) / 4; }
+
+// Where a tile's 6x6 patch starts in the chunk's padded planes of one channel, and where its 4x4
+// outputs go in y (channel 0 of the chunk's first sample), cropped to `rows` x `cols`.
+struct Tile {
+  int64_t in, out;
+  int rows, cols;
+};
+
+// out[k][l] = (G g)[k] for the three lane vectors g[j][l] = in[j * is + l].
+template <typename T>
+inline void weight_transform_1d(const T* __restrict in, int64_t is, T* __restrict out, int64_t os) {
+#pragma omp simd
+  for (int64_t l = 0; l < kLanes; ++l) {
+    const T g0 = in[l], g1 = in[is + l], g2 = in[2 * is + l];
+    const T even = g0 + g2, q = g0 / 24 + g2 / 6;
+    out[l] = g0 / 4;
+    out[os + l] = -(even + g1) / 6;
+    out[2 * os + l] = (g1 - even) / 6;
+    out[3 * os + l] = q + g1 / 12;
+    out[4 * os + l] = q - g1 / 12;
+    out[5 * os + l] = g2;
+  }
+}
+
+// U[xi][o][c] = (G w_oc G^T)[xi], kLanes input channels at a time.
+template <typename T>
+void transform_weight(const ConvGeom& g, const T* w, const int64_t ws[4], T* U, bool par) {
+  const int64_t O = g.O, C = g.C;
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t o = 0; o < O; ++o) {
+    alignas(64) T k[3][3][kLanes];
+    alignas(64) T r[3][6][kLanes];
+    alignas(64) T u[6][6][kLanes];
+    for (int64_t c0 = 0; c0 < C; c0 += kLanes) {
+      const int64_t n = std::min(kLanes, C - c0);
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const T* wp = w + o * ws[0] + (c0 + std::min(l, n - 1)) * ws[1];
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) k[i][j][l] = wp[i * ws[2] + j * ws[3]];
+      }
+      for (int i = 0; i < 3; ++i) weight_transform_1d(&k[i][0][0], kLanes, &r[i][0][0], kLanes);
+      for (int j = 0; j < 6; ++j) weight_transform_1d(&r[0][j][0], 6 * kLanes, &u[0][j][0], 6 * kLanes);
+      for (int64_t xi = 0; xi < kXi; ++xi)
+        std::memcpy(U + (xi * O + o) * C + c0, u[xi / 6][xi % 6], sizeof(T) * static_cast<size_t>(n));
+    }
+  }
+}
+
+// out[k][l] = (B^T d)[k] for the six lane vectors d[j][l] = in[j * is + l].
+template <typename T>
+inline void input_transform_1d(const T* __restrict in, int64_t is, T* __restrict out, int64_t os) {
+#pragma omp simd
+  for (int64_t l = 0; l < kLanes; ++l) {
+    const T d0 = in[l], d1 = in[is + l], d2 = in[2 * is + l], d3 = in[3 * is + l], d4 = in[4 * is + l],
+            d5 = in[5 * is + l];
+    out[l] = 4 * d0 - 5 * d2 + d4;
+    out[os + l] = d3 + d4 - 4 * (d1 + d2);
+    out[2 * os + l] = 4 * (d1 - d2) + d4 - d3;
+    out[3 * os + l] = 2 * (d3 - d1) + d4 - d2;
+    out[4 * os + l] = 2 * (d1 - d3) + d4 - d2;
+    out[5 * os + l] = 4 * d1 - 5 * d3 + d5;
+  }
+}
+
+// out[k][l] = (A^T m)[k] (k < 4) for the six lane vectors m[j][l] = in[j * is + l].
+template <typename T>
+inline void output_transform_1d(const T* __restrict in, int64_t is, T* __restrict out, int64_t os) {
+#pragma omp simd
+  for (int64_t l = 0; l < kLanes; ++l) {
+    const T m0 = in[l], m1 = in[is + l], m2 = in[2 * is + l], m3 = in[3 * is + l], m4 = in[4 * is + l],
+            m5 = in[5 * is + l];
+    const T a = m1 + m2, b = m1 - m2, c = m3 + m4, d = m3 - m4;
+    out[l] = m0 + a + c;
+    out[os + l] = b + 2 * d;
+    out[2 * os + l] = a + 4 * c;
+    out[3 * os + l] = b + 8 * d + m5;
+  }
+}
+
+// out[k][l] = (A g)[k] (k < 6) for the four lane vectors g[j][l] = in[j * is + l]: the adjoint
+// of output_transform_1d, which carries an output gradient into the transformed domain.
+template <typename T>
+inline void output_adjoint_1d(const T* __restrict in, int64_t is, T* __restrict out, int64_t os) {
+#pragma omp simd
+  for (int64_t l = 0; l < kLanes; ++l) {
+    const T g0 = in[l], g1 = in[is + l], g2 = in[2 * is + l], g3 = in[3 * is + l];
+    const T even = g0 + 4 * g2, odd = 2 * g1 + 8 * g3;
+    out[l] = g0;
+    out[os + l] = g0 + g1 + g2 + g3;
+    out[2 * os + l] = g0 - g1 + g2 - g3;
+    out[3 * os + l] = even + odd;
+    out[4 * os + l] = even - odd;
+    out[5 * os + l] = g3;
+  }
+}
+
+// out[k][l] = (G^T u)[k] (k < 3) for the six lane vectors u[j][l] = in[j * is + l]: the adjoint
+// of weight_transform_1d, which carries a gradient of U back to the 3x3 weight.
+template <typename T>
+inline void weight_adjoint_1d(const T* __restrict in, int64_t is, T* __restrict out, int64_t os) {
+#pragma omp simd
+  for (int64_t l = 0; l < kLanes; ++l) {
+    const T u0 = in[l], u1 = in[is + l], u2 = in[2 * is + l], u3 = in[3 * is + l], u4 = in[4 * is + l],
+            u5 = in[5 * is + l];
+    const T s12 = (u1 + u2) / 6, s34 = u3 + u4;
+    out[l] = u0 / 4 - s12 + s34 / 24;
+    out[os + l] = (u2 - u1) / 6 + (u3 - u4) / 12;
+    out[2 * os + l] = s34 / 6 - s12 + u5;
+  }
+}
+
+// V[xi][c][t] = (B^T d B)[xi] of tile t's 6x6 patch in channel c. Per channel, the chunk's
+// planes (nb samples from x) are first copied into zero-padded Hp x Wp planes, small enough to
+// stay in L1 or L2 while their tiles are read.
+template <typename T>
+void transform_input(const ConvGeom& g, const T* x, int64_t nb, int64_t Hp, int64_t Wp, const std::vector<Tile>& tiles,
+                     T* V, bool par) {
+  const int64_t C = g.C, H = g.in[1], W = g.in[2], plane = Hp * Wp;
+  const int64_t nt = static_cast<int64_t>(tiles.size());
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t c = 0; c < C; ++c) {
+    thread_local std::vector<T> padbuf;
+    T* xp = scratch(padbuf, nb * plane);
+    for (int64_t s = 0; s < nb; ++s) {
+      T* dst = xp + s * plane;
+      const T* src = x + (s * C + c) * H * W;
+      std::fill(dst, dst + plane, T(0));
+      for (int64_t h = 0; h < H; ++h)
+        std::memcpy(dst + (h + g.pad[1]) * Wp + g.pad[2], src + h * W, sizeof(T) * static_cast<size_t>(W));
+    }
+    alignas(64) T d[6][6][kLanes];
+    alignas(64) T r[6][6][kLanes];
+    alignas(64) T v[6][6][kLanes];
+    for (int64_t t0 = 0; t0 < nt; t0 += kLanes) {
+      const int64_t n = std::min(kLanes, nt - t0);
+      for (int64_t l = 0; l < kLanes; ++l) {
+        const T* p = xp + tiles[static_cast<size_t>(t0 + std::min(l, n - 1))].in;
+        for (int i = 0; i < 6; ++i)
+          for (int j = 0; j < 6; ++j) d[i][j][l] = p[i * Wp + j];
+      }
+      for (int i = 0; i < 6; ++i) input_transform_1d(&d[i][0][0], kLanes, &r[i][0][0], kLanes);
+      for (int k = 0; k < 6; ++k) input_transform_1d(&r[0][k][0], 6 * kLanes, &v[0][k][0], 6 * kLanes);
+      for (int64_t xi = 0; xi < kXi; ++xi)
+        std::memcpy(V + (xi * C + c) * nt + t0, v[xi / 6][xi % 6], sizeof(T) * static_cast<size_t>(n));
+    }
+  }
+}
+
+// y tile t of channel o = (A^T m A) + bias with m[xi] = M[xi][o][t]. M holds kLanes elements
+// past its end, so that the last lanes read inside it.
+template <typename T>
+void transform_output(const T* M, int64_t O, int64_t L, int64_t OW, const std::vector<Tile>& tiles, const T* bias,
+                      T* y, bool par) {
+  const int64_t nt = static_cast<int64_t>(tiles.size());
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t o = 0; o < O; ++o) {
+    alignas(64) T m[6][6][kLanes];
+    alignas(64) T r[6][4][kLanes];
+    alignas(64) T out[4][4][kLanes];
+    const T b = bias ? bias[o] : T(0);
+    T* yo = y + o * L;
+    for (int64_t t0 = 0; t0 < nt; t0 += kLanes) {
+      const int64_t n = std::min(kLanes, nt - t0);
+      for (int64_t xi = 0; xi < kXi; ++xi)
+        std::memcpy(m[xi / 6][xi % 6], M + (xi * O + o) * nt + t0, sizeof(T) * kLanes);
+      for (int i = 0; i < 6; ++i) output_transform_1d(&m[i][0][0], kLanes, &r[i][0][0], kLanes);
+      for (int k = 0; k < 4; ++k) output_transform_1d(&r[0][k][0], 4 * kLanes, &out[0][k][0], 4 * kLanes);
+      for (int64_t l = 0; l < n; ++l) {
+        const Tile& t = tiles[static_cast<size_t>(t0 + l)];
+        T* yt = yo + t.out;
+        if (t.rows == 4 && t.cols == 4) {  // fixed bounds: unrolled stores
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j) yt[i * OW + j] = out[i][j][l] + b;
+        } else {
+          for (int i = 0; i < t.rows; ++i)
+            for (int j = 0; j < t.cols; ++j) yt[i * OW + j] = out[i][j][l] + b;
+        }
+      }
+    }
+  }
+}
+
+// Gy[xi][o][t] = (A gy_t A^T)[xi] of tile t's 4x4 output gradient in channel o (zero where the
+// tile passes the output's edge).
+template <typename T>
+void transform_grad_output(const T* gy, int64_t O, int64_t L, int64_t OW, const std::vector<Tile>& tiles, T* Gy,
+                           bool par) {
+  const int64_t nt = static_cast<int64_t>(tiles.size());
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t o = 0; o < O; ++o) {
+    alignas(64) T m[4][4][kLanes];
+    alignas(64) T r[4][6][kLanes];
+    alignas(64) T u[6][6][kLanes];
+    const T* go = gy + o * L;
+    for (int64_t t0 = 0; t0 < nt; t0 += kLanes) {
+      const int64_t n = std::min(kLanes, nt - t0);
+      std::fill(&m[0][0][0], &m[0][0][0] + 16 * kLanes, T(0));
+      for (int64_t l = 0; l < n; ++l) {
+        const Tile& t = tiles[static_cast<size_t>(t0 + l)];
+        const T* gt = go + t.out;
+        for (int i = 0; i < t.rows; ++i)
+          for (int j = 0; j < t.cols; ++j) m[i][j][l] = gt[i * OW + j];
+      }
+      for (int i = 0; i < 4; ++i) output_adjoint_1d(&m[i][0][0], kLanes, &r[i][0][0], kLanes);
+      for (int k = 0; k < 6; ++k) output_adjoint_1d(&r[0][k][0], 6 * kLanes, &u[0][k][0], 6 * kLanes);
+      for (int64_t xi = 0; xi < kXi; ++xi)
+        std::memcpy(Gy + (xi * O + o) * nt + t0, u[xi / 6][xi % 6], sizeof(T) * static_cast<size_t>(n));
+    }
+  }
+}
+
+// gw[o][c] = G^T dU[.][o][c] G, kLanes input channels at a time; gw is (O, C, 3, 3).
+template <typename T>
+void weight_from_transformed(const T* dU, int64_t O, int64_t C, T* gw, bool par) {
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t o = 0; o < O; ++o) {
+    alignas(64) T u[6][6][kLanes];
+    alignas(64) T r[6][3][kLanes];
+    alignas(64) T k[3][3][kLanes];
+    for (int64_t c0 = 0; c0 < C; c0 += kLanes) {
+      const int64_t n = std::min(kLanes, C - c0);
+      for (int64_t xi = 0; xi < kXi; ++xi)
+        for (int64_t l = 0; l < kLanes; ++l) u[xi / 6][xi % 6][l] = dU[(xi * O + o) * C + c0 + std::min(l, n - 1)];
+      for (int i = 0; i < 6; ++i) weight_adjoint_1d(&u[i][0][0], kLanes, &r[i][0][0], kLanes);
+      for (int j = 0; j < 3; ++j) weight_adjoint_1d(&r[0][j][0], 3 * kLanes, &k[0][j][0], 3 * kLanes);
+      for (int64_t l = 0; l < n; ++l)
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j) gw[((o * C) + c0 + l) * 9 + i * 3 + j] = k[i][j][l];
+    }
+  }
+}
+
+// How the batch is cut into chunks, and the tiles' geometry.
+struct Plan {
+  int64_t th, tw, per_sample, Hp, Wp, nb, count;
+  bool par_chunks;  // chunks run in parallel, each on one thread
+};
+
+Plan make_plan(const ConvGeom& g) {
+  Plan p;
+  p.th = tiles_along(g.out[1]);
+  p.tw = tiles_along(g.out[2]);
+  p.per_sample = p.th * p.tw;
+  p.Hp = p.th * 4 + 2;
+  p.Wp = p.tw * 4 + 2;
+  const int64_t threads = omp_get_max_threads();
+  p.nb = std::min(g.N, std::max<int64_t>(1, kChunkTiles / p.per_sample));
+  if (threads > 1 && (g.N + p.nb - 1) / p.nb < threads && g.N >= threads) p.nb = (g.N + threads - 1) / threads;
+  p.count = (g.N + p.nb - 1) / p.nb;
+  p.par_chunks = threads > 1 && p.count >= threads;
+  return p;
+}
+
+// The tiles of the chunk of nb samples, in (sample, tile row, tile column) order.
+void chunk_tiles(const ConvGeom& g, const Plan& p, int64_t nb, std::vector<Tile>& tiles) {
+  const int64_t OH = g.out[1], OW = g.out[2];
+  tiles.clear();
+  for (int64_t s = 0; s < nb; ++s)
+    for (int64_t ty = 0; ty < p.th; ++ty)
+      for (int64_t tx = 0; tx < p.tw; ++tx)
+        tiles.push_back({s * p.Hp * p.Wp + ty * 4 * p.Wp + tx * 4, s * g.O * OH * OW + ty * 4 * OW + tx * 4,
+                         static_cast<int>(std::min<int64_t>(4, OH - ty * 4)),
+                         static_cast<int>(std::min<int64_t>(4, OW - tx * 4))});
+}
+
+}  // namespace
+
+bool winograd_suits(const ConvGeom& g) {
+  if (g.groups != 1 || g.in[0] != 1 || g.out[0] != 1 || g.k[0] != 1 || g.k[1] != 3 || g.k[2] != 3) return false;
+  for (int d = 1; d < 3; ++d)
+    if (g.stride[d] != 1 || g.dil[d] != 1 || g.pad[d] < 0 || g.pad[d] > 2) return false;
+  const int64_t tiles = g.N * tiles_along(g.out[1]) * tiles_along(g.out[2]);
+  return g.C >= 16 && g.O >= 16 && tiles >= 64;
+}
+
+bool winograd_suits_weight_grad(const ConvGeom& g) { return winograd_suits(g) && g.C >= 32 && g.O >= 32; }
+
+template <typename T>
+void winograd_conv3x3(const ConvGeom& g, const T* x, const T* w, const int64_t ws[4], const T* bias, T* y) {
+  const int64_t C = g.C, O = g.O, OW = g.out[2], L = g.out_numel();
+  const Plan p = make_plan(g);
+  std::vector<T> U(static_cast<size_t>(kXi * O * C));
+  transform_weight(g, w, ws, U.data(), omp_get_max_threads() > 1);
+  const ScalarType dt = CppToScalarType<T>::value;
+#pragma omp parallel for schedule(static) if (p.par_chunks)
+  for (int64_t ch = 0; ch < p.count; ++ch) {
+    const int64_t n0 = ch * p.nb, nb = std::min(p.nb, g.N - n0), nt = nb * p.per_sample;
+    const bool inner = !p.par_chunks;  // the chunk's own loops and GEMMs may then use the threads
+    thread_local std::vector<T> vbuf, mbuf;
+    thread_local std::vector<Tile> tiles;
+    chunk_tiles(g, p, nb, tiles);
+    T* V = scratch(vbuf, kXi * C * nt);
+    T* M = scratch(mbuf, kXi * O * nt + kLanes);
+    transform_input(g, x + n0 * C * g.in_numel(), nb, p.Hp, p.Wp, tiles, V, inner);
+    for (int64_t xi = 0; xi < kXi; ++xi)
+      gemm_cpu(dt, O, nt, C, U.data() + xi * O * C, C, 1, V + xi * C * nt, nt, 1, M + xi * O * nt, inner);
+    transform_output(M, O, L, OW, tiles, bias, y + n0 * O * L, inner);
+  }
+}
+
+// dL/dU_xi = sum over tiles of Gy_xi (O x tiles) @ V_xi^T (tiles x C), summed over the chunks
+// (each thread into its own copy), then carried back to the weight by G^T . G.
+template <typename T>
+void winograd_conv3x3_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw) {
+  const int64_t C = g.C, O = g.O, OW = g.out[2], L = g.out_numel(), usize = kXi * O * C;
+  const Plan p = make_plan(g);
+  const int nthreads = p.par_chunks ? omp_get_max_threads() : 1;
+  std::vector<T> dU(static_cast<size_t>(nthreads * usize), T(0));
+  const ScalarType dt = CppToScalarType<T>::value;
+#pragma omp parallel num_threads(nthreads) if (p.par_chunks)
+  {
+    T* acc = dU.data() + omp_get_thread_num() * usize;
+    thread_local std::vector<T> vbuf, gbuf, prodbuf;
+    thread_local std::vector<Tile> tiles;
+#pragma omp for schedule(static)
+    for (int64_t ch = 0; ch < p.count; ++ch) {
+      const int64_t n0 = ch * p.nb, nb = std::min(p.nb, g.N - n0), nt = nb * p.per_sample;
+      const bool inner = !p.par_chunks;
+      chunk_tiles(g, p, nb, tiles);
+    T* V = scratch(vbuf, kXi * C * nt);
+      T* Gy = scratch(gbuf, kXi * O * nt);
+      T* prod = scratch(prodbuf, usize);
+      transform_input(g, x + n0 * C * g.in_numel(), nb, p.Hp, p.Wp, tiles, V, inner);
+      transform_grad_output(gy + n0 * O * L, O, L, OW, tiles, Gy, inner);
+      for (int64_t xi = 0; xi < kXi; ++xi)
+        gemm_cpu(dt, O, C, nt, Gy + xi * O * nt, nt, 1, V + xi * C * nt, 1, nt, prod + xi * O * C, inner);
+#pragma omp parallel for schedule(static) if (inner)
+      for (int64_t i = 0; i < usize; ++i) acc[i] += prod[i];
+    }
+  }
+  for (int t = 1; t < nthreads; ++t) {
+    const T* part = dU.data() + t * usize;
+    for (int64_t i = 0; i < usize; ++i) dU[static_cast<size_t>(i)] += part[i];
+  }
+  weight_from_transformed(dU.data(), O, C, gw, omp_get_max_threads() > 1);
+}
+
+template void winograd_conv3x3<float>(const ConvGeom&, const float*, const float*, const int64_t[4], const float*,
+                                      float*);
+template void winograd_conv3x3<double>(const ConvGeom&, const double*, const double*, const int64_t[4],
+                                       const double*, double*);
+template void winograd_conv3x3_backward_weight<float>(const ConvGeom&, const float*, const float*, float*);
+template void winograd_conv3x3_backward_weight<double>(const ConvGeom&, const double*, const double*, double*);
+
+}  // namespace tl::native
