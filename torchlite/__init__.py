@@ -20,7 +20,7 @@ import typing as _typing
 # a libgomp loaded earlier, by PyTorch imported first, keeps its own). Ours is set for that load only
 # and removed from os.environ afterwards, so child processes (subprocess, DataLoader workers) start
 # from the user's environment.
-_GOMP_SPINCOUNT = "10000"
+_GOMP_SPINCOUNT = "1000"
 _omp_env_ours = "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ
 if _omp_env_ours:
     _os.environ["GOMP_SPINCOUNT"] = _GOMP_SPINCOUNT
