@@ -1,7 +1,7 @@
 """The whole side-by-side table in one command: torchlite, PyTorch and NumPy at 1 and 2 threads.
 
     python benchmarks/run_all.py [--repeats 5] [--threads 1 2] [--quick] [--only TEXT ...] [--busy]
-                                 [--no-table] [--output benchmarks/RESULTS.md]
+                                 [--spincounts N ...] [--no-table] [--output benchmarks/RESULTS.md]
 
 Each row is one case (a kernel or a full training step) timed for every library in alternation,
 in this one process, after a warm-up call: the cell is the median time per call over the repeats
@@ -16,8 +16,9 @@ of the ratios and the machine are printed and written to --output.
 in its own worker process (so each runs with its own OpenMP settings), timed with the machine
 idle and with two CPU-bound busy loops started by this script, in alternation; it reports each
 library's degradation busy/idle and the busy times' ratio. "torchlite spinning" is torchlite with
-libgomp's default spin count (GOMP_SPINCOUNT=300000) instead of its passive default. "Idle" only
-means the busy loops are paused: what else runs on the machine shows in the load averages.
+libgomp's default spin count (GOMP_SPINCOUNT=300000) instead of its bounded default (Note [OpenMP
+wait policy]); --spincounts adds a torchlite column per candidate spin count (0: passive). "Idle"
+only means the busy loops are paused: what else runs on the machine shows in the load averages.
 --quick shrinks every case and the repeats, for a smoke run.
 """
 
@@ -266,10 +267,14 @@ def table(tl, torch, args):
 # --- busy machine -------------------------------------------------------------------------------
 
 BUSY_MODELS = ("MLP", "small CNN")
-# Column label -> (library, environment added for its worker). The third is torchlite as it was
-# before Note [OpenMP wait policy]: libgomp's default spin count, set explicitly.
+# Column label -> (library, environment added for its worker). The third is torchlite with
+# libgomp's default spin count instead of Note [OpenMP wait policy]'s, set explicitly.
 BUSY_VARIANTS = {"torchlite": ("torchlite", {}), "torch": ("torch", {}),
                  "torchlite spinning": ("torchlite", {"GOMP_SPINCOUNT": "300000"})}
+
+
+def busy_variants(spincounts):
+    return {**BUSY_VARIANTS, **{f"torchlite spin {n}": ("torchlite", {"GOMP_SPINCOUNT": str(n)}) for n in spincounts}}
 
 
 def worker(lib_name, quick):
@@ -320,7 +325,7 @@ def busy_section(args):
     try:
         for h in hogs:
             os.kill(h.pid, signal.SIGSTOP)
-        workers = {label: Worker(lib, args.quick, env) for label, (lib, env) in BUSY_VARIANTS.items()}
+        workers = {label: Worker(lib, args.quick, env) for label, (lib, env) in busy_variants(args.spincounts).items()}
         libs = list(workers)
         budget = 0.05 if args.quick else 0.5
         cols = " | ".join(f"{lib} idle | {lib} busy | {lib} busy/idle" for lib in libs)
@@ -366,14 +371,16 @@ def machine_lines(tl, torch):
     caps = f"torchlite {tl._C._cpu_capability()}"
     if torch is not None:
         caps += f", PyTorch {torch.backends.cpu.get_cpu_capability()}"
-    policy = ", ".join(f"{k}={os.environ[k]}" for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT") if k in os.environ)
+    # torchlite's default applies only to its own libgomp load and leaves os.environ as it was.
+    policy = ", ".join(f"{k}={BASE_ENV[k]}" for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT") if k in BASE_ENV)
+    policy = policy or f"torchlite's default GOMP_SPINCOUNT={tl._GOMP_SPINCOUNT}"
     return [
         f"- Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC",
         f"- Machine: {model}, {cores} cores usable (os.cpu_count() = {os.cpu_count()}); CPU capability: {caps}",
         f"- Libraries: torchlite {tl.__version__}, PyTorch {torch.__version__ if torch else 'not installed'}, "
         f"NumPy {np.__version__}; Python {platform.python_version()}",
         f"- Load average (1, 5, 15 min) at the start: {', '.join(f'{v:.1f}' for v in os.getloadavg())}",
-        f"- OpenMP environment of the table: {policy or 'none set'} (torchlite and PyTorch share one OpenMP"
+        f"- OpenMP environment of the table: {policy} (torchlite and PyTorch share one OpenMP"
         " runtime in a process, so both ran with it)",
     ]
 
@@ -387,6 +394,8 @@ def main() -> None:
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2], help="thread counts (default 1 2)")
     p.add_argument("--only", nargs="+", default=None, help="only the rows whose name contains one of these")
     p.add_argument("--busy", action="store_true", help="add the busy-machine section")
+    p.add_argument("--spincounts", type=int, nargs="*", default=[],
+                   help="with --busy: also time torchlite at these GOMP_SPINCOUNT values")
     p.add_argument("--no-table", action="store_true", help="skip the table (with --busy)")
     p.add_argument("--output", default=os.path.join(HERE, "RESULTS.md"))
     p.add_argument("--worker", help=argparse.SUPPRESS)

@@ -127,22 +127,35 @@ def test_long_ops_release_the_gil():
     assert during > 0
 
 
+_OMP_KEYS = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+
+
 def _gomp_settings_after_import(env):
-    """Import torchlite in a fresh process with `env` (no OpenMP settings of ours): what libgomp
-    itself reports it loaded with (OMP_DISPLAY_ENV), and the OMP_WAIT_POLICY left in os.environ."""
-    base = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
-    code = "import os, torchlite; print(os.environ.get('OMP_WAIT_POLICY'))"
+    """Import torchlite in a fresh process with `env` (no OpenMP settings but the test's): the spin
+    count libgomp itself reports it loaded with (OMP_DISPLAY_ENV), and the OpenMP variables that
+    process's os.environ and a child process it starts see after the import."""
+    base = {k: v for k, v in os.environ.items() if k not in _OMP_KEYS}
+    code = ("import os, subprocess, sys, torchlite\n"
+            f"keys = {_OMP_KEYS!r}\n"
+            "print([os.environ.get(k) for k in keys])\n"
+            "child = 'import os; print([os.environ.get(k) for k in ' + repr(keys) + '])'\n"
+            "sys.stdout.flush()\n"
+            "subprocess.run([sys.executable, '-c', child], check=True)\n")
     r = subprocess.run([sys.executable, "-c", code], env={**base, **env, "OMP_DISPLAY_ENV": "verbose"},
                        capture_output=True, text=True, timeout=60, check=True)
     spin = re.search(r"GOMP_SPINCOUNT = '(\d+)'", r.stderr)
     assert spin, r.stderr
-    return spin.group(1), r.stdout.strip()
+    seen = r.stdout.split("\n")
+    return spin.group(1), seen[0], seen[1]
 
 
-@pytest.mark.parametrize("env, spincount, policy", [
-    ({}, "0", "PASSIVE"),  # Note [OpenMP wait policy]: threads sleep at once by default
-    ({"OMP_WAIT_POLICY": "active"}, "30000000000", "active"),  # the user's choice is kept
-    ({"GOMP_SPINCOUNT": "1000"}, "1000", "None"),
+@pytest.mark.parametrize("env, spincount", [
+    ({}, tl._GOMP_SPINCOUNT),  # Note [OpenMP wait policy]: a bounded spin by default
+    ({"OMP_WAIT_POLICY": "active"}, "30000000000"),  # the user's choice is kept
+    ({"OMP_WAIT_POLICY": "PASSIVE"}, "0"),
+    ({"GOMP_SPINCOUNT": "1000"}, "1000"),
 ])
-def test_openmp_wait_policy_default(env, spincount, policy):
-    assert _gomp_settings_after_import(env) == (spincount, policy)
+def test_openmp_wait_policy(env, spincount):
+    # Only the user's own variables stay in os.environ and reach a child process: ours is gone.
+    own = str([env.get(k) for k in _OMP_KEYS])
+    assert _gomp_settings_after_import(env) == (spincount, own, own)

@@ -8,27 +8,38 @@ import importlib.metadata as _metadata
 import os as _os
 import typing as _typing
 
-# Note [OpenMP wait policy]: libgomp's default makes a thread that finishes its share of a
-# parallel region spin for about 3 ms before sleeping. On a machine whose cores are busy (other
-# processes, DataLoader workers) the spinning thread takes the core from the thread it waits
-# for, and a 2-thread training step measured 10-50x slower than on 1 thread; passive waiting
-# (sleep at once) kept it at the 1-thread time (benchmarks/run_all.py --busy). libgomp reads this
-# when it loads, with _C below, so a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept, and a
-# library that loaded libgomp earlier (PyTorch imported first) keeps its setting.
-if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
-    _os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+# Note [OpenMP wait policy]: a libgomp thread that finishes its share of a parallel region (or
+# waits at a barrier inside one) spins before it sleeps: about 3 ms by default. On a machine whose
+# cores are busy (other processes, DataLoader workers) that spinning takes the core from the thread
+# it waits for, and 2-thread training steps measured many times slower than on 1 thread. Sleeping at
+# once (OMP_WAIT_POLICY=PASSIVE) fixed that but made every region and barrier pay a futex wake:
+# the idle 2-thread MLP step took 4.0 ms instead of 1.8. A bounded spin of _GOMP_SPINCOUNT checks
+# (tens of microseconds) covers the gaps between the regions of one op and between small ops, and
+# yields the core soon enough on a busy machine (benchmarks/run_all.py --busy). libgomp reads its
+# settings once, when _C loads it below: a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept (and
+# a libgomp loaded earlier, by PyTorch imported first, keeps its own). Ours is set for that load only
+# and removed from os.environ afterwards, so child processes (subprocess, DataLoader workers) start
+# from the user's environment.
+_GOMP_SPINCOUNT = "1000"
+_omp_env_ours = "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ
+if _omp_env_ours:
+    _os.environ["GOMP_SPINCOUNT"] = _GOMP_SPINCOUNT
+try:
+    from torchlite import _C
+finally:
+    if _omp_env_ours:
+        del _os.environ["GOMP_SPINCOUNT"]
 
 try:
     __version__ = _metadata.version("torchlite")
 except _metadata.PackageNotFoundError:  # imported from a source tree that was never installed
     __version__ = "0+unknown"
 
-from torchlite import (
-    _C,
+from torchlite import (  # noqa: E402
     _tensor,  # noqa: F401  (installs Python-level Tensor methods)
     cuda,  # noqa: F401
 )
-from torchlite._C import (  # noqa: F401  (types and runtime services)
+from torchlite._C import (  # noqa: F401, E402  (types and runtime services)
     AcceleratorError,
     Generator,
     OutOfMemoryError,
@@ -55,7 +66,7 @@ from torchlite._C import (  # noqa: F401  (types and runtime services)
     strided,
     tensor,
 )
-from torchlite._size import Size  # noqa: F401
+from torchlite._size import Size  # noqa: F401, E402
 
 for _enum in (layout, memory_format):  # printed as PyTorch prints them (torch.strided), under our name
     _enum.__repr__ = _enum.__str__ = lambda self: f"torchlite.{self.name}"

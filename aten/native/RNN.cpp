@@ -5,6 +5,7 @@
 // each weight gradient. float and double; CPU.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <optional>
@@ -38,9 +39,10 @@ const T* ptr_or_null(const Tensor& t) {
   return t.defined() ? t.data_ptr<T>() : nullptr;
 }
 
-// Rows of a step run in parallel only when the step has enough elements to pay for the fork.
+// Rows of a step run in parallel only when the step has enough elements to pay for the fork, and
+// not inside a layer's batch split (Note [RNN batch split]).
 bool parallel_rows(int64_t rows, int64_t width) {
-  return rows > 1 && rows * width >= (1 << 14) && omp_get_max_threads() > 1;
+  return rows > 1 && rows * width >= (1 << 14) && !omp_in_parallel() && omp_get_max_threads() > 1;
 }
 
 template <typename T>
@@ -374,7 +376,7 @@ LayerShape check_layer(const char* op, IntArrayRef ig_sizes, const Tensor& hx, c
 // Step s of the processing order is time index t.
 inline int64_t time_of(int64_t s, int64_t L, bool reverse) { return reverse ? L - 1 - s : s; }
 
-// C (m x n, contiguous) = A (m x k) @ B (k x n), strided operands.
+// C (m x n, contiguous) = A (m x k) @ B (k x n), strided operands; on one thread inside a batch split.
 template <typename T>
 void gemm(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
           int64_t sb1, T* C) {
@@ -382,7 +384,32 @@ void gemm(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1,
     std::memset(C, 0, sizeof(T) * m * n);
     return;
   }
-  gemm_cpu(CppToScalarType<T>::value, m, n, k, A, sa0, sa1, B, sb0, sb1, C, true);
+  gemm_cpu(CppToScalarType<T>::value, m, n, k, A, sa0, sa1, B, sb0, sb1, C, !omp_in_parallel());
+}
+
+// Note [RNN batch split]: the recurrence never mixes the rows of a batch (row b of h_t and c_t, and
+// of their gradients, depends only on row b of the previous step), so with several threads each
+// takes a slice of the batch through the whole sequence: one parallel region per layer and
+// direction, where splitting each step's GEMM and gate pass forked and joined four times a step
+// (and the GEMM's barriers more). A slice of at least kMinSliceRows keeps each thread's GEMMs
+// efficient; a smaller batch splits each step's work instead.
+constexpr int64_t kMinSliceRows = 4;
+
+// Calls rows(b0, nb) over slices [b0, b0 + nb) covering the N rows, one per thread.
+template <typename F>
+void for_batch_slices(int64_t N, int64_t work, const F& rows) {
+  const int64_t threads = omp_in_parallel() || work < (1 << 15) ? 1 : std::min<int64_t>(omp_get_max_threads(),
+                                                                                           N / kMinSliceRows);
+  if (threads <= 1) {
+    rows(0, N);
+    return;
+  }
+#pragma omp parallel num_threads(static_cast<int>(threads))
+  {
+    const int64_t id = omp_get_thread_num(), n = omp_get_num_threads();
+    const int64_t b0 = N * id / n, b1 = N * (id + 1) / n;
+    rows(b0, b1 - b0);
+  }
 }
 
 }  // namespace
@@ -411,31 +438,35 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_cpu(const Tensor& inp
     const T *W = w_hh_t.data_ptr<T>(), *bh = ptr_or_null<T>(b_hh), *Wr = ptr_or_null<T>(w_hr_t);
     Tensor hg_t = empty_tensor({N, GH}, ig.options());
     Tensor hpre_t = Wr ? empty_tensor({N, H}, ig.options()) : Tensor();
-    const Rows<const T> hg{hg_t.data_ptr<T>(), GH};
-    Rows<const T> h_prev = rows_of<const T>(h0), c_prev = c0.defined() ? rows_of<const T>(c0) : Rows<const T>{};
-    for (int64_t step = 0; step < L; ++step) {
-      const int64_t t = time_of(step, L, reverse);
-      const Rows<const T> ig_t{ig.data_ptr<T>() + t * N * GH, GH};
-      const Rows<T> out_t{out.data_ptr<T>() + t * N * Ho, Ho}, ws_t{ws.data_ptr<T>() + t * N * s.ws_width,
-                                                                    s.ws_width};
-      gemm<T>(N, GH, Ho, h_prev.p, h_prev.ld, 1, W, GH, 1, hg_t.data_ptr<T>());  // h W_hh^T
-      if (mode == kLstm) {
-        const Rows<T> c_t{ws_t.p + 4 * H, s.ws_width};  // c_t is kept in the workspace
-        const Rows<T> h_t = Wr ? rows_of<T>(hpre_t) : out_t;
-        lstm_cell_rows<T>(N, H, ig_t, hg, nullptr, bh, c_prev, h_t, c_t, ws_t);
-        if (Wr) gemm<T>(N, Ho, H, h_t.p, H, 1, Wr, Ho, 1, out_t.p);  // h W_hr^T
-        c_prev = {c_t.p, c_t.ld};
-      } else if (mode == kGru) {
-        gru_cell_rows<T>(N, H, ig_t, hg, nullptr, bh, h_prev, out_t, ws_t);
-      } else {
-        elman_cell_rows<T>(N, H, mode == kRelu, ig_t, hg, bh, out_t);
+    const int64_t W5 = s.ws_width;
+    // Rows [b0, b0 + nb) through every step (Note [RNN batch split]).
+    for_batch_slices(N, L * N * GH * Ho, [&](int64_t b0, int64_t nb) {
+      const Rows<const T> hg{hg_t.data_ptr<T>() + b0 * GH, GH};
+      Rows<const T> h_prev{h0.data_ptr<T>() + b0 * Ho, Ho};
+      Rows<const T> c_prev = c0.defined() ? Rows<const T>{c0.data_ptr<T>() + b0 * H, H} : Rows<const T>{};
+      for (int64_t step = 0; step < L; ++step) {
+        const int64_t t = time_of(step, L, reverse);
+        const Rows<const T> ig_t{ig.data_ptr<T>() + (t * N + b0) * GH, GH};
+        const Rows<T> out_t{out.data_ptr<T>() + (t * N + b0) * Ho, Ho}, ws_t{ws.data_ptr<T>() + (t * N + b0) * W5, W5};
+        gemm<T>(nb, GH, Ho, h_prev.p, h_prev.ld, 1, W, GH, 1, hg_t.data_ptr<T>() + b0 * GH);  // h W_hh^T
+        if (mode == kLstm) {
+          const Rows<T> c_t{ws_t.p + 4 * H, W5};  // c_t is kept in the workspace
+          const Rows<T> h_t = Wr ? Rows<T>{hpre_t.data_ptr<T>() + b0 * H, H} : out_t;
+          lstm_cell_rows<T>(nb, H, ig_t, hg, nullptr, bh, c_prev, h_t, c_t, ws_t);
+          if (Wr) gemm<T>(nb, Ho, H, h_t.p, H, 1, Wr, Ho, 1, out_t.p);  // h W_hr^T
+          c_prev = {c_t.p, c_t.ld};
+        } else if (mode == kGru) {
+          gru_cell_rows<T>(nb, H, ig_t, hg, nullptr, bh, h_prev, out_t, ws_t);
+        } else {
+          elman_cell_rows<T>(nb, H, mode == kRelu, ig_t, hg, bh, out_t);
+        }
+        h_prev = {out_t.p, Ho};
       }
-      h_prev = {out_t.p, Ho};
-    }
-    for (int64_t b = 0; b < N; ++b) {
-      std::memcpy(hy.data_ptr<T>() + b * Ho, h_prev[b], sizeof(T) * Ho);
-      if (cy.defined()) std::memcpy(cy.data_ptr<T>() + b * H, c_prev[b], sizeof(T) * H);
-    }
+      for (int64_t b = 0; b < nb; ++b) {
+        std::memcpy(hy.data_ptr<T>() + (b0 + b) * Ho, h_prev[b], sizeof(T) * Ho);
+        if (cy.defined()) std::memcpy(cy.data_ptr<T>() + (b0 + b) * H, c_prev[b], sizeof(T) * H);
+      }
+    });
   });
   return {out, hy, cy, ws};
 }
@@ -481,47 +512,54 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
     // With projections: the gradient reaching h W_hr^T and the unprojected h, per step.
     Tensor dh_all = Wr ? empty_tensor({L, N, Ho}, o) : Tensor(), hpre_all = Wr ? empty_tensor({L, N, H}, o) : Tensor();
     Tensor dhpre = Wr ? empty_tensor({N, H}, o) : Tensor(), dh_rec = empty_tensor({N, Ho}, o);
-    for (int64_t step = L - 1; step >= 0; --step) {
-      const int64_t t = time_of(step, L, reverse);
-      const T* hprev = step == 0 ? h0.data_ptr<T>() : outp + time_of(step - 1, L, reverse) * N * Ho;
-      if (h_prev_all.defined()) std::memcpy(h_prev_all.data_ptr<T>() + t * N * Ho, hprev, sizeof(T) * N * Ho);
-      if (gout) {
-        const T* g = gout + t * N * Ho;
-        for (int64_t q = 0; q < N * Ho; ++q) dhp[q] += g[q];
-      }
-      const T* ws_t = wsp + t * N * W5;
-      T *dig_t = d_ig.data_ptr<T>() + t * N * GH, *dhg_t = d_hg.data_ptr<T>() + t * N * GH;
-      if (mode == kLstm) {
-        const T* cprev = step == 0 ? c0.data_ptr<T>() : wsp + time_of(step - 1, L, reverse) * N * W5 + 4 * H;
-        const int64_t ld_cprev = step == 0 ? H : W5;
-        const T* dh_cell = dhp;
-        if (Wr) {
-          std::memcpy(dh_all.data_ptr<T>() + t * N * Ho, dhp, sizeof(T) * N * Ho);
-          gemm<T>(N, H, Ho, dhp, Ho, 1, Wr, H, 1, dhpre.data_ptr<T>());  // dh W_hr
-          dh_cell = dhpre.data_ptr<T>();
-          T* hp = hpre_all.data_ptr<T>() + t * N * H;  // o tanh(c_t), recomputed
-          for (int64_t b = 0; b < N; ++b)
-            for (int64_t j = 0; j < H; ++j) hp[b * H + j] = ws_t[b * W5 + 3 * H + j] * tanh_(ws_t[b * W5 + 4 * H + j]);
+    // Rows [b0, b0 + nb) through every step, backwards (Note [RNN batch split]); dh and dc hold
+    // the gradients reaching the current step's h and c.
+    for_batch_slices(N, L * N * GH * Ho, [&](int64_t b0, int64_t nb) {
+      T *dh_b = dhp + b0 * Ho, *dc_b = dcp ? dcp + b0 * H : nullptr, *rec = dh_rec.data_ptr<T>() + b0 * Ho;
+      for (int64_t step = L - 1; step >= 0; --step) {
+        const int64_t t = time_of(step, L, reverse), t_prev = step == 0 ? 0 : time_of(step - 1, L, reverse);
+        const T* hprev = step == 0 ? h0.data_ptr<T>() + b0 * Ho : outp + (t_prev * N + b0) * Ho;
+        if (h_prev_all.defined())
+          std::memcpy(h_prev_all.data_ptr<T>() + (t * N + b0) * Ho, hprev, sizeof(T) * nb * Ho);
+        if (gout) {
+          const T* g = gout + (t * N + b0) * Ho;
+          for (int64_t q = 0; q < nb * Ho; ++q) dh_b[q] += g[q];
         }
-        lstm_cell_backward_rows<T>(N, H, {dh_cell, H}, {dcp, H}, {cprev, ld_cprev}, {ws_t + 4 * H, W5}, {ws_t, W5},
-                                   {dig_t, GH}, {dcp, H});
-      } else if (mode == kGru) {
-        gru_cell_backward_rows<T>(N, H, {dhp, H}, {ws_t, W5}, {dig_t, GH}, {dhg_t, GH}, {dhp, H});
-      } else {
-        const T* h_t = outp + t * N * H;
+        const T* ws_t = wsp + (t * N + b0) * W5;
+        T *dig_t = d_ig.data_ptr<T>() + (t * N + b0) * GH, *dhg_t = d_hg.data_ptr<T>() + (t * N + b0) * GH;
+        if (mode == kLstm) {
+          const T* cprev = step == 0 ? c0.data_ptr<T>() + b0 * H : wsp + (t_prev * N + b0) * W5 + 4 * H;
+          const int64_t ld_cprev = step == 0 ? H : W5;
+          const T* dh_cell = dh_b;
+          if (Wr) {
+            std::memcpy(dh_all.data_ptr<T>() + (t * N + b0) * Ho, dh_b, sizeof(T) * nb * Ho);
+            T* dhpre_b = dhpre.data_ptr<T>() + b0 * H;
+            gemm<T>(nb, H, Ho, dh_b, Ho, 1, Wr, H, 1, dhpre_b);  // dh W_hr
+            dh_cell = dhpre_b;
+            T* hp = hpre_all.data_ptr<T>() + (t * N + b0) * H;  // o tanh(c_t), recomputed
+            for (int64_t b = 0; b < nb; ++b)
+              for (int64_t j = 0; j < H; ++j)
+                hp[b * H + j] = ws_t[b * W5 + 3 * H + j] * tanh_(ws_t[b * W5 + 4 * H + j]);
+          }
+          lstm_cell_backward_rows<T>(nb, H, {dh_cell, H}, {dc_b, H}, {cprev, ld_cprev}, {ws_t + 4 * H, W5},
+                                     {ws_t, W5}, {dig_t, GH}, {dc_b, H});
+        } else if (mode == kGru) {
+          gru_cell_backward_rows<T>(nb, H, {dh_b, H}, {ws_t, W5}, {dig_t, GH}, {dhg_t, GH}, {dh_b, H});
+        } else {
+          const T* h_t = outp + (t * N + b0) * H;
 #pragma omp simd
-        for (int64_t q = 0; q < N * H; ++q)
-          dig_t[q] = dhp[q] * (mode == kRelu ? (h_t[q] > T(0) ? T(1) : T(0)) : T(1) - h_t[q] * h_t[q]);
+          for (int64_t q = 0; q < nb * H; ++q)
+            dig_t[q] = dh_b[q] * (mode == kRelu ? (h_t[q] > T(0) ? T(1) : T(0)) : T(1) - h_t[q] * h_t[q]);
+        }
+        // dh_{t-1} = dgh_t W_hh (+ the GRU's direct z dh, already in dh)
+        gemm<T>(nb, Ho, GH, dhg_t, GH, 1, W, Ho, 1, rec);
+        if (mode == kGru) {
+          for (int64_t q = 0; q < nb * Ho; ++q) dh_b[q] += rec[q];
+        } else {
+          std::memcpy(dh_b, rec, sizeof(T) * nb * Ho);
+        }
       }
-      // dh_{t-1} = dgh_t W_hh (+ the GRU's direct z dh, already in dh)
-      T* rec = dh_rec.data_ptr<T>();
-      gemm<T>(N, Ho, GH, dhg_t, GH, 1, W, Ho, 1, rec);
-      if (mode == kGru) {
-        for (int64_t q = 0; q < N * Ho; ++q) dhp[q] += rec[q];
-      } else {
-        std::memcpy(dhp, rec, sizeof(T) * N * Ho);
-      }
-    }
+    });
     // Weight gradients: one GEMM over all L * N rows.
     const T* hprev_rows = mode == kGru ? wsp + 3 * H : h_prev_all.data_ptr<T>();
     const int64_t ld_hprev = mode == kGru ? W5 : Ho;
