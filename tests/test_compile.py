@@ -274,6 +274,23 @@ def test_broadcast_and_strided_inputs():
     b2 = tl.randn(7, 9)                      # same shape, other strides: no re-trace
     _assert_same(compiled(a, b2, c), f(a, b2, c))
     assert len(compiled._cache) == 1
+    b3 = tl.randn(9, 7).t()                  # the first strides again, on new data
+    _assert_same(compiled(a, b3, c), f(a, b3, c))
+    kernel = next(n.target for n in _entry(compiled).gm.graph.nodes if n.op == "call_function"
+                  and n.target.__module__ == "compiled")
+    assert len(kernel._launches) == 2  # one set of launch arguments per input stride pattern
+
+
+def test_arithmetic_rounds_as_eager():
+    # no FMA contraction across fused operators: every product is rounded as the eager mul rounds it
+    def f(x, y, z):
+        return x * y + z, (x - y) * z - x * 0.1
+
+    x, y, z = (tl.randn(1000) for _ in range(3))
+    compiled = tl.compile(f)
+    compiled(x, y, z)
+    for got, expected in zip(compiled(x, y, z), f(x, y, z)):
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
 
 
 def test_mixed_dtypes_and_comparisons():
