@@ -115,19 +115,28 @@ extern "C" void {self.name}(int64_t ndim, const int64_t* sizes, char* const* dat
     const int64_t nt = omp_get_num_threads(), t = omp_get_thread_num();
     const int64_t chunk = (numel + nt - 1) / nt;
     const int64_t end = std::min(numel, (t + 1) * chunk);
+    const int64_t rows = ndim > 1 ? sizes[ndim - 2] : 1;
     for (int64_t idx = std::min(numel, t * chunk); idx < end;) {{
-      int64_t j = idx % inner, o = idx / inner;
-      char* p[{nops}];
-      for (int k = 0; k < {nops}; ++k) p[k] = data[k] + j * st[k];
+      // the pointers of the row holding idx from its index (divisions), then the following rows
+      // of dim ndim - 2 by one pointer step each
+      int64_t j = idx % inner, o = idx / inner, r = ndim > 1 ? o % rows : 0;
+      char* row[{nops}];
+      for (int k = 0; k < {nops}; ++k) row[k] = data[k];
       for (int64_t d = ndim - 2; d >= 0; --d) {{
         const int64_t c = o % sizes[d];
         o /= sizes[d];
-        for (int k = 0; k < {nops}; ++k) p[k] += c * strides[k * ndim + d];
+        for (int k = 0; k < {nops}; ++k) row[k] += c * strides[k * ndim + d];
       }}
-      const int64_t n = std::min(inner - j, end - idx);
-      if (contiguous) segment(std::true_type{{}}, p, n);
-      else segment(std::false_type{{}}, p, n);
-      idx += n;
+      for (; r < rows && idx < end; ++r, j = 0) {{
+        char* p[{nops}];
+        for (int k = 0; k < {nops}; ++k) p[k] = row[k] + j * st[k];
+        const int64_t n = std::min(inner - j, end - idx);
+        if (contiguous) segment(std::true_type{{}}, p, n);
+        else segment(std::false_type{{}}, p, n);
+        idx += n;
+        if (ndim > 1)
+          for (int k = 0; k < {nops}; ++k) row[k] += strides[k * ndim + ndim - 2];
+      }}
     }}
   }}
 }}
