@@ -274,6 +274,43 @@ def test_broadcast_and_strided_inputs():
     b2 = tl.randn(7, 9)                      # same shape, other strides: no re-trace
     _assert_same(compiled(a, b2, c), f(a, b2, c))
     assert len(compiled._cache) == 1
+    b3 = tl.randn(9, 7).t()                  # the first strides again, on new data
+    _assert_same(compiled(a, b3, c), f(a, b3, c))
+    kernel = next(n.target for n in _entry(compiled).gm.graph.nodes if n.op == "call_function"
+                  and n.target.__module__ == "compiled")
+    assert len(kernel._launches) == 2  # one set of launch arguments per input stride pattern
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_threads_split_rows_of_large_inputs(threads):
+    # above the loop's grain size the rows are split among threads, a thread's first and last rows
+    # partial (3 threads: the splits fall mid-row and mid-dim), and each thread steps from row to row
+    def f(x, y, z):
+        return (x * y - z).abs() + tl.where(x > 0, y, z)
+
+    y, z = tl.randn(41, 1), tl.randn(401)
+    old = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        compiled = tl.compile(f)
+        for x in (tl.randn(41, 401, 2).permute(2, 0, 1),  # (2, 41, 401), not contiguous
+                  tl.randn(41, 401, 2).permute(2, 0, 1), tl.randn(2, 41, 401)):
+            # new data each call: an element the loop skipped would keep the last call's value
+            _assert_same(compiled(x, y, z), f(x, y, z))
+    finally:
+        tl.set_num_threads(old)
+
+
+def test_arithmetic_rounds_as_eager():
+    # no FMA contraction across fused operators: every product is rounded as the eager mul rounds it
+    def f(x, y, z):
+        return x * y + z, (x - y) * z - x * 0.1
+
+    x, y, z = (tl.randn(1000) for _ in range(3))
+    compiled = tl.compile(f)
+    compiled(x, y, z)
+    for got, expected in zip(compiled(x, y, z), f(x, y, z)):
+        np.testing.assert_array_equal(got.numpy(), expected.numpy())
 
 
 def test_mixed_dtypes_and_comparisons():

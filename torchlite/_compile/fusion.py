@@ -15,7 +15,7 @@ import operator
 from dataclasses import dataclass, field
 
 import torchlite
-from torchlite._compile.cpp_kernel import CTYPES, KernelSpec, build_library, cpp_literal
+from torchlite._compile.cpp_kernel import CTYPES, KernelSpec, build_library, cpp_literal, element_size
 from torchlite._compile.pointwise_table import pointwise_ops
 from torchlite.fx.passes.shape_prop import ShapeProp
 
@@ -297,19 +297,45 @@ class FusedKernel:
         self.outputs = outputs
         self.region = region
         self.fn = None  # set once the library is built
+        # the outputs are fresh and contiguous; a reduction's result is seen over the region's
+        # shape with stride 0 along the reduced dim (its size-1 last dim broadcasts)
+        self._out_layouts = [_layout(s if s == self.shape else self.shape[:-1] + (1,), d) for d, s in outputs]
+        # the guards fix the inputs' shapes but not their strides: the launch arguments (sizes
+        # and strides as ctypes arrays) are worked out once per tuple of input strides
+        self._launches = {}
 
     def __call__(self, *inputs):
-        shape = self.shape
         outs = [torchlite.empty(s, dtype=d) for d, s in self.outputs]
-        # a reduction's result, seen over the region's shape with stride 0 along the reduced dim
-        views = [o if o.shape == shape else o.reshape(shape[:-1] + (1,)).expand(shape) for o in outs]
-        tensors = views + list(inputs)
-        sizes, strides = _coalesce(shape, tensors)
-        nd = len(sizes)
-        ptrs = (ctypes.c_void_p * len(tensors))(*[t.data_ptr() for t in tensors])
-        self.fn(nd, (ctypes.c_int64 * nd)(*sizes), ptrs, (ctypes.c_int64 * len(strides))(*strides),
-                _numel(sizes))
+        strides = tuple(t.stride() for t in inputs)
+        launch = self._launches.get(strides)
+        if launch is None:
+            launch = self._launch(inputs)
+            if len(self._launches) >= _MAX_LAUNCHES:
+                self._launches.clear()
+            self._launches[strides] = launch
+        nd, sizes, byte_strides, numel, ptr_array = launch
+        self.fn(nd, sizes, ptr_array(*[t.data_ptr() for t in outs], *[t.data_ptr() for t in inputs]),
+                byte_strides, numel)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _launch(self, inputs):
+        layouts = self._out_layouts + [(t.shape, t.stride(), t.element_size()) for t in inputs]
+        sizes, strides = _coalesce(self.shape, layouts)
+        nd = len(sizes)
+        return (nd, (ctypes.c_int64 * nd)(*sizes), (ctypes.c_int64 * len(strides))(*strides), _numel(sizes),
+                ctypes.c_void_p * len(layouts))
+
+
+_MAX_LAUNCHES = 16  # input stride patterns kept per kernel
+
+
+def _layout(shape, dtype):
+    """(shape, strides, element size) of a fresh contiguous tensor."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(shape), tuple(reversed(strides)), element_size(dtype)
 
 
 def _numel(sizes):
@@ -319,13 +345,13 @@ def _numel(sizes):
     return n
 
 
-def _coalesce(shape, tensors):
-    """(sizes, byte strides per tensor, flattened) over shape, broadcast dims at stride 0 and
-    dims that are contiguous across all tensors merged into one."""
+def _coalesce(shape, layouts):
+    """(sizes, byte strides per tensor, flattened) over shape, for tensors given as (shape,
+    strides, element size): broadcast dims at stride 0 and dims that are contiguous across all
+    tensors merged into one."""
     nd = len(shape)
     per = []
-    for t in tensors:
-        tshape, tstride, item = t.shape, t.stride(), t.element_size()
+    for tshape, tstride, item in layouts:
         off = nd - len(tshape)
         per.append([0 if d < off or tshape[d - off] == 1 else tstride[d - off] * item for d in range(nd)])
     dims = [d for d in range(nd) if shape[d] != 1]
@@ -338,7 +364,7 @@ def _coalesce(shape, tensors):
             sizes.append(shape[d])
             cols.append(d)
     if not sizes:
-        return [1], [0] * len(tensors)
+        return [1], [0] * len(layouts)
     # after a merge the surviving column holds the inner (smallest) stride of the merged run
     return sizes, [p[c] for p in per for c in cols]
 
