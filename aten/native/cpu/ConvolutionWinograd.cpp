@@ -1,9 +1,10 @@
 // Winograd F(4x4, 3x3) convolution (Note [Winograd convolution] in ConvolutionWinograd.h).
 // Samples go through in chunks of about kChunkTiles tiles. The input transform copies each
 // channel's planes into zero-padded planes sized to whole tiles, so that it reads 6x6 patches
-// without bounds checks; the chunk's transformed input V (36 x C x tiles) and products
-// M (36 x O x tiles) stay in cache between the transforms and the 36 GEMMs. The transforms work on kLanes tiles at
-// once, one tile per SIMD lane.
+// without bounds checks. A chunk's transformed input V (36 x C x tiles) and products
+// M (36 x O x tiles) are written once and read once, by the 36 GEMMs and the output transform
+// (in cache for the smaller channel counts). The transforms work on kLanes tiles at once, one
+// tile per SIMD lane.
 #include "aten/native/cpu/ConvolutionWinograd.h"
 
 #include <omp.h>
@@ -20,7 +21,7 @@ namespace {
 
 constexpr int64_t kLanes = 16;
 constexpr int64_t kXi = 36;  // entries of the 6x6 transformed domain
-// Enough GEMM columns to run near the micro-kernel's speed while V and M stay in L2.
+// Enough GEMM columns for the micro-kernel's speed; more would only grow V and M.
 constexpr int64_t kChunkTiles = 256;
 
 int64_t tiles_along(int64_t out) { return (out + 3) / 4; }
