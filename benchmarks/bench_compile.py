@@ -1,6 +1,6 @@
 """torchlite.compile beside PyTorch: eager and compiled, first call and steady state.
 
-    python benchmarks/bench_compile.py [--quick] [--repeats 5]
+    python benchmarks/bench_compile.py [--quick] [--repeats 5] [--threads N]
 
 Workloads: a chain of arithmetic pointwise ops over 4096x1024 float32, the same with exp, sigmoid
 and tanh (our fused loops call the eager functors' scalar math; inductor vectorises it), a tanh
@@ -152,11 +152,18 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="smaller shapes")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--number", type=int, default=5)
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads of both libraries (default: each library's own default)")
     args = parser.parse_args()
     os.environ["TORCHLITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="torchlite_bench_compile_")
     import torchlite as tl
     torch = load_torch()
     libs = {"torchlite": tl} | ({"torch": torch} if torch is not None else {})
+    if args.threads is not None:
+        for lib in libs.values():
+            lib.set_num_threads(args.threads)
+    print(f"threads: {', '.join(f'{n} {lib.get_num_threads()}' for n, lib in libs.items())}; "
+          f"load average {os.getloadavg()[0]:.1f}")
     widths = (24, 10, 14, 10, 14)
     header = ["workload / library", "eager ms", "compiled first", "steady ms", "eager/steady"]
     print(fmt_row(header, widths))

@@ -1,9 +1,9 @@
-"""The Python face of an operator: pybind11 binding overloads and .pyi stubs.
+"""The Python face of an operator: binding overloads and .pyi stubs.
 
-All overloads that share a Python name (add.Tensor, add.Scalar, add.out) become one
-overloaded pybind11 function. Order matters because pybind11 tries overloads in order:
-Tensor-taking overloads come before Scalar ones, and out= overloads (which require the
-`out` keyword) come last.
+All overloads that share a Python name (add.Tensor, add.Scalar, add.out) become one C function
+over a table of them (Note [Argument parser] in torchlite/csrc/python_arg_parser.h). Order
+matters because the parser tries overloads in order: Tensor-taking overloads come before Scalar
+ones, and out= overloads (which require the `out` keyword) come last.
 """
 
 from __future__ import annotations
@@ -19,18 +19,18 @@ from .native_functions import NativeFunction
 
 
 def binding_type(t: Type) -> str:
-    """The parameter type of a binding lambda; int and bool arguments are parsed as strictly as
+    """The type a binding converts an argument to; int and bool arguments are parsed as strictly as
     PyTorch parses them (Note [Strict scalars] in torchlite/csrc/python_binding_utils.h)."""
     return cpp_type(t).binding()
 
 
 def binding_arg_expr(a: Argument) -> str:
-    """Converts the binding parameter into what the C++ API takes."""
+    """Converts the binding's value into what the C++ API takes."""
     return cpp_type(a.type).unpack(a.name)
 
 
 def python_default(a: Argument) -> str:
-    """The default as a pybind11 object: what a Python caller would have passed."""
+    """The default as a C++ expression of a Python object: what a Python caller would have passed."""
     d = a.default
     assert d is not None
     if d == "None":
@@ -96,8 +96,21 @@ def none_means_empty(a: Argument) -> bool:
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """One parameter of an overload's table row (ArgSpec in torchlite/csrc/python_arg_parser.h)."""
+
+    local: str  # the C++ local the converted value goes to
+    binding: str  # the type it is converted to (binding_type), py::args for *args
+    keyword: str  # the name Python callers pass it by
+    message: str  # its type as PyTorch's messages spell it (message_type)
+    default: str | None  # the default as messages show it; None: required
+    kw_only: bool
+    value: str  # the default object, as a C++ expression (nullptr: required)
+
+
+@dataclass(frozen=True)
 class Overload:
-    """One pybind11 overload of a Python-visible name.
+    """One overload of a Python-visible name.
 
     A functional op and its out= variant share one overload with `out=None`, as PyTorch's
     bindings do: one signature to match instead of two, and `out=(a, b)` for several outputs.
@@ -137,66 +150,48 @@ class Overload:
         in Python, as PyTorch's do; it is not part of the schema."""
         return any(a.name == "pin_memory" for a in self.schema.arguments)
 
-    def lambda_params(self) -> list[str]:
-        params = ["const Tensor& self"] if self.is_method else []
-        for a in self.python_args():
-            if self.varargs and a is self.vararg():
-                params.append("const py::args& " + a.name + "_args")
-            else:
-                params.append(f"{binding_type(a.type)} {a.name}")
-        if self.is_factory:
-            params.append("BoolArg requires_grad")
-        if self.out_fn is not None:
-            params.append("py::handle out")
-        return params
-
     def vararg(self) -> Argument | None:
         return self.python_args()[0] if self.varargs else None
 
-    def pyargs(self) -> list[str]:
-        out = []
-        kw_marked = False
-        for a in self.python_args():
-            if self.varargs and a is self.vararg():
-                kw_marked = True  # everything after *args is keyword-only already
-                continue
-            if a.kwarg_only and not kw_marked:
-                out.append("py::kw_only()")
-                kw_marked = True
-            s = f'py::arg("{self.keyword(a)}")'
-            if a.default is not None:
-                s += f" = {python_default(a)}"
-            elif isinstance(a.type, OptionalType) and base_of(a.type).name == "Tensor":
-                s += ".none(true)"
-            out.append(s)
-        if self.is_factory:
-            if not kw_marked:
-                out.append("py::kw_only()")
-                kw_marked = True
-            out.append('py::arg("requires_grad") = false')
-        if self.out_fn is not None:
-            if not kw_marked:
-                out.append("py::kw_only()")
-            out.append('py::arg("out") = py::none()')
-        return out
-
-    def error_spec(self) -> str:
-        """This overload as an OverloadSpec: what def_argument_errors needs to word PyTorch's
-        TypeError for a call that no overload accepts (Note [Argument errors])."""
-        specs = []
+    def parameters(self) -> list[Parameter]:
+        """The parameters the parser fills, in table order: the *args of a varargs overload
+        first, requires_grad= and out= last."""
+        params = []
         star = False
         for a in self.python_args():
+            if self.varargs and a is self.vararg():
+                params.append(Parameter(a.name + "_args", "py::args", a.name, "tuple of ints", None, False, "nullptr"))
+                star = True  # everything after *args is keyword-only
+                continue
             star = star or a.kwarg_only
-            default = "nullptr" if a.default is None else cpp_string(a.default)
-            accepts = f"accepts<{binding_type(a.type)}>"
-            name = self.keyword(a)
-            specs.append(f'{{"{name}", "{message_type(a.type)}", &{accepts}, {default}, {str(star).lower()}}}')
+            value = "nullptr" if a.default is None else python_default(a) + ".release().ptr()"
+            params.append(Parameter(a.name, binding_type(a.type), self.keyword(a), message_type(a.type), a.default,
+                                    star, value))
         if self.is_factory:
-            specs.append('{"requires_grad", "bool", &accepts<BoolArg>, "False", true}')
+            params.append(Parameter("requires_grad", "BoolArg", "requires_grad", "bool", "False", True, "Py_False"))
         if self.out_fn is not None:
-            specs.append('{"out", "Tensor", &accepts<py::handle>, "None", true}')
+            params.append(Parameter("out", "py::handle", "out", "Tensor", "None", True, "Py_None"))
+        return params
+
+    def spec(self) -> str:
+        """This overload's row of its name's table: an OverloadSpec (Note [Argument parser])."""
+        specs = []
+        for p in self.parameters():
+            loads = "&loads_int_args" if p.binding == "py::args" else f"&loads<{p.binding}>"
+            text = "nullptr" if p.default is None else cpp_string(p.default)
+            specs.append(f'{{"{p.keyword}", "{p.message}", {loads}, {text}, {str(p.kw_only).lower()}, {p.value}}}')
         varargs = _eligible_varargs(self.fn, self.is_method)
-        return f"OverloadSpec{{{{{', '.join(specs)}}}, {str(varargs).lower()}}}"
+        return f"OverloadSpec{{{{{', '.join(specs)}}}, {str(varargs).lower()}, {str(self.varargs).lower()}}}"
+
+    def unpack(self) -> list[str]:
+        """Statements that convert the parsed arguments into the locals the call uses."""
+        lines = ["Tensor self = parsed<const Tensor&>(py_args[0]);"] if self.is_method else []
+        for i, p in enumerate(self.parameters()):
+            if p.binding == "py::args":
+                lines.append(f"py::args {p.local} = py::reinterpret_borrow<py::args>(parsed_args.star_args);")
+            else:
+                lines.append(f"auto {p.local} = parsed<{p.binding}>(parsed_args.values[{i}]);")
+        return lines
 
     def call_expr(self, schema: FunctionSchema | None = None) -> str:
         """The C++ API call: tl::add(self, other, alpha) or tl::add_out(out, self, other, alpha)."""
@@ -229,7 +224,7 @@ class Overload:
         return f"[&] {{ ReleaseGilIfLong no_gil({', '.join(tensors)}); return {call}; }}()"
 
     def body(self) -> str:
-        """The lambda body: call the C++ API and convert its result for Python."""
+        """The overload's case: call the C++ API and return its result as a new reference."""
         functional = self._result(self.schema, self._without_gil(self.call_expr()))
         if self.out_fn is None:
             return functional
@@ -248,17 +243,13 @@ class Overload:
     def _result(self, schema: FunctionSchema, call: str) -> str:
         rets = schema.returns
         if not rets:
-            return f"{call}; return py::object(py::none());"
+            return f"{call}; Py_RETURN_NONE;"
         if len(rets) > 1 and all(r.name for r in rets):
             fields = ", ".join(f'"{r.name}"' for r in rets)
-            return f'return py::object(named_tuple("{schema.name.base}", {{{fields}}}, {call}));'
-        if self.is_factory and self.out_fn is None:
-            return f"return wrap_factory({call}, requires_grad);"
+            return f'return to_python(named_tuple("{schema.name.base}", {{{fields}}}, {call}));'
         if self.is_factory:
-            return f"return py::object(py::cast(wrap_factory({call}, requires_grad)));"
-        if self.out_fn is None:
-            return f"return wrap({call});"
-        return f"return py::object(py::cast(wrap({call})));"
+            return f"return to_python(wrap_factory({call}, requires_grad));"
+        return f"return to_python(wrap({call}));"
 
 
 # Python operator slots bound straight to an operator's method overloads (no Python frame
@@ -486,8 +477,8 @@ def pyi_stub(ov: Overload, name: str, ovs: list[Overload]) -> str:
 
 def docstring(name: str, ovs: list[Overload]) -> str:
     """What help() shows for a bound name: one typed signature line per overload, then the
-    `doc:` text. The bindings switch pybind11's own signatures off (its return types read
-    `object`); torchlite.utils.api_coverage parses these lines as it parsed pybind11's."""
+    `doc:` text. torchlite.utils.api_coverage parses these lines as it parsed pybind11's
+    signatures when the bindings were pybind11 functions."""
     sigs = dict.fromkeys(f"{name}({', '.join(_signature_params(ov, stub=False))}) -> {pyi_return(ov.schema)}"
                          for ov in ovs)
     doc = _doc_text(ovs)

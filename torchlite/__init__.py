@@ -9,17 +9,19 @@ import os as _os
 import typing as _typing
 
 # Note [OpenMP wait policy]: a libgomp thread that finishes its share of a parallel region (or
-# waits at a barrier inside one) spins before it sleeps: about 3 ms by default. On a machine whose
-# cores are busy (other processes, DataLoader workers) that spinning takes the core from the thread
-# it waits for, and 2-thread training steps measured many times slower than on 1 thread. Sleeping at
-# once (OMP_WAIT_POLICY=PASSIVE) fixed that but made every region and barrier pay a futex wake:
-# the idle 2-thread MLP step took 4.0 ms instead of 1.8. A bounded spin of _GOMP_SPINCOUNT checks
-# (tens of microseconds) covers the gaps between the regions of one op and between small ops, and
-# yields the core soon enough on a busy machine (benchmarks/run_all.py --busy). libgomp reads its
-# settings once, when _C loads it below: a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept (and
-# a libgomp loaded earlier, by PyTorch imported first, keeps its own). Ours is set for that load only
-# and removed from os.environ afterwards, so child processes (subprocess, DataLoader workers) start
-# from the user's environment.
+# waits at a barrier inside one) spins before it sleeps: 300000 checks by default, milliseconds.
+# On a machine whose cores are busy (other processes, DataLoader workers) that spinning takes the
+# core from the thread it waits for, and 2-thread training steps ran many times slower than on 1
+# thread. Sleeping at once (OMP_WAIT_POLICY=PASSIVE) fixed that but made every region and barrier
+# pay a wake-up: the idle 2-thread MLP step took 4.0 ms instead of 1.8. A bounded spin of
+# _GOMP_SPINCOUNT checks (tens of microseconds, about what a wake-up costs) aims at both: with the
+# machine loaded by others (load 15-20) the 2-thread MLP step took, idle / beside two busy loops,
+# 3.2 / 6.1 ms at 1000 against 2.3 / 9.6 passive, 17 / 116 at 10000 and 726 / 1330 at 300000
+# (benchmarks/run_all.py --busy --spincounts). libgomp reads its settings once, when _C loads it
+# below: a user's own OMP_WAIT_POLICY or GOMP_SPINCOUNT is kept (and a libgomp loaded earlier, by
+# PyTorch imported first, keeps its own). Ours is set for that load only and removed from
+# os.environ afterwards, so child processes (subprocess, DataLoader workers) start from the
+# user's environment.
 _GOMP_SPINCOUNT = "1000"
 _omp_env_ours = "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ
 if _omp_env_ours:

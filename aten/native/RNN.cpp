@@ -391,15 +391,21 @@ void gemm(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1,
 // of their gradients, depends only on row b of the previous step), so with several threads each
 // takes a slice of the batch through the whole sequence: one parallel region per layer and
 // direction, where splitting each step's GEMM and gate pass forked and joined four times a step
-// (and the GEMM's barriers more). A slice of at least kMinSliceRows keeps each thread's GEMMs
-// efficient; a smaller batch splits each step's work instead.
+// (and the GEMM's barriers more): with a bounded spin (Note [OpenMP wait policy]) those joins cost
+// a quarter more CPU time at seq 50 x batch 32 x hidden 256, and without one a wake-up each. A
+// slice of at least kMinSliceRows keeps each thread's GEMMs efficient. Each thread then reads all
+// of W_hh every step, where a split step reads half: above kMaxSliceWeightBytes (half a 2 MiB L2)
+// it falls out of cache and hidden 512 took a sixth more CPU time, so larger weights or smaller
+// batches split each step instead.
 constexpr int64_t kMinSliceRows = 4;
+constexpr int64_t kMaxSliceWeightBytes = 1 << 20;
 
-// Calls rows(b0, nb) over slices [b0, b0 + nb) covering the N rows, one per thread.
+// Calls rows(b0, nb) over slices [b0, b0 + nb) covering the N rows, one per thread; `work` is the
+// layer's multiply-adds, `weight_bytes` the size of W_hh.
 template <typename F>
-void for_batch_slices(int64_t N, int64_t work, const F& rows) {
-  const int64_t threads = omp_in_parallel() || work < (1 << 15) ? 1 : std::min<int64_t>(omp_get_max_threads(),
-                                                                                           N / kMinSliceRows);
+void for_batch_slices(int64_t N, int64_t work, int64_t weight_bytes, const F& rows) {
+  const bool split = !omp_in_parallel() && work >= (1 << 15) && weight_bytes <= kMaxSliceWeightBytes;
+  const int64_t threads = split ? std::min<int64_t>(omp_get_max_threads(), N / kMinSliceRows) : 1;
   if (threads <= 1) {
     rows(0, N);
     return;
@@ -440,7 +446,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_cpu(const Tensor& inp
     Tensor hpre_t = Wr ? empty_tensor({N, H}, ig.options()) : Tensor();
     const int64_t W5 = s.ws_width;
     // Rows [b0, b0 + nb) through every step (Note [RNN batch split]).
-    for_batch_slices(N, L * N * GH * Ho, [&](int64_t b0, int64_t nb) {
+    for_batch_slices(N, L * N * GH * Ho, GH * Ho * int64_t(sizeof(T)), [&](int64_t b0, int64_t nb) {
       const Rows<const T> hg{hg_t.data_ptr<T>() + b0 * GH, GH};
       Rows<const T> h_prev{h0.data_ptr<T>() + b0 * Ho, Ho};
       Rows<const T> c_prev = c0.defined() ? Rows<const T>{c0.data_ptr<T>() + b0 * H, H} : Rows<const T>{};
@@ -514,7 +520,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
     Tensor dhpre = Wr ? empty_tensor({N, H}, o) : Tensor(), dh_rec = empty_tensor({N, Ho}, o);
     // Rows [b0, b0 + nb) through every step, backwards (Note [RNN batch split]); dh and dc hold
     // the gradients reaching the current step's h and c.
-    for_batch_slices(N, L * N * GH * Ho, [&](int64_t b0, int64_t nb) {
+    for_batch_slices(N, L * N * GH * Ho, GH * Ho * int64_t(sizeof(T)), [&](int64_t b0, int64_t nb) {
       T *dh_b = dhp + b0 * Ho, *dc_b = dcp ? dcp + b0 * H : nullptr, *rec = dh_rec.data_ptr<T>() + b0 * Ho;
       for (int64_t step = L - 1; step >= 0; --step) {
         const int64_t t = time_of(step, L, reverse), t_prev = step == 0 ? 0 : time_of(step - 1, L, reverse);

@@ -5,7 +5,7 @@
 
 #include "generated/ops/empty.h"
 #include "generated/ops/t.h"
-#include "torchlite/csrc/python_binding_utils.h"
+#include "torchlite/csrc/python_arg_parser.h"
 
 namespace tl_python {
 
@@ -14,6 +14,16 @@ namespace {
 std::string type_name(py::handle h) { return py::str(py::type::handle_of(h).attr("__name__")); }
 
 bool is_required(const ArgSpec& a) { return a.default_text == nullptr; }
+
+// Whether `a` takes `value` with conversion; a caster's error (an int too large) is a no.
+bool accepts(const ArgSpec& a, py::handle value) {
+  try {
+    return a.loads(value, true);
+  } catch (...) {
+    PyErr_Clear();
+    return false;
+  }
+}
 
 size_t num_positional(const OverloadSpec& o) {
   size_t n = 0;
@@ -78,7 +88,7 @@ std::string bad_value_text(const ArgSpec& a, py::handle value) {
 // The first thing wrong with this call for overload `o`, raised as PyTorch words it; returns
 // when it finds nothing (the caller then lists the overloads).
 void check_overload(const std::string& name, const OverloadSpec& o, const std::vector<py::object>& given,
-                    const py::kwargs& kwargs) {
+                    const py::dict& kwargs) {
   std::vector<py::object> args = positional_for(o, given);
   const size_t max_pos = num_positional(o);
   if (args.size() > max_pos) {
@@ -100,7 +110,7 @@ void check_overload(const std::string& name, const OverloadSpec& o, const std::v
     const ArgSpec& a = o.args[i];
     if (a.kw_only) continue;
     filled[i] = true;
-    if (!a.accepts(args[pos])) {
+    if (!accepts(a, args[pos])) {
       raise(name + "(): argument '" + a.name + "' (position " + std::to_string(pos + 1) + ") must be " + a.type +
             bad_value_text(a, args[pos]));
     }
@@ -113,7 +123,7 @@ void check_overload(const std::string& name, const OverloadSpec& o, const std::v
     const size_t i = static_cast<size_t>(a - o.args.data());
     if (filled[i]) raise(name + "() got multiple values for argument '" + key + "'");
     filled[i] = true;
-    if (!a->accepts(item.second)) raise(name + "(): argument '" + key + "' must be " + a->type + bad_value_text(*a, item.second));
+    if (!accepts(*a, item.second)) raise(name + "(): argument '" + key + "' must be " + a->type + bad_value_text(*a, item.second));
   }
   std::vector<std::string> missing;
   for (size_t i = 0; i < o.args.size(); ++i) {
@@ -127,8 +137,10 @@ void check_overload(const std::string& name, const OverloadSpec& o, const std::v
   }
 }
 
+}  // namespace
+
 [[noreturn]] void raise_argument_error(const std::string& name, const std::vector<OverloadSpec>& overloads,
-                                       const std::vector<py::object>& args, const py::kwargs& kwargs) {
+                                       const std::vector<py::object>& args, const py::dict& kwargs) {
   // A keyword no overload has: say so, whatever else is wrong.
   for (auto item : kwargs) {
     const std::string key = py::str(item.first);
@@ -160,46 +172,6 @@ void check_overload(const std::string& name, const OverloadSpec& o, const std::v
   os << "), but expected one of:\n";
   for (const OverloadSpec& o : overloads) os << " * " << signature_text(o) << "\n";
   raise(os.str());
-}
-
-std::vector<py::object> given_positional(const ArgumentErrorGate& first, const py::args& rest, py::handle unset) {
-  std::vector<py::object> out;
-  if (!first.value.is(unset)) out.push_back(first.value);
-  for (py::handle h : rest) out.push_back(py::reinterpret_borrow<py::object>(h));
-  return out;
-}
-
-// The catch-all's default first argument: a private object no caller passes.
-py::object unset_marker() {
-  static py::object* marker = new py::object(py::module_::import("builtins").attr("object")());
-  return *marker;
-}
-
-}  // namespace
-
-void def_argument_errors(py::module_& m, const char* name, std::vector<OverloadSpec> overloads) {
-  py::object unset = unset_marker();
-  m.def(
-      name,
-      [name = std::string(name), overloads = std::move(overloads), unset](const ArgumentErrorGate& first,
-                                                                         const py::args& rest,
-                                                                         const py::kwargs& kwargs) -> py::object {
-        raise_argument_error(name, overloads, given_positional(first, rest, unset), kwargs);
-      },
-      py::arg("__args") = unset, py::pos_only());
-}
-
-void def_argument_errors(PyTensorClass& cls, const char* name, std::vector<OverloadSpec> overloads) {
-  py::object unset = unset_marker();
-  const bool binary_operator = name[0] == '_' && name[1] == '_';
-  cls.def(
-      name,
-      [name = std::string(name), overloads = std::move(overloads), unset, binary_operator](
-          py::handle, const ArgumentErrorGate& first, const py::args& rest, const py::kwargs& kwargs) -> py::object {
-        if (binary_operator) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-        raise_argument_error(name, overloads, given_positional(first, rest, unset), kwargs);
-      },
-      py::arg("__args") = unset, py::pos_only());
 }
 
 }  // namespace tl_python

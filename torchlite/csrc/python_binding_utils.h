@@ -1,6 +1,7 @@
 #pragma once
-// What the generated bindings need from pybind11: type casters between Python objects and
-// torchlite's C++ types, and helpers to convert arguments and results.
+// What the bindings need from pybind11: type casters between Python objects and torchlite's C++
+// types, and helpers to convert arguments and results. The generated bindings use the casters
+// through the argument parser (python_arg_parser.h).
 //
 // Note [Tensor identity]: Python's Tensor class wraps TensorImpl held by shared_ptr, and C++
 // code passes tl::Tensor handles. Returning a handle whose TensorImpl already has a Python
@@ -144,62 +145,9 @@ py::object named_tuple(const char* name, std::initializer_list<const char*> fiel
   return named_tuple_type(name, fields)(*py::cast(t));
 }
 
-// Note [Argument errors]: pybind11's own message for a call no overload accepts is a dump of
-// C++ signatures. Every generated name therefore ends with one more overload, added by
-// def_argument_errors, that takes anything and raises PyTorch's TypeError instead:
-// "add() got an unexpected keyword argument 'dimm'", "relu(): argument 'input' (position 1)
-// must be Tensor, not str", "sum() received an invalid combination of arguments - got (...),
-// but expected one of: ...". Binary operator slots (__add__, ...) return NotImplemented instead,
-// so Python raises "unsupported operand type(s)". The catch-all's first parameter is an
-// ArgumentErrorGate, which refuses to load in pybind11's first (no-conversion) pass: the
-// catch-all then runs only after every real overload also failed with conversions allowed,
-// and calls that succeed never reach it.
-struct ArgSpec {
-  const char* name;
-  const char* type;  // as PyTorch's messages spell it: Tensor, Number, tuple of ints, torch.dtype
-  bool (*accepts)(py::handle);
-  const char* default_text;  // nullptr: required
-  bool kw_only;
-};
-struct OverloadSpec {
-  std::vector<ArgSpec> args;
-  bool varargs = false;  // its int list may also be given as *args: zeros(2, 3)
-};
-
-// Whether the binding's caster for T takes `h` (error path only).
-template <typename T>
-bool accepts(py::handle h) {
-  try {
-    py::detail::make_caster<T> c;
-    return c.load(h, true);
-  } catch (...) {
-    PyErr_Clear();
-    return false;
-  }
-}
-
-struct ArgumentErrorGate {
-  py::object value;
-};
-
-void def_argument_errors(py::module_& m, const char* name, std::vector<OverloadSpec> overloads);
-void def_argument_errors(PyTensorClass& cls, const char* name, std::vector<OverloadSpec> overloads);
-
 }  // namespace tl_python
 
 namespace pybind11::detail {
-
-template <>
-struct type_caster<tl_python::ArgumentErrorGate> {
- public:
-  PYBIND11_TYPE_CASTER(tl_python::ArgumentErrorGate, const_name("object"));
-  bool load(handle src, bool convert) {
-    if (!convert) return false;
-    value.value = reinterpret_borrow<object>(src);
-    return true;
-  }
-  static handle cast(const tl_python::ArgumentErrorGate&, return_value_policy, handle) { return none().release(); }
-};
 
 template <>
 struct type_caster<tl::Tensor> {

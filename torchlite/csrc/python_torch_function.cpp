@@ -394,7 +394,7 @@ void bind_overridable_function(py::module_& m) {
 }  // namespace
 
 void route_torch_function(py::handle scope, const char* name, const char* qualified_name, bool binary_operator,
-                          const char* reported) {
+                          const char* reported, bool pybind11_function) {
   py::object func = scope.attr(name);
   if (tensor_method_type != nullptr && Py_TYPE(func.ptr()) == tensor_method_type) return;  // routed already
   PyObject* cfunc = func.ptr();
@@ -404,10 +404,10 @@ void route_torch_function(py::handle scope, const char* name, const char* qualif
     scope.attr(name) = func;
   }
   TL_CHECK(PyCFunction_Check(cfunc) && (PyCFunction_GET_FLAGS(cfunc) & METH_FASTCALL),
-           "route_torch_function: ", name, " is not a pybind11 function");
+           "route_torch_function: ", name, " is not a vectorcall function");
   PyMethodDef* def = reinterpret_cast<PyCFunctionObject*>(cfunc)->m_ml;
   auto gate = reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(&torch_function_gate));
-  if (def->ml_meth != gate) {
+  if (pybind11_function && def->ml_meth != gate) {
     // Every pybind11 function has the same dispatcher.
     pybind11_dispatcher = reinterpret_cast<FastcallWithKeywords>(reinterpret_cast<void (*)()>(def->ml_meth));
     def->ml_meth = gate;
@@ -415,6 +415,14 @@ void route_torch_function(py::handle scope, const char* name, const char* qualif
   routes[PyCFunction_GET_SELF(cfunc)] = Route{func, py::reinterpret_borrow<py::object>(scope),
                                               py::str(reported != nullptr ? reported : name),
                                               py::str(qualified_name), binary_operator};
+}
+
+bool needs_torch_function(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return needs_dispatch(args, nargs + (kwnames != nullptr ? PyTuple_GET_SIZE(kwnames) : 0));
+}
+
+PyObject* dispatch_torch_function(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  return dispatch(self, args, nargs, kwnames);
 }
 
 void init_torch_function(py::module_& m, PyTensorClass& cls) {
