@@ -9,7 +9,7 @@ import glob
 import os
 import sys
 
-__all__ = ["data_files", "header_files"]
+__all__ = ["VECTOR_MATH_TABLE", "data_files", "header_files"]
 
 _HEADER_PATTERNS = ("aten/native/*Functors.h", "aten/native/MakeFunctor.h", "aten/native/SpecialFunctions.h",
                     "aten/native/SpecialPolynomials.h", "aten/core/Exception.h", "aten/core/Half.h",
@@ -22,8 +22,12 @@ def header_files(root):
             for path in sorted(glob.glob(os.path.join(root, pattern)))]
 
 
+# Read, not included: the functors whose eager float loops run on the vector math layer.
+VECTOR_MATH_TABLE = "aten/native/cpu/VecMathLoops.h"
+
+
 def data_files(root):
-    return ["native_functions.yaml", *header_files(root)]
+    return ["native_functions.yaml", VECTOR_MATH_TABLE, *header_files(root)]
 
 
 if __name__ == "__main__":  # CMakeLists.txt: a CMake list of the files of the source tree `argv[1]`

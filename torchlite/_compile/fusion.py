@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import torchlite
 from torchlite._compile.cpp_kernel import CTYPES, KernelSpec, build_library, cpp_literal, element_size
-from torchlite._compile.pointwise_table import pointwise_ops
+from torchlite._compile.pointwise_table import pointwise_ops, vector_math_functors
 from torchlite.fx.passes.shape_prop import ShapeProp
 
 __all__ = ["DeviceShapeProp", "NEEDS_GRAD", "Region", "fuse_graph"]
@@ -149,6 +149,8 @@ def _fusible(node, cpu_values):
         compute = torchlite.result_type(*probes) if len(probes) > 1 else probes[0].dtype
     if compute not in CTYPES:
         return "compute dtype the fused kernel does not take"
+    if compute in _FLOATING and op.functor in vector_math_functors():
+        return "eager runs it on the vector math layer, faster than a fused scalar loop"
     if not op.structured and compute not in _FLOATING:
         return "hand-written kernel on an integer type (it may check the data)"
     fargs = [_functor_arg(typ, bound[name]) for name, typ, _ in op.schema_args if name in op.functor_args]

@@ -15,9 +15,12 @@ import functools
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 
-__all__ = ["PointwiseOp", "pointwise_ops", "data_root", "cache_dir"]
+from torchlite._compile.data_files import VECTOR_MATH_TABLE
+
+__all__ = ["PointwiseOp", "pointwise_ops", "vector_math_functors", "data_root", "cache_dir"]
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -158,6 +161,18 @@ def pointwise_ops():
     return {name: PointwiseOp(name, e["functor"], tuple(tuple(a) for a in e["schema_args"]),
                               tuple(e["functor_args"]), e["structured"], e["header"],
                               _selection(e["selected_by"])) for name, e in table.items()}
+
+
+@functools.cache
+def vector_math_functors():
+    """The functors whose contiguous float32/float64 eager loops call the vector math layer
+    (TL_VECMATH_UNARY/BINARY in cpu/VecMathLoops.h, the one list). A fused loop would run their
+    scalar libm calls, which the compiler cannot vectorise: several times slower than eager."""
+    try:
+        with open(os.path.join(data_root(), VECTOR_MATH_TABLE), encoding="utf-8") as fh:
+            return frozenset(re.findall(r"^TL_VECMATH_(?:UNARY|BINARY)\((\w+),", fh.read(), re.M))
+    except OSError:
+        return frozenset()
 
 
 def _selection(selected_by):
