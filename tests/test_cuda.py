@@ -729,3 +729,60 @@ def test_reductions_dtype_out_nan_and_large():
     _cpu_vs_cuda(lambda x: tl.amax(x, dim=(0,)), tl.empty(0, 3))  # same error as the CPU
     _cpu_vs_cuda(lambda x: tl.sum(x, dim=(0,)), tl.empty(0, 3))
     _cpu_vs_cuda(lambda x: tl.mean(x, dim=(0,)), tl.empty(0, 3))
+
+
+# ---- the other families on CUDA: paths the registry samples do not stress ----------------------
+
+
+@requires_gpu
+def test_scatter_and_index_put_accumulate_duplicate_targets():
+    # Many values land on one target: the CUDA kernels add with atomics.
+    src = host(np.arange(1, 1001, dtype=np.float32))
+    idx = tl.zeros(1000, dtype=tl.int64)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3).scatter_add(0, i, s), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, dtype=tl.int16).scatter_add(0, i, s.to(tl.int16)), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.ones(3).scatter_reduce(0, i, s, "amax", include_self=False), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3).scatter_reduce(0, i, s, "mean"), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3).index_put_((i,), s, accumulate=True), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, 2).index_add(0, i, s.reshape(1000, 1).expand(1000, 2)), src, idx)
+
+
+@requires_gpu
+def test_sort_orders_nan_signed_zero_and_ties_as_cpu():
+    a = host(np.array([[3.0, np.nan, -0.0, 0.0, 1.0, 3.0, -np.inf, np.nan]], dtype=np.float32))
+    for descending in (False, True):
+        _cpu_vs_cuda(lambda x, d=descending: tl.sort(x, dim=-1, descending=d, stable=True)[1], a)
+        _cpu_vs_cuda(lambda x, d=descending: tl.sort(x.t(), dim=0, descending=d)[0], a)
+    _cpu_vs_cuda(lambda x: tl.median(x, dim=-1)[1], a)
+    _cpu_vs_cuda(lambda x: tl.nanmedian(x, dim=-1)[0], a)
+    _cpu_vs_cuda(lambda x: tl.topk(x, 3, dim=-1)[1], host(np.array([[1, 5, 5, 2, 5]], dtype=np.int64)))
+
+
+@requires_gpu
+def test_index_reductions_scans_and_nonzero_match_cpu():
+    a = host(np.array([[1.0, 5.0, 5.0, np.nan, 2.0], [0.0, -1.0, 7.0, 7.0, 3.0]], dtype=np.float32))
+    for fn in (lambda x: tl.argmax(x, dim=1), lambda x: tl.max(x, dim=0)[1], lambda x: tl.min(x, dim=1)[1],
+               lambda x: tl.argmin(x), lambda x: tl.cummax(x, dim=1)[1], lambda x: tl.cumsum(x, dim=0),
+               lambda x: tl.nonzero(x), lambda x: tl.masked_select(x, x > 1), lambda x: tl.prod(x, dim=1),
+               lambda x: tl.all(x, dim=1), lambda x: tl.any(x > 4, dim=0)):
+        _cpu_vs_cuda(fn, a)
+    long_row = host(np.random.default_rng(0).standard_normal((2, 100_003)).astype(np.float32))
+    _cpu_vs_cuda(lambda x: tl.argmax(x, dim=1), long_row)
+    _cpu_vs_cuda(lambda x: tl.sort(x, dim=1)[1], long_row)
+
+
+@requires_gpu
+def test_fused_adam_and_dropout_match_cpu():
+    rng = np.random.default_rng(0)
+    state = [host(np.abs(rng.standard_normal(1000)).astype(np.float32)) for _ in range(4)]  # param, grad, m, v
+    cpu, gpu = [t.clone() for t in state], [t.cuda() for t in state]
+    for p, g, m, v in (cpu, gpu):
+        tl._C._fused_adam_([p], [g], [m], [v], [], [tl.tensor(3.0)], lr=0.1, beta1=0.9, beta2=0.999,
+                           weight_decay=0.01, eps=1e-8, amsgrad=False, maximize=False)
+    assert_close(gpu[0].cpu(), to_numpy(cpu[0]), rtol=1e-5, atol=1e-6)
+    x = host(rng.standard_normal((64, 64)).astype(np.float32))
+    tl.manual_seed(7)
+    expected = tl.nn.functional.dropout(x, 0.3)
+    tl.manual_seed(7)
+    got = tl.nn.functional.dropout(x.cuda(), 0.3)  # the same mask for a seed on every device
+    assert_close(got.cpu(), to_numpy(expected))

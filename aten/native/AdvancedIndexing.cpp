@@ -26,6 +26,7 @@
 #include "generated/ops/index_put_native.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/select.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 
@@ -49,24 +50,6 @@ bool is_iota(const std::vector<int64_t>& v) {
     if (v[i] != static_cast<int64_t>(i)) return false;
   return true;
 }
-
-struct AdvancedIndex {
-  std::vector<int64_t> bshape;        // the broadcast shape of the index tensors
-  std::vector<int64_t> lin;           // per position of bshape: element offset into self
-  std::vector<int64_t> rest_sizes;    // the dimensions of self not indexed, in order
-  std::vector<int64_t> rest_off;      // per position of rest_sizes: element offset into self
-  std::vector<int64_t> result_shape;  // rest[:insert_at] + bshape + rest[insert_at:]
-  int64_t insert_at = 0;
-
-  // (b, r) offsets of a tensor of result_shape with `strides`: element (b, r) lies at b_off[b] + r_off[r].
-  std::pair<std::vector<int64_t>, std::vector<int64_t>> result_offsets(IntArrayRef strides) const {
-    const size_t nb = bshape.size(), at = static_cast<size_t>(insert_at);
-    std::vector<int64_t> b_strides(strides.begin() + at, strides.begin() + at + nb);
-    std::vector<int64_t> r_strides(strides.begin(), strides.begin() + at);
-    r_strides.insert(r_strides.end(), strides.begin() + at + nb, strides.end());
-    return {walk_offsets(bshape, b_strides), walk_offsets(rest_sizes, r_strides)};
-  }
-};
 
 AdvancedIndex make_advanced_index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
   // One entry per self dim: the long/int index tensor, or undefined.
@@ -131,7 +114,7 @@ AdvancedIndex make_advanced_index(const Tensor& self, const std::vector<std::opt
   a.rest_off = walk_offsets(a.rest_sizes, rest_strides);
   a.lin.assign(static_cast<size_t>(numel_of(a.bshape)), 0);
   for (int64_t d : dims) {
-    const Tensor t = per_dim[d].expand(a.bshape);
+    const Tensor t = (per_dim[d].is_cpu() ? per_dim[d] : per_dim[d].to(Device(DeviceType::CPU))).expand(a.bshape);
     const std::vector<int64_t> offs = walk_offsets(a.bshape, t.strides());
     const int64_t size = self.sizes()[d], stride = self.strides()[d];
     const bool is_long = t.dtype() == ScalarType::Long;
@@ -146,50 +129,29 @@ AdvancedIndex make_advanced_index(const Tensor& self, const std::vector<std::opt
   return a;
 }
 
-}  // namespace
-
-Tensor index_Tensor_out_cpu(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& out) {
-  const AdvancedIndex a = make_advanced_index(self, indices);
-  Tensor res = empty_tensor(a.result_shape, self.options());
-  if (res.numel() > 0) {
-    const auto [b_off, r_off] = a.result_offsets(res.strides());
-    const int64_t nb = static_cast<int64_t>(b_off.size()), nr = static_cast<int64_t>(r_off.size());
-    const bool rows = nr > 1 && is_iota(r_off) && is_iota(a.rest_off);  // contiguous trailing rows: memcpy
-    const size_t isz = self.element_size();
-    const char* sp = static_cast<const char*>(self.data_ptr());
-    char* rp = static_cast<char*>(res.data_ptr());
-    dispatch_all_types(self.dtype(), "index", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* s = reinterpret_cast<const T*>(sp);
-      T* r = reinterpret_cast<T*>(rp);
+void index_kernel_cpu(const Tensor& self, const AdvancedIndex& a, const Tensor& res) {
+  const auto [b_off, r_off] = a.result_offsets(res.strides());
+  const int64_t nb = static_cast<int64_t>(b_off.size()), nr = static_cast<int64_t>(r_off.size());
+  const bool rows = nr > 1 && is_iota(r_off) && is_iota(a.rest_off);  // contiguous trailing rows: memcpy
+  const size_t isz = self.element_size();
+  const char* sp = static_cast<const char*>(self.data_ptr());
+  char* rp = static_cast<char*>(res.data_ptr());
+  dispatch_all_types(self.dtype(), "index", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* s = reinterpret_cast<const T*>(sp);
+    T* r = reinterpret_cast<T*>(rp);
 #pragma omp parallel for schedule(static) if (nb * nr > (1 << 16))
-      for (int64_t b = 0; b < nb; ++b) {
-        if (rows) {
-          std::memcpy(r + b_off[b], s + a.lin[b], static_cast<size_t>(nr) * isz);
-          continue;
-        }
-        for (int64_t k = 0; k < nr; ++k) r[b_off[b] + r_off[k]] = s[a.lin[b] + a.rest_off[k]];
+    for (int64_t b = 0; b < nb; ++b) {
+      if (rows) {
+        std::memcpy(r + b_off[b], s + a.lin[b], static_cast<size_t>(nr) * isz);
+        continue;
       }
-    });
-  }
-  if (!out.defined()) return res;
-  TL_CHECK(out.dtype() == res.dtype(), "index(): Expected out tensor to have dtype ", dtype_name(res.dtype()),
-           ", but got ", dtype_name(out.dtype()), " instead");
-  resize_out(out, res.sizes());
-  out.copy_(res);
-  return out;
+      for (int64_t k = 0; k < nr; ++k) r[b_off[b] + r_off[k]] = s[a.lin[b] + a.rest_off[k]];
+    }
+  });
 }
 
-Tensor index_put_cpu_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
-                      bool accumulate) {
-  TL_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
-           dtype_name(self.dtype()), " for the destination and ", dtype_name(values.dtype()), " for the source.");
-  const AdvancedIndex a = make_advanced_index(self, indices);
-  auto shape = try_broadcast(a.result_shape, values.sizes());
-  TL_CHECK(shape && IntArrayRef(*shape).equals(a.result_shape), "shape mismatch: value tensor of shape ",
-           index_sizes_str(values.sizes()), " cannot be broadcast to indexing result of shape ", index_sizes_str(a.result_shape));
-  if (numel_of(a.result_shape) == 0) return self;
-  const Tensor v = values.expand(a.result_shape);
+void index_put_kernel_cpu(const Tensor& self, const AdvancedIndex& a, const Tensor& v, bool accumulate) {
   const auto [b_off, r_off] = a.result_offsets(v.strides());
   dispatch_all_types(self.dtype(), "index_put_", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -206,6 +168,37 @@ Tensor index_put_cpu_(const Tensor& self, const std::vector<std::optional<Tensor
       }
     }
   });
+}
+
+}  // namespace
+
+DispatchStub<void(const Tensor&, const AdvancedIndex&, const Tensor&)> index_stub("index");
+DispatchStub<void(const Tensor&, const AdvancedIndex&, const Tensor&, bool)> index_put_stub("index_put_");
+TL_REGISTER_STUB(index_stub, CPU, &index_kernel_cpu);
+TL_REGISTER_STUB(index_put_stub, CPU, &index_put_kernel_cpu);
+
+Tensor index_Tensor_out(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& out) {
+  const AdvancedIndex a = make_advanced_index(self, indices);
+  Tensor res = empty_tensor(a.result_shape, self.options());
+  if (res.numel() > 0) index_stub(self.device().type, self, a, res);
+  if (!out.defined()) return res;
+  TL_CHECK(out.dtype() == res.dtype(), "index(): Expected out tensor to have dtype ", dtype_name(res.dtype()),
+           ", but got ", dtype_name(out.dtype()), " instead");
+  resize_out(out, res.sizes());
+  out.copy_(res);
+  return out;
+}
+
+Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+                  bool accumulate) {
+  TL_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
+           dtype_name(self.dtype()), " for the destination and ", dtype_name(values.dtype()), " for the source.");
+  const AdvancedIndex a = make_advanced_index(self, indices);
+  auto shape = try_broadcast(a.result_shape, values.sizes());
+  TL_CHECK(shape && IntArrayRef(*shape).equals(a.result_shape), "shape mismatch: value tensor of shape ",
+           index_sizes_str(values.sizes()), " cannot be broadcast to indexing result of shape ", index_sizes_str(a.result_shape));
+  if (numel_of(a.result_shape) == 0) return self;
+  index_put_stub(self.device().type, self, a, values.expand(a.result_shape), accumulate);
   return self;
 }
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "aten/native/Bucketize.h"
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/bucketize.h"
 #include "generated/ops/bucketize_native.h"
@@ -35,10 +36,35 @@ Tensor value_tensor(const Scalar& v, const Tensor& boundaries) {
   return tl::full({}, v, same_kind ? boundaries.dtype() : default_dtype(), std::nullopt, boundaries.device());
 }
 
+// The CPU loop behind searchsorted_stub.
+void searchsorted_kernel_cpu(const Tensor& seq, const Tensor& vals, const Tensor& result, bool right,
+                             int64_t per_row) {
+  const int64_t n = seq.sizes().back();
+  dispatch_all_types(seq.dtype(), "searchsorted", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* s = seq.data_ptr<T>();
+    const T* v = vals.data_ptr<T>();
+    auto search = [&](auto* out) {
+      const int64_t total = vals.numel();
+#pragma omp parallel for schedule(static) if (total >= kGrain)
+      for (int64_t i = 0; i < total; ++i) {
+        const T* row = s + (per_row == 0 ? 0 : (i / per_row) * n);
+        const T* pos = right ? std::upper_bound(row, row + n, v[i]) : std::lower_bound(row, row + n, v[i]);
+        out[i] = static_cast<std::remove_pointer_t<decltype(out)>>(pos - row);
+      }
+    };
+    if (result.dtype() == ScalarType::Int) search(result.data_ptr<int32_t>());
+    else search(result.data_ptr<int64_t>());
+  });
+}
+
 }  // namespace
 
-Tensor searchsorted_cpu(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
-                        const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&, bool, int64_t)> searchsorted_stub("searchsorted");
+TL_REGISTER_STUB(searchsorted_stub, CPU, &searchsorted_kernel_cpu);
+
+Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& self, bool out_int32, bool right,
+                    const std::optional<std::string>& side, const std::optional<Tensor>& sorter) {
   if (side) {
     TL_CHECK(*side == "left" || *side == "right", "torch.searchsorted(): side can only be 'left' or 'right' but ",
              "got ", *side);
@@ -72,23 +98,8 @@ Tensor searchsorted_cpu(const Tensor& sorted_sequence, const Tensor& self, bool 
   Tensor result = empty_tensor(self.sizes(), TensorOptions(rt, self.device()));
   const int64_t n = seq.sizes().back();
   const int64_t rows = n == 0 ? 1 : seq.numel() / n;
-  const int64_t per_row = b.dim() == 1 ? vals.numel() : (rows == 0 ? 0 : vals.numel() / rows);
-  dispatch_all_types(common, "searchsorted", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* s = seq.data_ptr<T>();
-    const T* v = vals.data_ptr<T>();
-    auto search = [&](auto* out) {
-      const int64_t total = vals.numel();
-#pragma omp parallel for schedule(static) if (total >= kGrain)
-      for (int64_t i = 0; i < total; ++i) {
-        const T* row = s + (b.dim() == 1 ? 0 : (i / per_row) * n);
-        const T* pos = right ? std::upper_bound(row, row + n, v[i]) : std::lower_bound(row, row + n, v[i]);
-        out[i] = static_cast<std::remove_pointer_t<decltype(out)>>(pos - row);
-      }
-    };
-    if (out_int32) search(result.data_ptr<int32_t>());
-    else search(result.data_ptr<int64_t>());
-  });
+  const int64_t per_row = b.dim() == 1 ? 0 : (rows == 0 ? 0 : vals.numel() / rows);  // 0: one row for all
+  if (vals.numel() > 0) searchsorted_stub(self.device().type, seq, vals, result, right, per_row);
   return result;
 }
 

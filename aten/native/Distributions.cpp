@@ -1,4 +1,4 @@
-// Samplers behind torch.distributions (CPU only): _standard_gamma and its reparameterisation
+// Samplers behind torch.distributions: _standard_gamma and its reparameterisation
 // gradient _standard_gamma_grad, _sample_dirichlet and _dirichlet_grad, and binomial.
 //
 // As in Note [Random on every device] (Random.cpp), values are drawn from the seeded generator
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/DistributionGradients.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/SpecialFunctions.h"
 #include "aten/native/TensorIterator.h"
@@ -66,53 +67,6 @@ double sample_gamma(double alpha, std::mt19937_64& e) {
       return d * v * std::exp(log_boost);
     }
   }
-}
-
-// dx/da for x ~ Gamma(a, 1) (Note [Implicit reparameterisation]). With the density
-// f = x^(a-1) e^-x / Gamma(a) and P(a, x) = sum_n e^-x x^(a+n) / Gamma(a+n+1):
-// (dP/da) / f = sum_n r_n (log x - digamma(a+n+1)), r_n = x^(n+1) / (a (a+1) ... (a+n)).
-double standard_gamma_grad_one(double a, double x) {
-  if (!(a > 0.0) || !(x > 0.0) || std::isinf(x)) return x == 0.0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
-  const double log_x = std::log(x);
-  double r = x / a, psi = ew::digamma(a + 1.0);
-  double sum = r * (log_x - psi), r_total = r;
-  for (double n = 1.0; n < 1e9; n += 1.0) {
-    psi += 1.0 / (a + n);
-    r *= x / (a + n);
-    sum += r * (log_x - psi);
-    r_total += r;
-    if (!std::isfinite(r)) break;  // x far in the tail of a tiny a: no finite answer
-    if (n > x - a && !(r > 1e-17 * r_total)) break;  // past the largest term, and negligible
-  }
-  return -sum;
-}
-
-// The Dirichlet's reparameterisation factor (Note [Implicit reparameterisation]): for
-// x ~ Beta(a, b), (dx/da at fixed b) / (1 - x). A Dirichlet coordinate x_i is such a Beta with
-// b = total - a_i, and dx_j/da_i = this * (delta_ij - x_j) (the caller's projection).
-// I_x(a, b) = sum_n T_n, T_n = x^(a+n) (1-x)^b Gamma(a+b+n) / (Gamma(a+n+1) Gamma(b)), so
-// (dI/da) / (dI/dx) = sum_n R_n (log x + digamma(a+b+n) - digamma(a+n+1)) with
-// R_0 = x (1-x) / a and R_n / R_(n-1) = x (a+b+n-1) / (a+n). Below the mode the ratio is < 1 from
-// the start; above it the series of 1 - x ~ Beta(b, a) converges instead, where a is the second
-// parameter: dx/da = sum_n R_n(1-x; b, a) (log x + digamma(a+b+n) - digamma(a)).
-double dirichlet_grad_one(double x, double alpha, double total) {
-  const double beta = total - alpha;
-  if (std::isnan(x) || std::isnan(alpha) || std::isnan(total)) return std::numeric_limits<double>::quiet_NaN();
-  if (!(x > 0.0 && x < 1.0) || !(alpha > 0.0) || !(beta > 0.0)) return 0.0;
-  const bool flip = x > (alpha + 1.0) / (total + 2.0);
-  const double z = flip ? 1.0 - x : x, p = flip ? beta : alpha, log_x = std::log(x);
-  double r = z * (1.0 - z) / p, psi_total = ew::digamma(total);
-  double psi_a = flip ? ew::digamma(alpha) : ew::digamma(alpha + 1.0);
-  double sum = r * (log_x + psi_total - psi_a), r_total = r;
-  for (double n = 1.0; n < 1e9; n += 1.0) {
-    r *= z * (total + n - 1.0) / (p + n);
-    psi_total += 1.0 / (total + n - 1.0);
-    if (!flip) psi_a += 1.0 / (alpha + n);
-    sum += r * (log_x + psi_total - psi_a);
-    r_total += r;
-    if (!(r > 1e-17 * r_total)) break;  // negligible (or not a number: an infinite total)
-  }
-  return (flip ? sum : -sum) / (1.0 - x);
 }
 
 // Binomial(n, p) for n p < 10: count the geometric waiting times between successes that fit
@@ -252,6 +206,47 @@ Tensor binomial_cpu(const Tensor& count, const Tensor& prob, std::optional<Gener
   Generator& gen = generator_or_default(generator);
   std::lock_guard<std::mutex> lock(gen.mutex());
   return fill_double(shape, count.dtype(), false, [&](int64_t i) { return sample_binomial(n[i], p[i], gen.engine()); });
+}
+
+// ---- the CUDA path -----------------------------------------------------------------------------
+// Samples are drawn on the CPU from the same generator stream (Note [Random on every device]) and
+// copied to the input's device; the gradients run elementwise kernels (DistributionGradients.h).
+
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&)> standard_gamma_grad_stub("_standard_gamma_grad");
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&, const Tensor&)> dirichlet_grad_stub("_dirichlet_grad");
+
+Tensor _standard_gamma_composite(const Tensor& self, std::optional<GeneratorPtr> generator) {
+  return _standard_gamma_cpu(self.to(Device(DeviceType::CPU)), generator).to(self.device());
+}
+
+Tensor _sample_dirichlet_composite(const Tensor& self, std::optional<GeneratorPtr> generator) {
+  return _sample_dirichlet_cpu(self.to(Device(DeviceType::CPU)), generator).to(self.device());
+}
+
+Tensor binomial_composite(const Tensor& count, const Tensor& prob, std::optional<GeneratorPtr> generator) {
+  const Device cpu(DeviceType::CPU);
+  return binomial_cpu(count.to(cpu), prob.to(cpu), generator).to(count.device());
+}
+
+Tensor _standard_gamma_grad_composite(const Tensor& self, const Tensor& output) {
+  check_same_dtype(self, output);
+  check_float_or_double(self, "_standard_gamma_grad_cuda");
+  std::vector<int64_t> shape;
+  const auto ts = broadcast_to_double({self, output}, shape);
+  Tensor out = empty_tensor(shape, TensorOptions(ScalarType::Double, self.device()));
+  if (out.numel() > 0) standard_gamma_grad_stub(self.device().type, ts[0], ts[1], out);
+  return out.to(self.dtype());
+}
+
+Tensor _dirichlet_grad_composite(const Tensor& x, const Tensor& alpha, const Tensor& total) {
+  check_same_dtype(x, alpha);
+  check_same_dtype(x, total);
+  check_float_or_double(x, "_dirichlet_grad_cuda");
+  std::vector<int64_t> shape;
+  const auto ts = broadcast_to_double({x, alpha, total}, shape);
+  Tensor out = empty_tensor(shape, TensorOptions(ScalarType::Double, x.device()));
+  if (out.numel() > 0) dirichlet_grad_stub(x.device().type, ts[0], ts[1], ts[2], out);
+  return out.to(x.dtype());
 }
 
 }  // namespace tl::native

@@ -7,14 +7,20 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/IndexingUtils.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/div.h"
 #include "generated/ops/embedding.h"
 #include "generated/ops/embedding_dense_backward_native.h"
 #include "generated/ops/embedding_native.h"
+#include "generated/ops/gather.h"
+#include "generated/ops/index_add.h"
 #include "generated/ops/index_select.h"
 #include "generated/ops/max.h"
 #include "generated/ops/min.h"
+#include "generated/ops/mul.h"
+#include "generated/ops/ne.h"
 #include "generated/ops/one_hot.h"
 #include "generated/ops/one_hot_native.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/scatter.h"
 #include "generated/ops/to.h"
@@ -30,6 +36,30 @@ void check_embedding_indices(const Tensor& indices, const char* op) {
            "(): Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; "
            "but got ", dtype_name(indices.dtype()), " instead");
 }
+
+// The checked indices of an embedding backward as n int64 values, and grad_output as their n
+// gradient rows (n x embedding dim); the index values are checked on a host copy.
+std::pair<Tensor, Tensor> embedding_backward_rows(const Tensor& grad_output, const Tensor& indices,
+                                                  int64_t num_weights) {
+  check_embedding_indices(indices, "embedding_backward");
+  TL_CHECK(grad_output.dim() >= 1, "embedding_backward(): grad_output must have at least 1 dimension, got a 0-dim tensor");
+  const std::vector<int64_t> flat{-1};
+  Tensor idx = indices.reshape(flat).to(ScalarType::Long).contiguous();
+  const int64_t n = idx.numel();
+  const int64_t dim = grad_output.numel() / std::max<int64_t>(n, 1);
+  TL_CHECK(n == 0 || grad_output.numel() == n * dim, "embedding_backward(): grad_output of shape ",
+           index_sizes_str(grad_output.sizes()), " does not match indices of shape ", index_sizes_str(indices.sizes()));
+  const int64_t d = n > 0 ? dim : grad_output.sizes()[grad_output.dim() - 1];
+  const Tensor host = idx.is_cpu() ? idx : idx.to(Device(DeviceType::CPU));
+  const int64_t* ip = host.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    TL_CHECK_INDEX(ip[i] >= 0 && ip[i] < num_weights, "embedding_backward(): index ", ip[i],
+                   " is out of bounds for num_weights ", num_weights);
+  }
+  const std::vector<int64_t> rows{n, d};
+  return {idx, grad_output.reshape(rows).contiguous()};
+}
+
 }  // namespace
 
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/,
@@ -44,21 +74,10 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t /*padding_
 
 Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                     int64_t padding_idx, bool scale_grad_by_freq) {
-  check_embedding_indices(indices, "embedding_backward");
-  TL_CHECK(grad_output.dim() >= 1, "embedding_backward(): grad_output must have at least 1 dimension, got a 0-dim tensor");
-  Tensor idx = indices.reshape({-1}).to(ScalarType::Long).contiguous();
-  const int64_t n = idx.numel();
-  const int64_t dim = grad_output.numel() / std::max<int64_t>(n, 1);
-  TL_CHECK(n == 0 || grad_output.numel() == n * dim, "embedding_backward(): grad_output of shape ",
-           index_sizes_str(grad_output.sizes()), " does not match indices of shape ", index_sizes_str(indices.sizes()));
-  const int64_t d = n > 0 ? dim : grad_output.sizes()[grad_output.dim() - 1];
-  Tensor g = grad_output.reshape({n, d}).contiguous();
+  auto [idx, g] = embedding_backward_rows(grad_output, indices, num_weights);
+  const int64_t n = idx.numel(), d = g.sizes()[1];
   Tensor gw = tl::zeros({num_weights, d}, grad_output.dtype());
   const int64_t* ip = idx.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    TL_CHECK_INDEX(ip[i] >= 0 && ip[i] < num_weights, "embedding_backward(): index ", ip[i],
-                   " is out of bounds for num_weights ", num_weights);
-  }
   std::vector<int64_t> counts;
   if (scale_grad_by_freq) {
     counts.assign(static_cast<size_t>(num_weights), 0);
@@ -88,6 +107,21 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
     }
   });
   return gw;
+}
+
+// The CUDA path: the rows summed with index_add (scaled by 1 / frequency, padding rows dropped).
+Tensor embedding_dense_backward_composite(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                                          int64_t padding_idx, bool scale_grad_by_freq) {
+  auto [idx, g] = embedding_backward_rows(grad_output, indices, num_weights);
+  if (!is_floating_point(g.dtype())) dtype_not_implemented("embedding_backward", g.dtype());
+  const std::vector<int64_t> shape{num_weights, g.sizes()[1]};
+  Tensor scale = idx.ne(padding_idx).to(g.dtype());
+  if (scale_grad_by_freq) {
+    const std::vector<int64_t> weights{num_weights};
+    Tensor counts = tl::zeros(weights, g.dtype(), std::nullopt, g.device()).index_add(0, idx, tl::ones_like(scale));
+    scale = scale.div(counts.gather(0, idx));
+  }
+  return tl::zeros(shape, g.dtype(), std::nullopt, g.device()).index_add(0, idx, g.mul(scale.unsqueeze(1)));
 }
 
 Tensor one_hot(const Tensor& self, int64_t num_classes) {

@@ -20,21 +20,27 @@
 #include "aten/native/IndexingUtils.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/TensorIterator.h"
+#include "generated/ops/add.h"
 #include "generated/ops/clone.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/expand.h"
+#include "generated/ops/full.h"
+#include "generated/ops/gather.h"
 #include "generated/ops/gather_native.h"
 #include "generated/ops/index_add_native.h"
 #include "generated/ops/index_select_native.h"
+#include "generated/ops/lt.h"
 #include "generated/ops/masked_fill.h"
 #include "generated/ops/masked_fill_native.h"
 #include "generated/ops/masked_select_native.h"
 #include "generated/ops/max.h"
 #include "generated/ops/max_native.h"
+#include "generated/ops/mul.h"
 #include "generated/ops/nonzero.h"
 #include "generated/ops/nonzero_native.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/scatter_add.h"
 #include "generated/ops/scatter_add_native.h"
 #include "generated/ops/scatter_native.h"
 #include "generated/ops/scatter_reduce_native.h"
@@ -44,6 +50,7 @@
 #include "generated/ops/unsqueeze.h"
 #include "generated/ops/where.h"
 #include "generated/ops/where_native.h"
+#include "generated/ops/zeros_like.h"
 
 namespace tl::native {
 
@@ -128,11 +135,13 @@ void check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index, 
 
 // The index of gather/scatter as a contiguous int64 tensor, every value checked against a's size
 // at `dim` before any memory is written.
+// On another device the values are checked on a host copy (one transfer, before any kernel).
 Tensor checked_gather_index(const Tensor& a, int64_t dim, const Tensor& index) {
   Tensor i1 = as_1d(index).to(ScalarType::Long).contiguous();
+  const Tensor host = i1.is_cpu() ? i1 : i1.to(Device(DeviceType::CPU));
   const int64_t size = as_1d(a).sizes()[dim];
-  const int64_t* idx = i1.data_ptr<int64_t>();
-  const int64_t n = i1.numel();
+  const int64_t* idx = host.data_ptr<int64_t>();
+  const int64_t n = host.numel();
   // A branch-free parallel test first; the first bad value is looked for only when one exists.
   bool bad = false;
 #pragma omp parallel for schedule(static) reduction(|| : bad) if (n > kIndexGrain)
@@ -190,78 +199,10 @@ void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b
   gather_walk_rows(a, dim, i1, b, 0, n / i1.sizes()[i1.dim() - 1], f);
 }
 
-// ---- reductions used by scatter / scatter_reduce / index_add -----------------------------------
-
-enum class Reduce { Assign, Sum, Prod, Mean, Amax, Amin };
-
-Reduce parse_reduce(const std::string& r, bool legacy) {
-  if (legacy) {
-    if (r == "add") return Reduce::Sum;
-    if (r == "multiply") return Reduce::Prod;
-    TL_CHECK(false, "reduce argument must be either add or multiply, got ", r);
-  }
-  if (r == "sum") return Reduce::Sum;
-  if (r == "prod") return Reduce::Prod;
-  if (r == "mean") return Reduce::Mean;
-  if (r == "amax") return Reduce::Amax;
-  if (r == "amin") return Reduce::Amin;
-  TL_CHECK(false, "reduce argument must be either sum, prod, mean, amax or amin, got ", r);
-}
-
-template <typename T>
-T reduce_identity(Reduce r) {
-  using A = opmath_t<T>;
-  switch (r) {
-    case Reduce::Prod:
-      return static_cast<T>(A(1));
-    case Reduce::Amax:
-      if constexpr (std::numeric_limits<A>::has_infinity) return static_cast<T>(-std::numeric_limits<A>::infinity());
-      else return static_cast<T>(std::numeric_limits<A>::lowest());
-    case Reduce::Amin:
-      if constexpr (std::numeric_limits<A>::has_infinity) return static_cast<T>(std::numeric_limits<A>::infinity());
-      else return static_cast<T>(std::numeric_limits<A>::max());
-    default:
-      return static_cast<T>(A(0));
-  }
-}
-
-template <typename A>
-bool is_nan(A v) {
-  if constexpr (std::is_floating_point_v<A>) return std::isnan(v);
-  else return false;
-}
-
-template <typename T>
-inline void combine(T& dst, T v, Reduce r) {
-  using A = opmath_t<T>;
-  const A a = static_cast<A>(dst), b = static_cast<A>(v);
-  switch (r) {
-    case Reduce::Assign:
-      dst = v;
-      return;
-    case Reduce::Sum:
-    case Reduce::Mean:
-      if constexpr (std::is_same_v<T, bool>) dst = a || b;
-      else dst = static_cast<T>(a + b);
-      return;
-    case Reduce::Prod:
-      if constexpr (std::is_same_v<T, bool>) dst = a && b;
-      else dst = static_cast<T>(a * b);
-      return;
-    case Reduce::Amax:  // NaN propagates, as in max()
-      if (is_nan(b) || b > a) dst = v;
-      return;
-    case Reduce::Amin:
-      if (is_nan(b) || b < a) dst = v;
-      return;
-  }
-}
-
 // Scatters src (or `value` when src is undefined) into `self`'s copy held by out, reducing with
-// `r`; scatter_reduce's include_self=False first resets every target to the reduction's identity
-// and mean divides by the number of values each target received.
+// `r` (scatter_stub).
 Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Scalar& value,
-                    Reduce r, bool include_self, const Tensor& out, const char* op) {
+                    ScatterReduce r, bool include_self, const Tensor& out, const char* op) {
   dim = wrap_dim(dim, self.dim());
   check_gather_scatter(self, dim, index, src.defined() ? &src : nullptr, op);
   if (src.defined()) {
@@ -273,43 +214,54 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
     return out.defined() ? out : work;
   }
   const Tensor i1 = checked_gather_index(work, dim, index);
-  dispatch_all_types(self.dtype(), op, [&](auto tag) {
+  scatter_stub(work.device().type, work, dim, i1, src, value, r, include_self);
+  write_back(work, out);
+  return out.defined() ? out : work;
+}
+
+// The CPU loops behind gather_stub and scatter_stub.
+void gather_kernel_cpu(const Tensor& self, int64_t dim, const Tensor& i1, const Tensor& res) {
+  dispatch_all_types(self.dtype(), "gather", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* sp = self.data_ptr<T>();
+    T* rp = res.data_ptr<T>();
+    // Every element is written once: threads take contiguous ranges of rows.
+    const int64_t n = i1.numel(), inner = i1.sizes()[i1.dim() - 1], rows = n / inner;
+    const int nth = n > kIndexGrain ? omp_get_max_threads() : 1;
+#pragma omp parallel for schedule(static) num_threads(nth)
+    for (int t = 0; t < nth; ++t) {
+      gather_walk_rows(self, dim, i1, Tensor(), rows * t / nth, rows * (t + 1) / nth,
+                       [&](int64_t i, int64_t ao, int64_t) { rp[i] = sp[ao]; });
+    }
+  });
+}
+
+void scatter_kernel_cpu(const Tensor& work, int64_t dim, const Tensor& i1, const Tensor& src, const Scalar& value,
+                        ScatterReduce r, bool include_self) {
+  dispatch_all_types(work.dtype(), "scatter", [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* dst = work.data_ptr<T>();
     const T* sp = src.defined() ? static_cast<const T*>(src.data_ptr()) : nullptr;
     const T v = value.to<T>();
     if (!include_self) {
-      const T id = reduce_identity<T>(r);
+      const T id = scatter_reduce_identity<T>(r);
       gather_walk(work, dim, i1, Tensor(), [&](int64_t, int64_t ao, int64_t) { dst[ao] = id; });
     }
     std::vector<int64_t> counts;
-    if (r == Reduce::Mean) counts.assign(static_cast<size_t>(work.numel()), include_self ? 1 : 0);
+    if (r == ScatterReduce::Mean) counts.assign(static_cast<size_t>(work.numel()), include_self ? 1 : 0);
     gather_walk(work, dim, i1, src, [&](int64_t, int64_t ao, int64_t bo) {
-      combine(dst[ao], sp ? sp[bo] : v, r);
-      if (r == Reduce::Mean) ++counts[ao];
+      scatter_combine(dst[ao], sp ? sp[bo] : v, r);
+      if (r == ScatterReduce::Mean) ++counts[ao];
     });
-    if (r == Reduce::Mean) {
-      using A = opmath_t<T>;
+    if (r == ScatterReduce::Mean) {
       gather_walk(work, dim, i1, Tensor(), [&](int64_t, int64_t ao, int64_t) {
         int64_t& c = counts[ao];
         if (c <= 0) return;  // already divided (several indices hit the same target)
-        const A q = static_cast<A>(dst[ao]);
-        if constexpr (std::is_same_v<T, bool>) {
-          dst[ao] = q;
-        } else if constexpr (std::is_integral_v<A>) {
-          const A d = static_cast<A>(c);
-          A f = q / d;
-          if ((q % d != 0) && ((q < 0) != (d < 0))) --f;  // floor division, as PyTorch
-          dst[ao] = static_cast<T>(f);
-        } else {
-          dst[ao] = static_cast<T>(q / static_cast<A>(c));
-        }
+        dst[ao] = scatter_mean(dst[ao], c);
         c = 0;
       });
     }
   });
-  write_back(work, out);
-  return out.defined() ? out : work;
 }
 
 // ---- index_select / index_add geometry -----------------------------------------------------------
@@ -321,7 +273,60 @@ Tensor check_1d_index(const Tensor& index, const char* op) {
   return index.contiguous();
 }
 
+// index_add's argument checks; `idx` is the 1-d index, `host` its values readable on the CPU.
+void check_index_add(const Tensor& self, int64_t dim, const Tensor& idx, const Tensor& host, const Tensor& source,
+                     const Scalar& alpha) {
+  const int64_t n = idx.numel();
+  Tensor s1 = as_1d(self), src = as_1d(source);
+  bool same_shape = s1.dim() == src.dim() && (source.dim() > 0 || self.dim() == 0);
+  for (int64_t d = 0; same_shape && d < s1.dim(); ++d) same_shape = d == dim || s1.sizes()[d] == src.sizes()[d];
+  TL_CHECK(same_shape, "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
+           "self.shape = ", index_sizes_str(self.sizes()), " source.shape = ", index_sizes_str(source.sizes()));
+  TL_CHECK(src.sizes()[dim] == n, "index_add_(): Number of indices (", n, ") should be equal to source.size(dim) (",
+           src.sizes()[dim], ")");
+  TL_CHECK(source.dtype() == self.dtype(), "index_add_(): self (", dtype_name(self.dtype()), ") and source (",
+           dtype_name(source.dtype()), ") must have the same scalar type");
+  TL_CHECK(!is_integral(self.dtype(), /*include_bool=*/true) || !alpha.is_floating_point(),
+           "For integral input tensors, argument alpha must not be a floating point number.");
+  const int64_t size = s1.sizes()[dim];
+  IndexReader ir{host.data_ptr(), host.dtype() == ScalarType::Long};
+  for (int64_t i = 0; i < n; ++i) {
+    TL_CHECK(ir[i] >= 0 && ir[i] < size, "index ", ir[i], " is out of bounds for dimension ", dim, " with size ",
+             size);
+  }
+}
+
+// take's index checks; `host` holds the index values (int64, contiguous) on the CPU.
+void check_take_index(const Tensor& self, const Tensor& index, const Tensor& host) {
+  TL_CHECK_TYPE(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
+                dtype_name(index.dtype()));
+  const int64_t n = self.numel();
+  const int64_t* ip = host.data_ptr<int64_t>();
+  TL_CHECK_INDEX(n > 0 || host.numel() == 0, "take(): tried to take from an empty tensor");
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    TL_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
+                   " elements.");
+  }
+}
+
+void check_masked_fill(const Tensor& self, const Tensor& mask) {
+  TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+           dtype_name(mask.dtype()));
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  TL_CHECK(IntArrayRef(shape).equals(self.sizes()), "masked_fill_: the mask of shape ", index_sizes_str(mask.sizes()),
+           " cannot be broadcast to the shape ", index_sizes_str(self.sizes()), " of self");
+}
+
+// A tensor's values readable on the CPU (itself when it is there).
+Tensor on_host(const Tensor& t) { return t.is_cpu() ? t : t.to(Device(DeviceType::CPU)); }
+
 }  // namespace
+
+DispatchStub<void(const Tensor&, int64_t, const Tensor&, const Tensor&)> gather_stub("gather");
+DispatchStub<void(const Tensor&, int64_t, const Tensor&, const Tensor&, const Scalar&, ScatterReduce, bool)>
+    scatter_stub("scatter");
+TL_REGISTER_STUB(gather_stub, CPU, &gather_kernel_cpu);
+TL_REGISTER_STUB(scatter_stub, CPU, &scatter_kernel_cpu);
 
 // ---- index_select ----------------------------------------------------------------------------------
 
@@ -361,60 +366,45 @@ Tensor index_select_out_cpu(const Tensor& self, int64_t dim, const Tensor& index
 
 // ---- gather --------------------------------------------------------------------------------------
 
-Tensor gather_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/, const Tensor& out) {
+Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool /*sparse_grad*/, const Tensor& out) {
   dim = wrap_dim(dim, self.dim());
   check_gather_scatter(self, dim, index, nullptr, "gather");
   Tensor res = empty_tensor(index.sizes(), self.options());
-  if (index.numel() > 0) {
-    const Tensor i1 = checked_gather_index(self, dim, index);
-    dispatch_all_types(self.dtype(), "gather", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const T* sp = self.data_ptr<T>();
-      T* rp = res.data_ptr<T>();
-      // Every element is written once: threads take contiguous ranges of rows.
-      const int64_t n = i1.numel(), inner = i1.sizes()[i1.dim() - 1], rows = n / inner;
-      const int nth = n > kIndexGrain ? omp_get_max_threads() : 1;
-#pragma omp parallel for schedule(static) num_threads(nth)
-      for (int t = 0; t < nth; ++t) {
-        gather_walk_rows(self, dim, i1, Tensor(), rows * t / nth, rows * (t + 1) / nth,
-                         [&](int64_t i, int64_t ao, int64_t) { rp[i] = sp[ao]; });
-      }
-    });
-  }
+  if (index.numel() > 0) gather_stub(self.device().type, self, dim, checked_gather_index(self, dim, index), res);
   return finish_out(res, out, "gather");
 }
 
 // ---- scatter family --------------------------------------------------------------------------------
 
-Tensor scatter_src_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
-  return scatter_impl(self, dim, index, src, Scalar(0), Reduce::Assign, true, out, "scatter");
+Tensor scatter_src_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src, const Tensor& out) {
+  return scatter_impl(self, dim, index, src, Scalar(0), ScatterReduce::Assign, true, out, "scatter");
 }
 
-Tensor scatter_value_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
-                             const Tensor& out) {
-  return scatter_impl(self, dim, index, Tensor(), value, Reduce::Assign, true, out, "scatter");
+Tensor scatter_value_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                         const Tensor& out) {
+  return scatter_impl(self, dim, index, Tensor(), value, ScatterReduce::Assign, true, out, "scatter");
 }
 
-Tensor scatter_reduce_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                              const std::string& reduce, const Tensor& out) {
-  return scatter_impl(self, dim, index, src, Scalar(0), parse_reduce(reduce, true), true, out, "scatter");
+Tensor scatter_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                          const std::string& reduce, const Tensor& out) {
+  return scatter_impl(self, dim, index, src, Scalar(0), parse_scatter_reduce(reduce, true), true, out, "scatter");
 }
 
-Tensor scatter_value_reduce_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
-                                    const std::string& reduce, const Tensor& out) {
-  return scatter_impl(self, dim, index, Tensor(), value, parse_reduce(reduce, true), true, out, "scatter");
+Tensor scatter_value_reduce_out(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
+                                const std::string& reduce, const Tensor& out) {
+  return scatter_impl(self, dim, index, Tensor(), value, parse_scatter_reduce(reduce, true), true, out, "scatter");
 }
 
-Tensor scatter_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                           const Tensor& out) {
-  return scatter_impl(self, dim, index, src, Scalar(0), Reduce::Sum, true, out, "scatter_add");
+Tensor scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                       const Tensor& out) {
+  return scatter_impl(self, dim, index, src, Scalar(0), ScatterReduce::Sum, true, out, "scatter_add");
 }
 
-Tensor scatter_reduce_two_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
-                                  const std::string& reduce, bool include_self, const Tensor& out) {
-  const Reduce r = parse_reduce(reduce, false);
+Tensor scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
+                              const std::string& reduce, bool include_self, const Tensor& out) {
+  const ScatterReduce r = parse_scatter_reduce(reduce, false);
   // A mean of booleans has no bool answer; PyTorch refuses it the same way.
-  if (r == Reduce::Mean && self.dtype() == ScalarType::Bool)
+  if (r == ScatterReduce::Mean && self.dtype() == ScalarType::Bool)
     dtype_not_implemented("scatter_gather_tensor_cpu_reduce_mean", ScalarType::Bool);
   return scatter_impl(self, dim, index, src, Scalar(0), r, include_self, out, "scatter_reduce");
 }
@@ -426,24 +416,11 @@ Tensor index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, c
   dim = wrap_dim(dim, self.dim());
   Tensor idx = check_1d_index(index, "index_add");
   const int64_t n = idx.numel();
+  check_index_add(self, dim, idx, idx, source, alpha);
   Tensor s1 = as_1d(self), src = as_1d(source);
-  bool same_shape = s1.dim() == src.dim() && (source.dim() > 0 || self.dim() == 0);
-  for (int64_t d = 0; same_shape && d < s1.dim(); ++d) same_shape = d == dim || s1.sizes()[d] == src.sizes()[d];
-  TL_CHECK(same_shape, "source tensor shape must match self tensor shape, excluding the specified dimension. Got "
-           "self.shape = ", index_sizes_str(self.sizes()), " source.shape = ", index_sizes_str(source.sizes()));
-  TL_CHECK(src.sizes()[dim] == n, "index_add_(): Number of indices (", n, ") should be equal to source.size(dim) (",
-           src.sizes()[dim], ")");
-  TL_CHECK(source.dtype() == self.dtype(), "index_add_(): self (", dtype_name(self.dtype()), ") and source (",
-           dtype_name(source.dtype()), ") must have the same scalar type");
-  TL_CHECK(!is_integral(self.dtype(), /*include_bool=*/true) || !alpha.is_floating_point(),
-           "For integral input tensors, argument alpha must not be a floating point number.");
   Tensor work = result_like_self(self, out, "index_add");
   const int64_t size = s1.sizes()[dim];
   IndexReader ir{idx.data_ptr(), idx.dtype() == ScalarType::Long};
-  for (int64_t i = 0; i < n; ++i) {
-    TL_CHECK(ir[i] >= 0 && ir[i] < size, "index ", ir[i], " is out of bounds for dimension ", dim, " with size ",
-             size);
-  }
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < dim; ++d) outer *= s1.sizes()[d];
   for (int64_t d = dim + 1; d < s1.dim(); ++d) inner *= s1.sizes()[d];
@@ -474,11 +451,7 @@ Tensor index_add_out_cpu(const Tensor& self, int64_t dim, const Tensor& index, c
 // ---- masked_fill ------------------------------------------------------------------------------------
 
 Tensor masked_fill_cpu_(const Tensor& self, const Tensor& mask, const Scalar& value) {
-  TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-           dtype_name(mask.dtype()));
-  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
-  TL_CHECK(IntArrayRef(shape).equals(self.sizes()), "masked_fill_: the mask of shape ", index_sizes_str(mask.sizes()),
-           " cannot be broadcast to the shape ", index_sizes_str(self.sizes()), " of self");
+  check_masked_fill(self, mask);
   if (self.numel() == 0) return self;
   if (self.is_contiguous() && mask.is_contiguous() && mask.sizes().equals(self.sizes())) {  // no offset tables
     const bool* mp = mask.data_ptr<bool>();
@@ -545,16 +518,10 @@ Tensor masked_select_out_cpu(const Tensor& self, const Tensor& mask, const Tenso
 }
 
 Tensor take_out_cpu(const Tensor& self, const Tensor& index, const Tensor& out) {
-  TL_CHECK_TYPE(index.dtype() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
-                dtype_name(index.dtype()));
   const int64_t n = self.numel();
   Tensor idx = index.contiguous();
+  check_take_index(self, index, idx);
   const int64_t* ip = idx.data_ptr<int64_t>();
-  TL_CHECK_INDEX(n > 0 || idx.numel() == 0, "take(): tried to take from an empty tensor");
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    TL_CHECK_INDEX(ip[i] >= -n && ip[i] < n, "out of range: tried to access index ", ip[i], " on a tensor of ", n,
-                   " elements.");
-  }
   Tensor res = empty_tensor(index.sizes(), self.options());
   if (idx.numel() > 0) {
     const std::vector<int64_t> so = walk_offsets(self.sizes(), self.strides());
@@ -594,6 +561,83 @@ Tensor nonzero_out_cpu(const Tensor& self, const Tensor& out) {
              dtype_name(out.dtype()));
   }
   return finish_out(res, out, "nonzero");
+}
+
+// ---- the CUDA path: index_select, index_add, take, masked_fill and masked_select over gather,
+// scatter_add, where and nonzero, with the checks of the CPU kernels above (index values are
+// read on a host copy).
+
+Tensor index_select_out_composite(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  dim = wrap_dim(dim, self.dim());
+  Tensor idx = check_1d_index(index, "index_select").to(ScalarType::Long);
+  Tensor s = as_1d(self);
+  const int64_t size = s.sizes()[dim], n = idx.numel();
+  TL_CHECK_INDEX(self.dim() > 0 || n == 1, "index_select(): Index to scalar can have only 1 value, got ", n,
+                 " value(s)");
+  const Tensor host = on_host(idx);
+  const int64_t* ip = host.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    TL_CHECK_INDEX(ip[i] >= 0 && ip[i] < size, "index out of range in self: index ", ip[i],
+                   " is out of bounds for dimension ", dim, " with size ", size);
+  }
+  // The index along `dim`, expanded over the other dims: a gather.
+  std::vector<int64_t> shape = s.sizes().vec(), along(static_cast<size_t>(s.dim()), 1);
+  shape[dim] = along[dim] = n;
+  Tensor res = tl::gather(s, dim, idx.reshape(along).expand(shape));
+  if (self.dim() == 0) res = res.reshape(IntArrayRef());
+  return finish_out(res, out, "index_select");
+}
+
+Tensor index_add_out_composite(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
+                               const Scalar& alpha, const Tensor& out) {
+  dim = wrap_dim(dim, self.dim());
+  Tensor idx = check_1d_index(index, "index_add").to(ScalarType::Long);
+  check_index_add(self, dim, idx, on_host(idx), source, alpha);
+  Tensor src = as_1d(source);
+  std::vector<int64_t> along(static_cast<size_t>(src.dim()), 1);
+  along[dim] = idx.numel();
+  // alpha * source in self's dtype (for bool, alpha is true or false).
+  Tensor scaled = src;
+  if (self.dtype() == ScalarType::Bool) {
+    if (!alpha.to<bool>()) scaled = tl::zeros_like(src);
+  } else if (!alpha.equal(1)) {
+    scaled = src.mul(alpha).to(self.dtype());
+  }
+  Tensor res = tl::scatter_add(as_1d(self), dim, idx.reshape(along).expand(src.sizes()), scaled);
+  if (self.dim() == 0) res = res.reshape(IntArrayRef());
+  return finish_out(res, out, "index_add");
+}
+
+Tensor take_out_composite(const Tensor& self, const Tensor& index, const Tensor& out) {
+  check_take_index(self, index, on_host(index.contiguous()));
+  const int64_t n = self.numel();
+  const int64_t flat_shape[] = {-1};
+  Tensor flat_index = index.reshape(IntArrayRef(flat_shape, 1));
+  flat_index = tl::where(flat_index.lt(0), flat_index.add(n), flat_index);
+  Tensor res = tl::gather(self.reshape(IntArrayRef(flat_shape, 1)), 0, flat_index).reshape(index.sizes());
+  return finish_out(res, out, "take");
+}
+
+Tensor masked_fill_composite_(const Tensor& self, const Tensor& mask, const Scalar& value) {
+  check_masked_fill(self, mask);
+  if (self.numel() == 0) return self;
+  Tensor v = tl::full(IntArrayRef(), value, self.dtype(), std::nullopt, self.device());
+  return self.copy_(tl::where(mask, v, self));
+}
+
+Tensor masked_fill_tensor_composite_(const Tensor& self, const Tensor& mask, const Tensor& value) {
+  TL_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value tensor, but got tensor with ",
+           value.dim(), " dimension(s).");
+  return masked_fill_composite_(self, mask, value.item());
+}
+
+Tensor masked_select_out_composite(const Tensor& self, const Tensor& mask, const Tensor& out) {
+  TL_CHECK(mask.dtype() == ScalarType::Bool, "masked_select: expected BoolTensor for mask");
+  const std::vector<int64_t> shape = broadcast_shapes(self.sizes(), mask.sizes());
+  const int64_t flat_shape[] = {-1};
+  Tensor positions = tl::nonzero(mask.expand(shape).reshape(IntArrayRef(flat_shape, 1))).reshape(IntArrayRef(flat_shape, 1));
+  Tensor res = tl::gather(self.expand(shape).reshape(IntArrayRef(flat_shape, 1)), 0, positions);
+  return finish_out(res, out, "masked_select");
 }
 
 std::vector<Tensor> where(const Tensor& condition) {

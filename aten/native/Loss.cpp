@@ -26,6 +26,7 @@
 #include "generated/ops/eq.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/full_like.h"
+#include "generated/ops/gather.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/huber_loss.h"
 #include "generated/ops/huber_loss_native.h"
@@ -43,6 +44,7 @@
 #include "generated/ops/mse_loss.h"
 #include "generated/ops/mse_loss_native.h"
 #include "generated/ops/mul.h"
+#include "generated/ops/ne.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/nll_loss.h"
 #include "generated/ops/nll_loss_backward_native.h"
@@ -51,7 +53,9 @@
 #include "generated/ops/nll_loss_native.h"
 #include "generated/ops/nll_loss_nd.h"
 #include "generated/ops/nll_loss_nd_native.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/scatter.h"
 #include "generated/ops/smooth_l1_loss.h"
 #include "generated/ops/smooth_l1_loss_native.h"
 #include "generated/ops/sub.h"
@@ -59,6 +63,7 @@
 #include "generated/ops/to.h"
 #include "generated/ops/where.h"
 #include "generated/ops/zero.h"
+#include "generated/ops/zeros.h"
 
 namespace tl::native {
 
@@ -180,6 +185,71 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
     }
   });
   return gi;
+}
+
+// ---- the CUDA path of nll_loss: gather / scatter and reductions, the kernels' checks and values -----
+
+namespace {
+
+// The target as N int64 classes, every class that is not ignore_index checked on a host copy;
+// `valid` marks the rows that count and `safe` replaces ignored classes by 0 (a valid column).
+struct NllTarget {
+  Tensor valid, safe;
+};
+
+NllTarget nll_target(const Tensor& target, const NllGeom& g, int64_t ignore_index) {
+  const std::vector<int64_t> rows{g.N};
+  Tensor t = target.to(ScalarType::Long).reshape(rows);
+  const Tensor host = t.to(Device(DeviceType::CPU)).contiguous();
+  const int64_t* tp = host.data_ptr<int64_t>();
+  for (int64_t i = 0; i < g.N; ++i)
+    TL_CHECK_INDEX(tp[i] == ignore_index || (tp[i] >= 0 && tp[i] < g.C), "Target ", tp[i], " is out of bounds.");
+  Tensor valid = t.ne(ignore_index);
+  return {valid, tl::where(valid, t, Scalar(int64_t(0)))};
+}
+
+// Each row's class weight, 0 for ignored rows.
+Tensor nll_row_weights(const NllTarget& t, const std::optional<Tensor>& weight, ScalarType dt) {
+  const std::vector<int64_t> flat{-1};
+  Tensor w = has(weight) ? weight->to(dt).reshape(flat).gather(0, t.safe)
+                         : tl::ones_like(t.safe, dt);
+  return tl::where(t.valid, w, Scalar(0.0));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> nll_loss_forward_composite(const Tensor& self, const Tensor& target,
+                                                      const std::optional<Tensor>& weight, int64_t reduction,
+                                                      int64_t ignore_index) {
+  const NllGeom g = check_nll(self, target, weight, reduction);
+  const ScalarType dt = low_precision(self.dtype()) ? ScalarType::Float : self.dtype();
+  const NllTarget t = nll_target(target, g, ignore_index);
+  const std::vector<int64_t> rows_cols{g.N, g.C}, column{g.N, 1}, rows{g.N};
+  Tensor w = nll_row_weights(t, weight, dt);
+  Tensor picked = self.to(dt).reshape(rows_cols).gather(1, t.safe.reshape(column)).reshape(rows);
+  // Ignored rows are 0 (not -0 * x, which is NaN for an infinite x).
+  Tensor v = tl::where(t.valid, picked.mul(w).neg(), Scalar(0.0));
+  Tensor total_weight = w.sum();
+  Tensor out = reduction == kNone ? v.reshape(target.sizes()) : (reduction == kMean ? v.sum().div(total_weight) : v.sum());
+  return {out.to(self.dtype()), total_weight.to(self.dtype())};
+}
+
+Tensor nll_loss_backward_composite(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                   const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                                   const Tensor& total_weight) {
+  const NllGeom g = check_nll(self, target, weight, reduction);
+  TL_CHECK(reduction == kNone ? grad_output.numel() == g.N : grad_output.numel() == 1,
+           "nll_loss_backward: expected grad_output of ", reduction == kNone ? g.N : 1, " elements, got ",
+           grad_output.numel());
+  const ScalarType dt =
+      low_precision(grad_output.dtype()) || low_precision(self.dtype()) ? ScalarType::Float : self.dtype();
+  const NllTarget t = nll_target(target, g, ignore_index);
+  const std::vector<int64_t> rows_cols{g.N, g.C}, column{g.N, 1}, rows{g.N};
+  Tensor go = grad_output.to(dt).reshape(reduction == kNone ? IntArrayRef(rows) : IntArrayRef());
+  if (reduction == kMean) go = go.div(total_weight.to(dt));
+  Tensor v = tl::where(t.valid, nll_row_weights(t, weight, dt).mul(go).neg(), Scalar(0.0));
+  Tensor gi = tl::zeros(rows_cols, dt, std::nullopt, self.device()).scatter(1, t.safe.reshape(column), v.reshape(column));
+  return gi.reshape(self.sizes()).to(self.dtype());
 }
 
 Tensor nll_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, int64_t reduction,

@@ -19,10 +19,12 @@
 #include "generated/ops/batch_norm_native.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
+#include "generated/ops/div.h"
 #include "generated/ops/group_norm.h"
 #include "generated/ops/group_norm_native.h"
 #include "generated/ops/layer_norm.h"
 #include "generated/ops/layer_norm_native.h"
+#include "generated/ops/mean.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/native_batch_norm.h"
 #include "generated/ops/native_batch_norm_backward_native.h"
@@ -30,8 +32,11 @@
 #include "generated/ops/native_layer_norm.h"
 #include "generated/ops/native_layer_norm_backward_native.h"
 #include "generated/ops/native_layer_norm_native.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/rsqrt.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/sum.h"
 #include "generated/ops/to.h"
 #include "generated/ops/zero.h"
 
@@ -125,6 +130,34 @@ Planes planes_of(const Tensor& input) {
 
 void check_channel_tensor(const std::optional<Tensor>& t, int64_t C, const char* name) {
   TL_CHECK(!has(t) || t->numel() == C, name, " should contain ", C, " elements not ", has(t) ? t->numel() : 0);
+}
+
+// The mean and 1/std the batch-norm backward uses, as contiguous (C) tensors of dt: the saved
+// batch statistics, or in evaluation mode the running ones.
+std::pair<Tensor, Tensor> batch_norm_backward_stats(const Planes& p, const std::optional<Tensor>& running_mean,
+                                                    const std::optional<Tensor>& running_var,
+                                                    const std::optional<Tensor>& save_mean,
+                                                    const std::optional<Tensor>& save_invstd, bool train, double eps,
+                                                    ScalarType dt) {
+  if (has(save_mean) && has(save_invstd) && save_mean->numel() == p.C && save_invstd->numel() == p.C)
+    return {save_mean->to(dt).contiguous(), save_invstd->to(dt).contiguous()};
+  TL_CHECK(!train, "native_batch_norm_backward: training mode needs save_mean and save_invstd of ", p.C, " elements");
+  TL_CHECK(has(running_mean) && has(running_var) && running_mean->numel() == p.C && running_var->numel() == p.C,
+           "native_batch_norm_backward: evaluation mode needs running_mean and running_var of ", p.C, " elements");
+  return {running_mean->to(dt).contiguous(), running_var->to(dt).add(eps).rsqrt().contiguous()};
+}
+
+// The dims a batch norm reduces (all but the channel dim 1), and the shape that broadcasts a
+// (C) tensor against the input.
+std::vector<int64_t> batch_norm_reduce_dims(const Tensor& input) {
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
+  return dims;
+}
+std::vector<int64_t> channel_shape(const Tensor& input) {
+  std::vector<int64_t> s(static_cast<size_t>(input.dim()), 1);
+  s[1] = input.size(1);
+  return s;
 }
 
 }  // namespace
@@ -325,18 +358,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
            sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
   check_channel_tensor(weight, p.C, "weight");
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
-  Tensor mean, invstd;
-  if (has(save_mean) && has(save_invstd) && save_mean->numel() == p.C && save_invstd->numel() == p.C) {
-    mean = save_mean->to(dt).contiguous();
-    invstd = save_invstd->to(dt).contiguous();
-  } else {
-    TL_CHECK(!train, "native_batch_norm_backward: training mode needs save_mean and save_invstd of ", p.C,
-             " elements");
-    TL_CHECK(has(running_mean) && has(running_var) && running_mean->numel() == p.C && running_var->numel() == p.C,
-             "native_batch_norm_backward: evaluation mode needs running_mean and running_var of ", p.C, " elements");
-    mean = running_mean->to(dt).contiguous();
-    invstd = running_var->to(dt).add(eps).rsqrt().contiguous();
-  }
+  auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
   Tensor go = grad_out.to(dt).contiguous(), x = input.to(dt).contiguous(), w = opt(weight, dt);
   Tensor gx = output_mask[0] ? empty_tensor(input.sizes(), x.options()) : Tensor();
   Tensor gw = output_mask[1] && has(weight) ? empty_tensor({p.C}, x.options()) : Tensor();
@@ -384,6 +406,141 @@ Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, cons
                   double momentum, double eps, bool cudnn_enabled) {
   return std::get<0>(
       tl::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps));
+}
+
+// ---- the CUDA path: layer and batch norm composed of reductions and pointwise ops ----------------
+// Same checks, statistics and dtypes as the kernels above (Half/BFloat16 run in float; the mean
+// and the variance are two passes, and the reductions accumulate float32 sums in double).
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_composite(const Tensor& input, IntArrayRef normalized_shape,
+                                                               const std::optional<Tensor>& weight,
+                                                               const std::optional<Tensor>& bias, double eps) {
+  check_layer_norm(input, normalized_shape, weight, bias);
+  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
+  const int64_t axis = input.dim() - static_cast<int64_t>(normalized_shape.size());
+  std::vector<int64_t> dims;
+  for (int64_t d = axis; d < input.dim(); ++d) dims.push_back(d);
+  Tensor x = input.to(dt);
+  Tensor mean = x.mean(IntArrayRef(dims), true);
+  Tensor xc = x.sub(mean);
+  Tensor rstd = xc.mul(xc).mean(IntArrayRef(dims), true).add(eps).rsqrt();
+  Tensor y = xc.mul(rstd);
+  if (has(weight)) y = y.mul(weight->to(dt));
+  if (has(bias)) y = y.add(bias->to(dt));
+  const ScalarType out_dt = input.dtype();
+  return {y.to(out_dt), mean.to(out_dt), rstd.to(out_dt)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_composite(
+    const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape, const Tensor& mean, const Tensor& rstd,
+    const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, std::array<bool, 3> output_mask) {
+  const auto rows = check_layer_norm(input, normalized_shape, weight, bias);
+  const int64_t M = rows.first;
+  TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_layer_norm_backward: grad_out of size ",
+           sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
+  TL_CHECK(mean.numel() == M && rstd.numel() == M, "native_layer_norm_backward: mean and rstd must have ", M,
+           " elements");
+  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
+  const int64_t nd = static_cast<int64_t>(normalized_shape.size()), axis = input.dim() - nd;
+  std::vector<int64_t> norm_dims, batch_dims;
+  for (int64_t d = 0; d < input.dim(); ++d) (d < axis ? batch_dims : norm_dims).push_back(d);
+  const auto sshape = stat_shape(input, nd);
+  Tensor go = grad_out.to(dt), r = rstd.to(dt).reshape(sshape);
+  Tensor xhat = input.to(dt).sub(mean.to(dt).reshape(sshape)).mul(r);
+  // Column sums over the batch dims; with none (one row), the row itself.
+  auto batch_sum = [&](const Tensor& t) { return batch_dims.empty() ? t : t.sum(IntArrayRef(batch_dims), false); };
+  Tensor gx, gw, gb;
+  if (output_mask[0]) {
+    Tensor g = has(weight) ? go.mul(weight->to(dt)) : go;
+    Tensor a = g.mean(IntArrayRef(norm_dims), true), c = g.mul(xhat).mean(IntArrayRef(norm_dims), true);
+    gx = r.mul(g.sub(a).sub(xhat.mul(c)));
+  }
+  if (output_mask[1] && has(weight)) gw = batch_sum(go.mul(xhat)).reshape(normalized_shape);
+  if (output_mask[2] && has(bias)) gb = batch_sum(go).reshape(normalized_shape);
+  const ScalarType out_dt = input.dtype();
+  auto back = [&](const Tensor& t) { return t.defined() && t.dtype() != out_dt ? t.to(out_dt) : t; };
+  return {back(gx), back(gw), back(gb)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_composite(const Tensor& input, const std::optional<Tensor>& weight,
+                                                               const std::optional<Tensor>& bias,
+                                                               const std::optional<Tensor>& running_mean,
+                                                               const std::optional<Tensor>& running_var,
+                                                               bool training, double momentum, double eps) {
+  const Planes p = planes_of(input);
+  check_channel_tensor(weight, p.C, "weight");
+  check_channel_tensor(bias, p.C, "bias");
+  check_channel_tensor(running_mean, p.C, "running_mean");
+  check_channel_tensor(running_var, p.C, "running_var");
+  TL_CHECK(training || (has(running_mean) && has(running_var)),
+           "running_mean and running_var must be defined in evaluation mode");
+  const int64_t count = p.N * p.S;
+  TL_CHECK(!training || count > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
+  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
+  const auto dims = batch_norm_reduce_dims(input);
+  const auto cshape = channel_shape(input);
+  Tensor x = input.to(dt);
+  Tensor mean, invstd;
+  if (training && count > 0) {
+    mean = x.mean(IntArrayRef(dims), false);
+    Tensor xc = x.sub(mean.reshape(cshape));
+    Tensor var = xc.mul(xc).mean(IntArrayRef(dims), false);
+    invstd = var.add(eps).rsqrt();
+    // The running variance is the unbiased one (n - 1), as in PyTorch.
+    if (has(running_mean)) {
+      running_mean->copy_(running_mean->to(dt).mul(1.0 - momentum).add(mean.mul(momentum)));
+      running_mean->bump_version();
+    }
+    if (has(running_var)) {
+      running_var->copy_(
+          running_var->to(dt).mul(1.0 - momentum).add(var.mul(momentum * double(count) / double(count - 1))));
+      running_var->bump_version();
+    }
+  } else if (training) {  // no channels: empty statistics
+    mean = empty_tensor({p.C}, x.options());
+    invstd = empty_tensor({p.C}, x.options());
+  } else {
+    mean = running_mean->to(dt).contiguous();
+    invstd = running_var->to(dt).add(eps).rsqrt();
+  }
+  Tensor scale = has(weight) ? weight->to(dt).reshape({p.C}).mul(invstd) : invstd;
+  Tensor shift = has(bias) ? bias->to(dt).reshape({p.C}).sub(mean.mul(scale)) : mean.mul(scale).neg();
+  Tensor y = x.mul(scale.reshape(cshape)).add(shift.reshape(cshape));
+  return {y.to(input.dtype()), mean.reshape({p.C}), invstd.reshape({p.C})};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_composite(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
+  const Planes p = planes_of(input);
+  TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
+           sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
+  check_channel_tensor(weight, p.C, "weight");
+  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
+  auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
+  const auto dims = batch_norm_reduce_dims(input);
+  const auto cshape = channel_shape(input);
+  const int64_t count = p.N * p.S;
+  Tensor go = grad_out.to(dt), xmu = input.to(dt).sub(mean.reshape(cshape));
+  Tensor sum_g = go.sum(IntArrayRef(dims), false);
+  Tensor sum_gxh = go.mul(xmu).sum(IntArrayRef(dims), false).mul(invstd);  // sum of grad * xhat
+  Tensor gx, gw, gb;
+  if (output_mask[0]) {
+    Tensor wr = has(weight) ? weight->to(dt).reshape({p.C}).mul(invstd) : invstd;
+    Tensor g = go;
+    if (train && count > 0) {
+      Tensor a = sum_g.div(double(count)), k = sum_gxh.mul(invstd).div(double(count));
+      g = go.sub(a.reshape(cshape)).sub(xmu.mul(k.reshape(cshape)));
+    }
+    gx = g.mul(wr.reshape(cshape));
+  }
+  if (output_mask[1] && has(weight)) gw = sum_gxh;
+  if (output_mask[2]) gb = sum_g;
+  const ScalarType out_dt = input.dtype();
+  auto back = [&](const Tensor& t) { return t.defined() && t.dtype() != out_dt ? t.to(out_dt) : t; };
+  return {back(gx), back(gw), back(gb)};
 }
 
 // ---- group norm: layer norm over (C/G * spatial) per group, then the per-channel affine ---------------

@@ -115,7 +115,7 @@ Tensor pad_forward(PadMode mode, int64_t nd, const Tensor& self, IntArrayRef pad
   TL_CHECK_KIND(ErrorKind::NotImplemented, self.dtype() != ScalarType::Bool, "\"", mode_name(mode), "_pad", nd,
                 "d\" not implemented for 'Bool'");
   Tensor out = empty_tensor(padded_shape(self, g, nd), self.options());
-  if (out.numel() > 0) plane_gather_kernel(g, self.contiguous(), out);
+  if (out.numel() > 0) plane_gather_stub(self.device().type, g, self.contiguous(), out);
   return out;
 }
 
@@ -127,63 +127,66 @@ Tensor pad_backward(PadMode mode, int64_t nd, const Tensor& grad_output, const T
   if (low_precision(grad_output.dtype()))
     return pad_backward(mode, nd, grad_output.to(ScalarType::Float), self, padding).to(grad_output.dtype());
   Tensor gx = empty_tensor(self.sizes(), grad_output.options());
-  if (gx.numel() > 0) plane_scatter_kernel(g, grad_output.contiguous(), gx);
+  if (gx.numel() > 0) plane_scatter_stub(gx.device().type, g, grad_output.contiguous(), gx);
   return gx;
 }
 
 }  // namespace
 
-Tensor reflection_pad1d_cpu(const Tensor& self, IntArrayRef padding) {
+DispatchStub<void(const PlaneGather&, const Tensor&, const Tensor&)> plane_gather_stub("plane_gather");
+DispatchStub<void(const PlaneGather&, const Tensor&, const Tensor&)> plane_scatter_stub("plane_scatter");
+
+Tensor reflection_pad1d(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Reflect, 1, self, padding);
 }
 
-Tensor reflection_pad2d_cpu(const Tensor& self, IntArrayRef padding) {
+Tensor reflection_pad2d(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Reflect, 2, self, padding);
 }
 
-Tensor reflection_pad3d_cpu(const Tensor& self, IntArrayRef padding) {
+Tensor reflection_pad3d(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Reflect, 3, self, padding);
 }
 
-Tensor replication_pad1d_cpu(const Tensor& self, IntArrayRef padding) {
+Tensor replication_pad1d(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Replicate, 1, self, padding);
 }
 
-Tensor replication_pad2d_cpu(const Tensor& self, IntArrayRef padding) {
+Tensor replication_pad2d(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Replicate, 2, self, padding);
 }
 
-Tensor replication_pad3d_cpu(const Tensor& self, IntArrayRef padding) {
+Tensor replication_pad3d(const Tensor& self, IntArrayRef padding) {
   return pad_forward(PadMode::Replicate, 3, self, padding);
 }
 
-Tensor reflection_pad1d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+Tensor reflection_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Reflect, 1, grad_output, self, padding);
 }
 
-Tensor reflection_pad2d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+Tensor reflection_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Reflect, 2, grad_output, self, padding);
 }
 
-Tensor reflection_pad3d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+Tensor reflection_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Reflect, 3, grad_output, self, padding);
 }
 
-Tensor replication_pad1d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+Tensor replication_pad1d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Replicate, 1, grad_output, self, padding);
 }
 
-Tensor replication_pad2d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+Tensor replication_pad2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Replicate, 2, grad_output, self, padding);
 }
 
-Tensor replication_pad3d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
+Tensor replication_pad3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef padding) {
   return pad_backward(PadMode::Replicate, 3, grad_output, self, padding);
 }
 
 // ---- constant and circular padding -----------------------------------------------------------
 
-Tensor constant_pad_nd_cpu(const Tensor& self, IntArrayRef pad, const Scalar& value) {
+Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value) {
   TL_CHECK(pad.size() % 2 == 0, "Length of pad must be even but instead it equals ", pad.size());
   const int64_t dim = self.dim(), npad = static_cast<int64_t>(pad.size()) / 2;
   TL_CHECK(npad <= dim, "Length of pad should be no more than twice the number of dimensions of the input. Pad length is ",

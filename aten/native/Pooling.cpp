@@ -231,7 +231,7 @@ std::tuple<Tensor, Tensor> max_pool_with_indices(const Tensor& self, int64_t nd,
   const std::vector<int64_t> shape = out_shape(self, g, nd);
   Tensor out = empty_tensor(shape, self.options());
   Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
-  if (out.numel() > 0) max_pool_kernel(g, self.contiguous(), out, indices);
+  if (out.numel() > 0) max_pool_stub(self.device().type, g, self.contiguous(), out, indices);
   return {out, indices};
 }
 
@@ -245,7 +245,7 @@ std::tuple<Tensor, Tensor> adaptive_max_pool(const Tensor& self, IntArrayRef out
   const std::vector<int64_t> shape = out_shape(self, g, nd);
   Tensor out = empty_tensor(shape, self.options());
   Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
-  if (out.numel() > 0) adaptive_max_pool_kernel(g, self.contiguous(), out, indices);
+  if (out.numel() > 0) adaptive_max_pool_stub(self.device().type, g, self.contiguous(), out, indices);
   return {out, indices};
 }
 
@@ -258,7 +258,8 @@ Tensor avg_pool(const Tensor& self, int64_t nd, IntArrayRef kernel_size, IntArra
                     op)
         .to(self.dtype());
   Tensor out = empty_tensor(out_shape(self, g, nd), self.options());
-  if (out.numel() > 0) avg_pool_kernel(g, self.contiguous(), out, count_include_pad, divisor_override);
+  if (out.numel() > 0)
+    avg_pool_stub(self.device().type, g, self.contiguous(), out, count_include_pad, divisor_override);
   return out;
 }
 
@@ -275,7 +276,8 @@ Tensor avg_pool_backward(const Tensor& grad_output, const Tensor& self, int64_t 
                              count_include_pad, divisor_override, op)
         .to(grad_output.dtype());
   Tensor gx = empty_tensor(self.sizes(), grad_output.options());
-  if (gx.numel() > 0) avg_pool_backward_kernel(g, grad_output.contiguous(), gx, count_include_pad, divisor_override);
+  if (gx.numel() > 0) avg_pool_backward_stub(gx.device().type, g, grad_output.contiguous(), gx, count_include_pad,
+                                               divisor_override);
   return gx;
 }
 
@@ -283,7 +285,7 @@ Tensor adaptive_avg_pool(const Tensor& self, IntArrayRef output_size, int64_t nd
   const PoolGeom g = adaptive_geom(self, output_size, nd, op);
   if (low_precision(self.dtype())) return adaptive_avg_pool(to_float(self), output_size, nd, op).to(self.dtype());
   Tensor out = empty_tensor(out_shape(self, g, nd), self.options());
-  if (out.numel() > 0) adaptive_avg_pool_kernel(g, self.contiguous(), out);
+  if (out.numel() > 0) adaptive_avg_pool_stub(self.device().type, g, self.contiguous(), out);
   return out;
 }
 
@@ -297,23 +299,36 @@ Tensor adaptive_avg_pool_backward(const Tensor& grad_output, const Tensor& self,
   if (low_precision(grad_output.dtype()))
     return adaptive_avg_pool_backward(to_float(grad_output), self, nd, op).to(grad_output.dtype());
   Tensor gx = empty_tensor(self.sizes(), grad_output.options());
-  if (gx.numel() > 0) adaptive_avg_pool_backward_kernel(g, grad_output.contiguous(), gx);
+  if (gx.numel() > 0) adaptive_avg_pool_backward_stub(gx.device().type, g, grad_output.contiguous(), gx);
   return gx;
 }
 
 }  // namespace
 
+DispatchStub<void(const PoolGeom&, const Tensor&, const Tensor&, const Tensor&)> max_pool_stub("max_pool");
+DispatchStub<void(const PoolGeom&, const Tensor&, const Tensor&, bool, std::optional<int64_t>)> avg_pool_stub(
+    "avg_pool");
+DispatchStub<void(const PoolGeom&, const Tensor&, const Tensor&, bool, std::optional<int64_t>)> avg_pool_backward_stub(
+    "avg_pool_backward");
+DispatchStub<void(const PoolGeom&, const Tensor&, const Tensor&)> adaptive_avg_pool_stub("adaptive_avg_pool");
+DispatchStub<void(const PoolGeom&, const Tensor&, const Tensor&)> adaptive_avg_pool_backward_stub(
+    "adaptive_avg_pool_backward");
+DispatchStub<void(const PoolGeom&, const Tensor&, const Tensor&, const Tensor&)> adaptive_max_pool_stub(
+    "adaptive_max_pool");
+DispatchStub<void(int64_t, int64_t, int64_t, const Tensor&, const Tensor&, const Tensor&)> pool_scatter_stub(
+    "_max_pool_scatter");
+
 // ---- max pooling ---------------------------------------------------------------------------------
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size,
-                                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                                                       bool ceil_mode) {
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size,
+                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                   bool ceil_mode) {
   return max_pool_with_indices(self, 2, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d");
 }
 
-std::tuple<Tensor, Tensor> max_pool3d_with_indices_cpu(const Tensor& self, IntArrayRef kernel_size,
-                                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
-                                                       bool ceil_mode) {
+std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size,
+                                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                                   bool ceil_mode) {
   return max_pool_with_indices(self, 3, kernel_size, stride, padding, dilation, ceil_mode, "max_pool3d");
 }
 
@@ -345,11 +360,11 @@ Tensor max_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   return std::get<0>(tl::max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
-std::tuple<Tensor, Tensor> adaptive_max_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
+std::tuple<Tensor, Tensor> adaptive_max_pool2d(const Tensor& self, IntArrayRef output_size) {
   return adaptive_max_pool(self, output_size, 2, "adaptive_max_pool2d");
 }
 
-std::tuple<Tensor, Tensor> adaptive_max_pool3d_cpu(const Tensor& self, IntArrayRef output_size) {
+std::tuple<Tensor, Tensor> adaptive_max_pool3d(const Tensor& self, IntArrayRef output_size) {
   return adaptive_max_pool(self, output_size, 3, "adaptive_max_pool3d");
 }
 
@@ -378,23 +393,24 @@ void check_gather_shapes(IntArrayRef big, IntArrayRef small, const Tensor& indic
 // gather along the flattened planes (it checks the indices). The scatter below keeps its own
 // loop: it runs on every max pooling backward, in parallel over planes (scatter_add is serial),
 // and sums Half/BFloat16 gradients in float.
-Tensor _max_pool_gather_cpu(const Tensor& self, const Tensor& indices) {
+Tensor _max_pool_gather(const Tensor& self, const Tensor& indices) {
   check_gather_shapes(self.sizes(), indices.sizes(), indices, "_max_pool_gather");
   return self.flatten(-2).gather(-1, indices.flatten(-2)).view(indices.sizes());
 }
 
-Tensor _max_pool_scatter_cpu(const Tensor& grad_output, const Tensor& indices, IntArrayRef self_size) {
+Tensor _max_pool_scatter(const Tensor& grad_output, const Tensor& indices, IntArrayRef self_size) {
   check_gather_shapes(self_size, indices.sizes(), indices, "_max_pool_scatter");
   TL_CHECK(grad_output.sizes().equals(indices.sizes()), "_max_pool_scatter: grad_output ",
            grad_output.sizes(), " and indices ", indices.sizes(), " must have the same size");
   if (low_precision(grad_output.dtype()))
-    return _max_pool_scatter_cpu(to_float(grad_output), indices, self_size).to(grad_output.dtype());
+    return _max_pool_scatter(to_float(grad_output), indices, self_size).to(grad_output.dtype());
   Tensor gx = empty_tensor(self_size, grad_output.options());
   const int64_t d = static_cast<int64_t>(self_size.size()), in_len = self_size[d - 1] * self_size[d - 2];
   const int64_t out_len = indices.sizes()[d - 1] * indices.sizes()[d - 2];
   if (gx.numel() > 0) {
     if (out_len == 0) return gx.zero_();
-    pool_scatter_kernel(gx.numel() / in_len, in_len, out_len, grad_output.contiguous(), indices.contiguous(), gx);
+    pool_scatter_stub(gx.device().type, gx.numel() / in_len, in_len, out_len, grad_output.contiguous(),
+                      indices.contiguous(), gx);
   }
   return gx;
 }
@@ -454,26 +470,26 @@ Tensor max_unpool3d(const Tensor& self, const Tensor& indices, IntArrayRef outpu
 
 // ---- average pooling -----------------------------------------------------------------------------
 
-Tensor avg_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                      bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+Tensor avg_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   return avg_pool(self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, "avg_pool2d");
 }
 
-Tensor avg_pool3d_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                      bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
+Tensor avg_pool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  bool ceil_mode, bool count_include_pad, std::optional<int64_t> divisor_override) {
   return avg_pool(self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, "avg_pool3d");
 }
 
-Tensor avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
-                               IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                               std::optional<int64_t> divisor_override) {
+Tensor avg_pool2d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
   return avg_pool_backward(grad_output, self, 2, kernel_size, stride, padding, ceil_mode, count_include_pad,
                            divisor_override, "avg_pool2d");
 }
 
-Tensor avg_pool3d_backward_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
-                               IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
-                               std::optional<int64_t> divisor_override) {
+Tensor avg_pool3d_backward(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                           IntArrayRef stride, IntArrayRef padding, bool ceil_mode, bool count_include_pad,
+                           std::optional<int64_t> divisor_override) {
   return avg_pool_backward(grad_output, self, 3, kernel_size, stride, padding, ceil_mode, count_include_pad,
                            divisor_override, "avg_pool3d");
 }
@@ -493,7 +509,7 @@ Tensor adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   return tl::_adaptive_avg_pool2d(self, output_size);
 }
 
-Tensor _adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {
+Tensor _adaptive_avg_pool2d(const Tensor& self, IntArrayRef output_size) {
   return adaptive_avg_pool(self, output_size, 2, "adaptive_avg_pool2d");
 }
 
@@ -501,15 +517,15 @@ Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
   return tl::_adaptive_avg_pool3d(self, output_size);
 }
 
-Tensor _adaptive_avg_pool3d_cpu(const Tensor& self, IntArrayRef output_size) {
+Tensor _adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
   return adaptive_avg_pool(self, output_size, 3, "adaptive_avg_pool3d");
 }
 
-Tensor _adaptive_avg_pool2d_backward_cpu(const Tensor& grad_output, const Tensor& self) {
+Tensor _adaptive_avg_pool2d_backward(const Tensor& grad_output, const Tensor& self) {
   return adaptive_avg_pool_backward(grad_output, self, 2, "adaptive_avg_pool2d");
 }
 
-Tensor _adaptive_avg_pool3d_backward_cpu(const Tensor& grad_output, const Tensor& self) {
+Tensor _adaptive_avg_pool3d_backward(const Tensor& grad_output, const Tensor& self) {
   return adaptive_avg_pool_backward(grad_output, self, 3, "adaptive_avg_pool3d");
 }
 

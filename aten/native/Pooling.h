@@ -1,6 +1,6 @@
 #pragma once
 // Pooling geometry shared by the argument checks (Pooling.cpp) and the CPU loops
-// (cpu/PoolingKernel.cpp). Every kernel sees its input as `planes` contiguous D x H x W volumes
+// (cpu/PoolingKernel.cpp, cuda/PoolingKernel.cu). Every kernel sees its input as `planes` contiguous D x H x W volumes
 // (batch and channels flattened; 1-d and 2-d pooling run with leading sizes of 1) and writes
 // OD x OH x OW volumes. Max pooling records, per output, the flat index ((d * H + h) * W + w)
 // of the chosen input element in its volume, as PyTorch does; _max_pool_gather/
@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/DispatchStub.h"
 
 namespace tl::native {
 
@@ -24,19 +25,24 @@ struct PoolGeom {
   int64_t k_numel() const { return k[0] * k[1] * k[2]; }
 };
 
-void max_pool_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices);
-void avg_pool_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, bool count_include_pad,
-                     std::optional<int64_t> divisor_override);
+// Per-device loops (Note [Stubs]): inputs contiguous, outputs fresh contiguous tensors.
+extern DispatchStub<void(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices)> max_pool_stub;
+extern DispatchStub<void(const PoolGeom& g, const Tensor& x, const Tensor& out, bool count_include_pad,
+                         std::optional<int64_t> divisor_override)>
+    avg_pool_stub;
 // gx (zeroed here) = the adjoint of avg pooling applied to gy.
-void avg_pool_backward_kernel(const PoolGeom& g, const Tensor& gy, const Tensor& gx, bool count_include_pad,
-                              std::optional<int64_t> divisor_override);
+extern DispatchStub<void(const PoolGeom& g, const Tensor& gy, const Tensor& gx, bool count_include_pad,
+                         std::optional<int64_t> divisor_override)>
+    avg_pool_backward_stub;
 // Adaptive pooling: output cell o covers input [floor(o*H/OH), ceil((o+1)*H/OH)) along each
 // dimension.
-void adaptive_avg_pool_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out);
-void adaptive_avg_pool_backward_kernel(const PoolGeom& g, const Tensor& gy, const Tensor& gx);
-void adaptive_max_pool_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices);
-// gx (planes x in_len, zeroed here) += gy (planes x out_len) at indices.
-void pool_scatter_kernel(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& gy, const Tensor& indices,
-                         const Tensor& gx);
+extern DispatchStub<void(const PoolGeom& g, const Tensor& x, const Tensor& out)> adaptive_avg_pool_stub;
+extern DispatchStub<void(const PoolGeom& g, const Tensor& gy, const Tensor& gx)> adaptive_avg_pool_backward_stub;
+extern DispatchStub<void(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices)>
+    adaptive_max_pool_stub;
+// gx (planes x in_len, zeroed here) += gy (planes x out_len) at indices (checked here).
+extern DispatchStub<void(int64_t planes, int64_t in_len, int64_t out_len, const Tensor& gy, const Tensor& indices,
+                         const Tensor& gx)>
+    pool_scatter_stub;
 
 }  // namespace tl::native

@@ -249,6 +249,24 @@ Tensor native_dropout_backward_cpu(const Tensor& grad_output, const Tensor& mask
   return out;
 }
 
+// The CUDA path: the mask is drawn as bernoulli_ draws it, from the same generator stream as the
+// CPU kernel's (a seed gives the same mask on every device), then applied on the input's device.
+std::tuple<Tensor, Tensor> native_dropout_composite(const Tensor& input, double p, std::optional<bool> train) {
+  TL_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
+  if (train.has_value() && !*train) {
+    return {input.clone(), tl::ones_like(input, ScalarType::Bool)};
+  }
+  if (!is_floating_point(input.dtype())) dtype_not_implemented("native_dropout", input.dtype());
+  Tensor mask = tl::empty(input.sizes(), ScalarType::Bool, std::nullopt, input.device()).bernoulli_(1.0 - p);
+  const double scale = p == 1.0 ? 0.0 : 1.0 / (1.0 - p);
+  return {input.mul(mask).mul(scale), mask};
+}
+
+Tensor native_dropout_backward_composite(const Tensor& grad_output, const Tensor& mask, double scale) {
+  TL_CHECK(mask.dtype() == ScalarType::Bool, "Mask should be Bool Scalar Type", mask.dtype());
+  return grad_output.mul(mask).mul(scale);
+}
+
 // torch.dropout: identity when not training or p == 0.
 Tensor dropout(const Tensor& input, double p, bool train) {
   if (!train || p == 0.0 || input.numel() == 0) return input;

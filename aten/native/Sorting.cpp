@@ -11,12 +11,17 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/Sorting.h"
 #include "aten/native/ShapeUtils.h"
+#include "generated/ops/add.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/argsort_native.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/div.h"
 #include "generated/ops/empty.h"
 #include "generated/ops/full.h"
+#include "generated/ops/gather.h"
+#include "generated/ops/gt.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/kthvalue_native.h"
 #include "generated/ops/median.h"
@@ -26,12 +31,20 @@
 #include "generated/ops/movedim.h"
 #include "generated/ops/nanmedian.h"
 #include "generated/ops/nanmedian_native.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/ne.h"
+#include "generated/ops/neg.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/select.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/sort_native.h"
+#include "generated/ops/squeeze.h"
+#include "generated/ops/sub.h"
+#include "generated/ops/sum.h"
 #include "generated/ops/topk.h"
 #include "generated/ops/topk_native.h"
 #include "generated/ops/unsqueeze.h"
+#include "generated/ops/where.h"
 
 namespace tl::native {
 
@@ -233,6 +246,80 @@ std::tuple<Tensor, Tensor> nanmedian_dim_cpu(const Tensor& self, int64_t dim, bo
   const int64_t d = wrap_dim(dim, self.dim());
   TL_CHECK_INDEX(row_length(self, d) > 0, "nanmedian(): Expected reduction dim ", d, " to have non-zero size.");
   return kth_along(self, dim, keepdim, kNanMedian, "nanmedian");
+}
+
+// ---- the CUDA path: a full sort per row (sort_rows_stub), and the selections over it -----------
+
+DispatchStub<void(const Tensor&, bool, const Tensor&, const Tensor&)> sort_rows_stub("sort");
+
+namespace {
+
+// Rows of self along d, sorted.
+std::pair<Tensor, Tensor> sorted_rows(const Tensor& self, int64_t d, bool descending) {
+  Tensor x = as_rows(self, d);
+  Tensor values = empty_tensor(x.sizes(), x.options());
+  Tensor indices = empty_tensor(x.sizes(), TensorOptions(ScalarType::Long, x.device()));
+  if (x.numel() > 0) sort_rows_stub(x.device().type, x, descending, values, indices);
+  return {values, indices};
+}
+
+// Column pos[r] of each sorted row r (pos: int64 of the rows' leading shape).
+std::pair<Tensor, Tensor> pick_sorted(const std::pair<Tensor, Tensor>& sorted, const Tensor& pos) {
+  const Tensor at = pos.unsqueeze(-1);
+  return {sorted.first.gather(-1, at).squeeze(-1), sorted.second.gather(-1, at).squeeze(-1)};
+}
+
+// The median's column in each sorted row: the lower median of the non-NaN values; a row with a
+// NaN gives its first NaN for median (NaNs sort last, in their order), for nanmedian only when
+// the row is all NaN.
+std::tuple<Tensor, Tensor> median_composite(const Tensor& self, int64_t dim, bool keepdim, bool ignore_nan) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t n = row_length(self, d);
+  auto sorted = sorted_rows(self, d, false);
+  const Tensor rows = as_rows(self, d);
+  const std::vector<int64_t> last{-1};
+  Tensor nans = rows.ne(rows).sum(IntArrayRef(last), false);  // x != x: NaN (never true for integers)
+  Tensor count = nans.neg().add(n);  // the non-NaN values of each row
+  Tensor lower = count.sub(1).div(Scalar(int64_t(2)), std::string("floor"));
+  Tensor pos = ignore_nan ? tl::where(count.gt(0), lower, Scalar(int64_t(0))) : tl::where(nans.gt(0), count, lower);
+  return select_along(self, d, keepdim, pick_sorted(sorted, pos));
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> sort_composite(const Tensor& self, std::optional<bool> stable, int64_t dim,
+                                          bool descending) {
+  (void)stable;  // the sort is always stable
+  const int64_t d = wrap_dim(dim, self.dim());
+  auto [values, indices] = sorted_rows(self, d, descending);
+  return {from_rows(values, d, self.dim()), from_rows(indices, d, self.dim())};
+}
+
+std::tuple<Tensor, Tensor> topk_composite(const Tensor& self, int64_t k, int64_t dim, bool largest, bool sorted) {
+  (void)sorted;  // results always come sorted
+  const int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK(k >= 0 && k <= row_length(self, d), "selected index k out of range");
+  auto [values, indices] = sorted_rows(self, d, largest);
+  return {from_rows(values.narrow(-1, 0, k), d, self.dim()), from_rows(indices.narrow(-1, 0, k), d, self.dim())};
+}
+
+std::tuple<Tensor, Tensor> kthvalue_composite(const Tensor& self, int64_t k, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  TL_CHECK(k >= 1 && k <= row_length(self, d), "kthvalue(): selected number k out of range for dimension ", dim);
+  auto [values, indices] = sorted_rows(self, d, false);
+  return select_along(self, d, keepdim, {values.select(-1, k - 1), indices.select(-1, k - 1)});
+}
+
+std::tuple<Tensor, Tensor> median_dim_composite(const Tensor& self, int64_t dim, bool keepdim) {
+  TL_CHECK_INDEX(row_length(self, wrap_dim(dim, self.dim())) > 0, "median(): Expected reduction dim ",
+                 wrap_dim(dim, self.dim()), " to have non-zero size.");
+  return median_composite(self, dim, keepdim, false);
+}
+
+std::tuple<Tensor, Tensor> nanmedian_dim_composite(const Tensor& self, int64_t dim, bool keepdim) {
+  TL_CHECK_INDEX(row_length(self, wrap_dim(dim, self.dim())) > 0, "nanmedian(): Expected reduction dim ",
+                 wrap_dim(dim, self.dim()), " to have non-zero size.");
+  return median_composite(self, dim, keepdim, true);
 }
 
 // Whole-tensor nanmedian: over the flattened tensor, so its gradient comes from nanmedian.dim.

@@ -51,6 +51,7 @@
 #include "generated/ops/gt.h"
 #include "generated/ops/histc.h"
 #include "generated/ops/histc_native.h"
+#include "generated/ops/index_add.h"
 #include "generated/ops/isclose.h"
 #include "generated/ops/isclose_native.h"
 #include "generated/ops/isfinite.h"
@@ -73,6 +74,7 @@
 #include "generated/ops/nansum.h"
 #include "generated/ops/narrow.h"
 #include "generated/ops/ne.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/quantile.h"
 #include "generated/ops/quantile_native.h"
 #include "generated/ops/reshape.h"
@@ -89,6 +91,7 @@
 #include "generated/ops/unsqueeze.h"
 #include "generated/ops/view.h"
 #include "generated/ops/where.h"
+#include "generated/ops/zeros.h"
 
 namespace tl::native {
 
@@ -379,7 +382,10 @@ bool equal(const Tensor& self, const Tensor& other) {
 
 // ---- counting into bins -------------------------------------------------------------------
 
-Tensor histc_cpu(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+namespace {
+
+// histc's checks, and the range [lo, hi] its bins cover.
+std::pair<double, double> histc_range(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
   TL_CHECK(bins > 0, "torch.histc: bins must be > 0, but got ", bins, " for bins");
   TL_CHECK(is_floating_point(self.dtype()), "\"histogram_cpu\" not implemented for '",
            scalar_type_cpp_name(self.dtype()), "'");
@@ -395,6 +401,36 @@ Tensor histc_cpu(const Tensor& self, int64_t bins, const Scalar& min, const Scal
     hi += 1;
   }
   TL_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi, "] is not finite");
+  return {lo, hi};
+}
+
+// bincount's checks (the index values read from `host`, int64 on the CPU) and the result length.
+int64_t bincount_length(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength,
+                        const Tensor& host) {
+  TL_CHECK(minlength >= 0, "minlength should be >= 0");
+  TL_CHECK(self.dim() == 1 && is_integral(self.dtype(), false),
+           "bincount only supports 1-d non-negative integral inputs.");
+  TL_CHECK(!(weights.has_value() && weights->defined()) || (weights->dim() == 1 && weights->numel() == self.numel()),
+           "weights should be 1-d and have the same length as input");
+  const int64_t* ip = host.data_ptr<int64_t>();
+  int64_t length = minlength;
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    TL_CHECK(ip[i] >= 0, "bincount only supports 1-d non-negative integral inputs.");
+    length = std::max(length, ip[i] + 1);
+  }
+  return length;
+}
+
+// PyTorch's bincount dtypes: counts are int64; float weights sum in float, others in double.
+ScalarType bincount_dtype(const std::optional<Tensor>& weights) {
+  if (!(weights.has_value() && weights->defined())) return ScalarType::Long;
+  return weights->dtype() == ScalarType::Float ? ScalarType::Float : ScalarType::Double;
+}
+
+}  // namespace
+
+Tensor histc_cpu(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  const auto [lo, hi] = histc_range(self, bins, min, max);
   std::vector<int64_t> counts(static_cast<size_t>(bins), 0);
   Tensor x = self.contiguous();
   dispatch_floating_types(self.dtype(), "histc", [&](auto tag) {
@@ -417,22 +453,11 @@ Tensor histc_cpu(const Tensor& self, int64_t bins, const Scalar& min, const Scal
 }
 
 Tensor bincount_cpu(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
-  TL_CHECK(minlength >= 0, "minlength should be >= 0");
-  TL_CHECK(self.dim() == 1 && is_integral(self.dtype(), false),
-           "bincount only supports 1-d non-negative integral inputs.");
   const bool weighted = weights.has_value() && weights->defined();
-  TL_CHECK(!weighted || (weights->dim() == 1 && weights->numel() == self.numel()),
-           "weights should be 1-d and have the same length as input");
   Tensor idx = self.to(ScalarType::Long).contiguous();
+  const int64_t length = bincount_length(self, weights, minlength, idx);
   const int64_t* ip = idx.data_ptr<int64_t>();
-  int64_t length = minlength;
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    TL_CHECK(ip[i] >= 0, "bincount only supports 1-d non-negative integral inputs.");
-    length = std::max(length, ip[i] + 1);
-  }
-  // PyTorch's result dtypes: counts are int64; float weights sum in float, others in double.
-  const ScalarType rt = !weighted ? ScalarType::Long
-                        : weights->dtype() == ScalarType::Float ? ScalarType::Float : ScalarType::Double;
+  const ScalarType rt = bincount_dtype(weights);
   Tensor result = tl::full({length}, Scalar(0), rt, std::nullopt, self.device());
   if (!weighted) {
     int64_t* r = result.data_ptr<int64_t>();
@@ -447,6 +472,30 @@ Tensor bincount_cpu(const Tensor& self, const std::optional<Tensor>& weights, in
   if (rt == ScalarType::Float) accumulate(result.data_ptr<float>());
   else accumulate(result.data_ptr<double>());
   return result;
+}
+
+// ---- the CUDA path of histc and bincount: index_add of ones (or weights) into the bins ----------
+
+Tensor histc_composite(const Tensor& self, int64_t bins, const Scalar& min, const Scalar& max) {
+  const auto [lo, hi] = histc_range(self, bins, min, max);
+  const std::vector<int64_t> flat{-1}, shape{bins};
+  Tensor v = self.to(ScalarType::Double).reshape(flat);
+  Tensor in_range = v.ge(lo).logical_and(v.le(hi));  // NaN: false
+  // The top edge belongs to the last bin; values out of range add 0 to bin 0.
+  Tensor bin = v.sub(lo).mul(static_cast<double>(bins) / (hi - lo)).clamp(0.0, double(bins - 1)).to(ScalarType::Long);
+  bin = tl::where(in_range, bin, Scalar(int64_t(0)));
+  return tl::zeros(shape, ScalarType::Double, std::nullopt, self.device())
+      .index_add(0, bin, in_range.to(ScalarType::Double))
+      .to(self.dtype());
+}
+
+Tensor bincount_composite(const Tensor& self, const std::optional<Tensor>& weights, int64_t minlength) {
+  Tensor idx = self.to(ScalarType::Long).contiguous();
+  const int64_t length = bincount_length(self, weights, minlength, idx.to(Device(DeviceType::CPU)));
+  const ScalarType rt = bincount_dtype(weights);
+  const std::vector<int64_t> shape{length};
+  Tensor w = weights.has_value() && weights->defined() ? weights->to(rt) : tl::ones_like(idx);
+  return tl::zeros(shape, rt, std::nullopt, self.device()).index_add(0, idx, w);
 }
 
 }  // namespace tl::native

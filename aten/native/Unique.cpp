@@ -8,12 +8,27 @@
 
 #include "aten/core/Tensor.h"
 #include "generated/ops/_unique2_native.h"
+#include "generated/ops/any.h"
+#include "generated/ops/arange.h"
+#include "generated/ops/cat.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cumsum.h"
+#include "generated/ops/empty.h"
+#include "generated/ops/index_add.h"
 #include "generated/ops/index_select.h"
+#include "generated/ops/masked_select.h"
 #include "generated/ops/movedim.h"
+#include "generated/ops/narrow.h"
+#include "generated/ops/ne.h"
+#include "generated/ops/ones.h"
+#include "generated/ops/ones_like.h"
 #include "generated/ops/reshape.h"
+#include "generated/ops/scatter.h"
+#include "generated/ops/sort.h"
+#include "generated/ops/sub.h"
 #include "generated/ops/unique_consecutive_native.h"
 #include "generated/ops/unique_dim_native.h"
+#include "generated/ops/zeros.h"
 
 namespace tl::native {
 
@@ -103,6 +118,64 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_cpu(const Tensor& self, int64_t di
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive_cpu(const Tensor& self, bool return_inverse, bool return_counts,
                                                           std::optional<int64_t> dim) {
   return unique_rows(self, dim, false, return_inverse, return_counts, "unique_consecutive");
+}
+
+// ---- the CUDA path of unique (without dim) and unique_consecutive: a stable sort, run starts
+// where a row differs from the one before it (a NaN equals nothing), and their running count.
+
+namespace {
+
+std::tuple<Tensor, Tensor, Tensor> unique_runs(const Tensor& self, std::optional<int64_t> dim, bool sort,
+                                               bool return_inverse, bool return_counts) {
+  const int64_t d = dim ? wrap_dim(*dim, self.dim()) : 0;
+  const std::vector<int64_t> flat{-1}, one{1};
+  Tensor moved = !dim ? self.reshape(flat) : self.dim() == 0 ? self.reshape(one) : self.movedim(d, 0);
+  const int64_t n = moved.size(0);
+  const std::vector<int64_t> row_shape{n, -1};
+  Tensor rows = moved.reshape(row_shape);
+  Tensor order = tl::arange(Scalar(n), ScalarType::Long, std::nullopt, self.device());
+  if (sort) {
+    auto [sorted, perm] = tl::sort(rows.reshape(flat), std::optional<bool>(true), 0, false);
+    order = perm;
+  }
+  Tensor ordered = rows.index_select(0, order);
+  // starts[i]: row i (in visiting order) begins a run.
+  Tensor starts = tl::ones(one, ScalarType::Bool, std::nullopt, self.device());
+  if (n > 1) {
+    const std::vector<int64_t> last{1};
+    Tensor differs = ordered.narrow(0, 1, n - 1).ne(ordered.narrow(0, 0, n - 1)).any(IntArrayRef(last), false);
+    starts = tl::cat(std::vector<Tensor>{starts, differs}, 0);
+  }
+  if (n == 0) starts = starts.narrow(0, 0, 0);
+  Tensor run = starts.cumsum(0).sub(1);  // the run of each visited row
+  Tensor first = order.masked_select(starts);
+  const int64_t k = first.numel();
+  Tensor values = moved.index_select(0, first);
+  if (dim && self.dim() > 0) values = values.movedim(0, d).contiguous();
+  const std::vector<int64_t> none{0}, inverse_shape =
+      !return_inverse ? none : dim ? std::vector<int64_t>{n} : self.sizes().vec();
+  const std::vector<int64_t> visited{n};
+  Tensor inverse = return_inverse ? tl::empty(visited, ScalarType::Long, std::nullopt, self.device())
+                                        .scatter(0, order, run)
+                                        .reshape(inverse_shape)
+                                  : tl::empty(none, ScalarType::Long, std::nullopt, self.device());
+  const std::vector<int64_t> count_shape{return_counts ? k : 0};
+  Tensor counts = tl::zeros(count_shape, ScalarType::Long, std::nullopt, self.device());
+  if (return_counts) counts = counts.index_add(0, run, tl::ones_like(run));
+  return {values, inverse, counts};
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> _unique2_composite(const Tensor& self, bool sorted, bool return_inverse,
+                                                      bool return_counts) {
+  (void)sorted;  // the values always come sorted, which sorted=False allows
+  return unique_runs(self, std::nullopt, true, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_consecutive_composite(const Tensor& self, bool return_inverse,
+                                                                bool return_counts, std::optional<int64_t> dim) {
+  return unique_runs(self, dim, false, return_inverse, return_counts);
 }
 
 }  // namespace tl::native

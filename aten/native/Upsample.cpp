@@ -105,7 +105,8 @@ Tensor nearest_forward(int64_t nd, const Tensor& self, IntArrayRef output_size, 
                        std::optional<double> scales_w) {
   const Sizes s = check_upsample_input(nd, self, output_size);
   Tensor out = empty_tensor(with_spatial(self.sizes(), output_size), self.options());
-  if (out.numel() > 0) plane_gather_kernel(nearest_gather(s, scales_h, scales_w), self.contiguous(), out);
+  if (out.numel() > 0)
+    plane_gather_stub(self.device().type, nearest_gather(s, scales_h, scales_w), self.contiguous(), out);
   return out;
 }
 
@@ -116,7 +117,8 @@ Tensor nearest_backward(int64_t nd, const Tensor& grad_output, IntArrayRef outpu
     return nearest_backward(nd, grad_output.to(ScalarType::Float), output_size, input_size, scales_h, scales_w)
         .to(grad_output.dtype());
   Tensor gx = empty_tensor(input_size, grad_output.options());
-  if (gx.numel() > 0) plane_scatter_kernel(nearest_gather(s, scales_h, scales_w), grad_output.contiguous(), gx);
+  if (gx.numel() > 0)
+    plane_scatter_stub(gx.device().type, nearest_gather(s, scales_h, scales_w), grad_output.contiguous(), gx);
   return gx;
 }
 
@@ -127,49 +129,54 @@ BilinearGeom bilinear_geom(const Sizes& s, bool align_corners, std::optional<dou
 
 }  // namespace
 
-Tensor upsample_nearest1d_cpu(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
+DispatchStub<void(const BilinearGeom&, const Tensor&, const Tensor&)> upsample_bilinear2d_stub("upsample_bilinear2d");
+DispatchStub<void(const BilinearGeom&, const Tensor&, const Tensor&)> upsample_bilinear2d_backward_stub(
+    "upsample_bilinear2d_backward");
+
+Tensor upsample_nearest1d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales) {
   return nearest_forward(1, self, output_size, std::nullopt, scales);
 }
 
-Tensor upsample_nearest2d_cpu(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h,
-                              std::optional<double> scales_w) {
+Tensor upsample_nearest2d(const Tensor& self, IntArrayRef output_size, std::optional<double> scales_h,
+                          std::optional<double> scales_w) {
   return nearest_forward(2, self, output_size, scales_h, scales_w);
 }
 
-Tensor upsample_nearest1d_backward_cpu(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
-                                       std::optional<double> scales) {
+Tensor upsample_nearest1d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   std::optional<double> scales) {
   return nearest_backward(1, grad_output, output_size, input_size, std::nullopt, scales);
 }
 
-Tensor upsample_nearest2d_backward_cpu(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
-                                       std::optional<double> scales_h, std::optional<double> scales_w) {
+Tensor upsample_nearest2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                   std::optional<double> scales_h, std::optional<double> scales_w) {
   return nearest_backward(2, grad_output, output_size, input_size, scales_h, scales_w);
 }
 
-Tensor upsample_bilinear2d_cpu(const Tensor& self, IntArrayRef output_size, bool align_corners,
-                               std::optional<double> scales_h, std::optional<double> scales_w) {
+Tensor upsample_bilinear2d(const Tensor& self, IntArrayRef output_size, bool align_corners,
+                           std::optional<double> scales_h, std::optional<double> scales_w) {
   const Sizes s = check_upsample_input(2, self, output_size);
   if (low_precision(self.dtype()))
-    return upsample_bilinear2d_cpu(self.to(ScalarType::Float), output_size, align_corners, scales_h, scales_w)
+    return upsample_bilinear2d(self.to(ScalarType::Float), output_size, align_corners, scales_h, scales_w)
         .to(self.dtype());
   Tensor out = empty_tensor(with_spatial(self.sizes(), output_size), self.options());
   if (out.numel() > 0)
-    upsample_bilinear2d_kernel(bilinear_geom(s, align_corners, scales_h, scales_w), self.contiguous(), out);
+    upsample_bilinear2d_stub(self.device().type, bilinear_geom(s, align_corners, scales_h, scales_w),
+                             self.contiguous(), out);
   return out;
 }
 
-Tensor upsample_bilinear2d_backward_cpu(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
-                                        bool align_corners, std::optional<double> scales_h,
-                                        std::optional<double> scales_w) {
+Tensor upsample_bilinear2d_backward(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
+                                    bool align_corners, std::optional<double> scales_h,
+                                    std::optional<double> scales_w) {
   const Sizes s = check_upsample_grad(2, grad_output, output_size, input_size);
   if (low_precision(grad_output.dtype()))
-    return upsample_bilinear2d_backward_cpu(grad_output.to(ScalarType::Float), output_size, input_size,
-                                            align_corners, scales_h, scales_w)
+    return upsample_bilinear2d_backward(grad_output.to(ScalarType::Float), output_size, input_size, align_corners,
+                                        scales_h, scales_w)
         .to(grad_output.dtype());
   Tensor gx = empty_tensor(input_size, grad_output.options());
   if (gx.numel() > 0)
-    upsample_bilinear2d_backward_kernel(bilinear_geom(s, align_corners, scales_h, scales_w),
-                                        grad_output.contiguous(), gx);
+    upsample_bilinear2d_backward_stub(gx.device().type, bilinear_geom(s, align_corners, scales_h, scales_w),
+                                      grad_output.contiguous(), gx);
   return gx;
 }
 

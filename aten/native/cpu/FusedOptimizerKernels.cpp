@@ -1,6 +1,6 @@
 // CPU kernels of the multi-tensor optimizer ops (Note [Fused optimizer kernels] in
-// native_functions.yaml): _fused_sgd_, _fused_adam_, _fused_adamw_, _fused_adagrad_,
-// _fused_rmsprop_, and the _foreach_ helpers the optimizers use (_foreach_add_, _foreach_mul_,
+// native_functions.yaml): the _fused_* optimizers (their device-independent part is
+// FusedOptimizers.h) and the _foreach_ helpers the optimizers use (_foreach_add_, _foreach_mul_,
 // _foreach_zero_, _foreach_norm).
 //
 // Every parameter and its state are read and written once per step: the element math of
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
-#include "aten/native/FusedOptimizerMath.h"
+#include "aten/native/FusedOptimizers.h"
 #include "generated/ops/_foreach_add_native.h"
 #include "generated/ops/_foreach_mul_native.h"
 #include "generated/ops/_foreach_norm_native.h"
@@ -49,570 +49,144 @@ namespace {
 
 constexpr int64_t kGrain = 32768;
 
-// The operands of one call: per list, one tensor per parameter, made contiguous.
-class Operands {
- public:
-  Operands(const char* op, TensorList self) : op_(op), n_(self.size()) {
-    for (size_t i = 0; i < n_; ++i) {
-      const Tensor& p = self[i];
-      TL_CHECK(p.defined(), op_, ": self[", i, "] is an undefined tensor");
-      TL_CHECK_TYPE(is_floating_point(p.dtype()), op_, ": expected floating point parameters, but self[", i,
-                    "] has dtype ", p.dtype());
+// The CPU's Loop (FusedOptimizers.h).
+struct CpuLoop {
+  struct Chunk {
+    int64_t index, begin, end;
+  };
+
+  // Runs fn(parameter index, begin, end) over chunks covering every element of every parameter.
+  template <typename Fn>
+  static void for_each_chunk(const fused_optim::Operands& ops, const Fn& fn) {
+    ops.check_no_overlap();
+    std::vector<Chunk> chunks;
+    int64_t total = 0;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      int64_t n = ops.param(i).numel();
+      total += n;
+      for (int64_t b = 0; b < n; b += kGrain) chunks.push_back({static_cast<int64_t>(i), b, std::min(n, b + kGrain)});
     }
-    add("self", self, true);
-  }
-
-  // Adds a list that must hold one tensor per parameter. Returns its index.
-  int add(const char* name, TensorList list, bool written) {
-    TL_CHECK(list.size() == n_, op_, ": expected ", name, " to have ", n_, " tensors (one per parameter), but got ",
-             list.size());
-    std::vector<Tensor> work;
-    work.reserve(n_);
-    for (size_t i = 0; i < n_; ++i) {
-      const Tensor& t = list[i];
-      const Tensor& p = originals_.empty() ? t : originals_[0][i];
-      TL_CHECK(t.defined(), op_, ": ", name, "[", i, "] is an undefined tensor");
-      TL_CHECK_TYPE(t.dtype() == p.dtype(), op_, ": ", name, "[", i, "] has dtype ", t.dtype(),
-                    " but its parameter self[", i, "] has dtype ", p.dtype());
-      TL_CHECK(t.sizes().equals(p.sizes()), op_, ": ", name, "[", i, "] has shape ", t.sizes(),
-               " but its parameter self[", i, "] has shape ", p.sizes());
-      TL_CHECK(t.device() == p.device(), op_, ": ", name, "[", i, "] is on ", t.device(),
-               " but its parameter self[", i, "] is on ", p.device());
-      if (t.is_contiguous()) {
-        work.push_back(t);
-      } else {
-        Tensor c = tl::empty(t.sizes(), t.dtype(), std::nullopt, t.device());
-        ops::copy_::redispatch(c, t, false);
-        work.push_back(c);
-      }
-    }
-    originals_.emplace_back(list.begin(), list.end());
-    work_.push_back(std::move(work));
-    written_.push_back(written);
-    names_.push_back(name);
-    return static_cast<int>(work_.size()) - 1;
-  }
-
-  // No written operand may share memory with any other operand: the element loops take them as
-  // restrict pointers, and two parameters sharing memory would race between threads.
-  void check_no_overlap() const {
-    struct Range {
-      uintptr_t begin, end;
-      size_t list, index;
-    };
-    std::vector<Range> ranges;
-    for (size_t k = 0; k < work_.size(); ++k)
-      for (size_t i = 0; i < n_; ++i) {
-        const Tensor& t = work_[k][i];
-        if (t.numel() == 0) continue;
-        auto b = reinterpret_cast<uintptr_t>(t.data_ptr());
-        ranges.push_back({b, b + static_cast<uintptr_t>(t.numel()) * t.element_size(), k, i});
-      }
-    std::sort(ranges.begin(), ranges.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
-    const Range* reach_all = nullptr;      // the range reaching furthest so far
-    const Range* reach_written = nullptr;  // the written one reaching furthest so far
-    for (const Range& r : ranges) {
-      const Range* hit = written_[r.list] ? reach_all : reach_written;
-      if (hit != nullptr && r.begin < hit->end)
-        TL_ERROR(op_, ": ", names_[r.list], "[", r.index, "] and ", names_[hit->list], "[", hit->index,
-                 "] share memory; each parameter and state tensor needs memory of its own");
-      if (reach_all == nullptr || r.end > reach_all->end) reach_all = &r;
-      if (written_[r.list] && (reach_written == nullptr || r.end > reach_written->end)) reach_written = &r;
-    }
-  }
-
-  size_t size() const { return n_; }
-  const Tensor& param(size_t i) const { return work_[0][i]; }
-  template <typename T>
-  T* data(int list, size_t i) const {
-    return list < 0 ? nullptr : static_cast<T*>(work_[list][i].data_ptr());
-  }
-
-  // Copies the results computed on contiguous copies back into the written operands.
-  void finish() {
-    for (size_t k = 0; k < work_.size(); ++k) {
-      if (!written_[k]) continue;
-      for (size_t i = 0; i < n_; ++i)
-        if (!work_[k][i].is_same(originals_[k][i])) ops::copy_::redispatch(originals_[k][i], work_[k][i], false);
-    }
-  }
-
- private:
-  const char* op_;
-  size_t n_;
-  std::vector<std::vector<Tensor>> originals_;
-  std::vector<std::vector<Tensor>> work_;
-  std::vector<bool> written_;
-  std::vector<const char*> names_;
-};
-
-struct Chunk {
-  int64_t index, begin, end;
-};
-
-// Runs fn(parameter index, begin, end) over chunks covering every element of every parameter.
-template <typename Fn>
-void for_each_chunk(const Operands& ops, const Fn& fn) {
-  ops.check_no_overlap();
-  std::vector<Chunk> chunks;
-  int64_t total = 0;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    int64_t n = ops.param(i).numel();
-    total += n;
-    for (int64_t b = 0; b < n; b += kGrain) chunks.push_back({static_cast<int64_t>(i), b, std::min(n, b + kGrain)});
-  }
-  const int64_t nchunks = static_cast<int64_t>(chunks.size());
-  const bool parallel = total > kGrain && nchunks > 1 && !omp_in_parallel() && omp_get_max_threads() > 1;
+    const int64_t nchunks = static_cast<int64_t>(chunks.size());
+    const bool parallel = total > kGrain && nchunks > 1 && !omp_in_parallel() && omp_get_max_threads() > 1;
 #pragma omp parallel for schedule(static) if (parallel)
-  for (int64_t c = 0; c < nchunks; ++c) fn(chunks[c].index, chunks[c].begin, chunks[c].end);
-}
-
-// grad_scale / found_inf, as PyTorch's fused kernels take them from a GradScaler: skip the step
-// when found_inf is nonzero, else unscale the gradients (written back) before the update.
-struct AmpArgs {
-  bool skip = false;
-  bool unscale = false;
-  double scale = 1.0;
-};
-
-AmpArgs amp_args(const char* op, const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  AmpArgs a;
-  if (found_inf && found_inf->defined()) {
-    TL_CHECK(found_inf->numel() == 1, op, ": found_inf must have one element, got shape ", found_inf->sizes());
-    a.skip = found_inf->item().to_double() != 0.0;
+    for (int64_t c = 0; c < nchunks; ++c) fn(chunks[c].index, chunks[c].begin, chunks[c].end);
   }
-  if (grad_scale && grad_scale->defined()) {
-    TL_CHECK(grad_scale->numel() == 1, op, ": grad_scale must have one element, got shape ", grad_scale->sizes());
-    a.unscale = true;
-    a.scale = grad_scale->item().to_double();
-  }
-  return a;
-}
 
-double step_value(const char* op, TensorList steps, size_t i) {
-  const Tensor& s = steps[i];
-  TL_CHECK(s.defined() && s.numel() == 1, op, ": state_steps[", i, "] must be a tensor with one element");
-  return s.item().to_double();
-}
-
-void check_count(const char* op, const char* name, TensorList list, size_t n) {
-  TL_CHECK(list.size() == n, op, ": expected ", name, " to have ", n, " tensors (one per parameter), but got ",
-           list.size());
-}
-
-// Calls f(std::bool_constant<b>...) for the runtime flags b... (Note [Fused optimizer flags]).
-template <typename F>
-void with_flags(F&& f) {
-  f();
-}
-template <typename F, typename... Rest>
-void with_flags(F&& f, bool first, Rest... rest) {
-  if (first) {
-    with_flags([&](auto... tail) { f(std::true_type{}, tail...); }, rest...);
-  } else {
-    with_flags([&](auto... tail) { f(std::false_type{}, tail...); }, rest...);
-  }
-}
-
-// The element loop of every optimizer: param, grad and up to three state operands (kUse<k>
-// says which the update reads and writes; an unused one may be null). No operand aliases another:
-// restrict lets the compiler vectorise without run-time overlap checks. Under AMP (kUnscale) the
-// gradient is divided by the scale and written back, as PyTorch's fused kernels do.
-template <bool kUnscale, bool kUse0, bool kUse1, bool kUse2, typename scalar_t, typename T, typename Fn>
-void update_loop(const Fn& fn, int64_t begin, int64_t end, T scale, scalar_t* __restrict__ p,
-                 scalar_t* __restrict__ g, scalar_t* __restrict__ s0, scalar_t* __restrict__ s1,
-                 scalar_t* __restrict__ s2) {
-  for (int64_t j = begin; j < end; ++j) {
-    T gv = static_cast<T>(g[j]);
-    if constexpr (kUnscale) {
-      gv = gv / scale;
-      g[j] = static_cast<scalar_t>(gv);
+  // The element loop of every optimizer: param, grad and up to three state operands (kUse<k>
+  // says which the update reads and writes; an unused one may be null). No operand aliases another:
+  // restrict lets the compiler vectorise without run-time overlap checks. Under AMP (kUnscale) the
+  // gradient is divided by the scale and written back, as PyTorch's fused kernels do.
+  template <bool kUnscale, bool kUse0, bool kUse1, bool kUse2, typename scalar_t, typename T, typename Fn>
+  static void update_loop(const Fn& fn, int64_t begin, int64_t end, T scale, scalar_t* __restrict__ p,
+                          scalar_t* __restrict__ g, scalar_t* __restrict__ s0, scalar_t* __restrict__ s1,
+                          scalar_t* __restrict__ s2) {
+    for (int64_t j = begin; j < end; ++j) {
+      T gv = static_cast<T>(g[j]);
+      if constexpr (kUnscale) {
+        gv = gv / scale;
+        g[j] = static_cast<scalar_t>(gv);
+      }
+      T pv = static_cast<T>(p[j]);
+      T v0 = T(0), v1 = T(0), v2 = T(0);
+      if constexpr (kUse0) v0 = static_cast<T>(s0[j]);
+      if constexpr (kUse1) v1 = static_cast<T>(s1[j]);
+      if constexpr (kUse2) v2 = static_cast<T>(s2[j]);
+      fn(pv, gv, v0, v1, v2);
+      p[j] = static_cast<scalar_t>(pv);
+      if constexpr (kUse0) s0[j] = static_cast<scalar_t>(v0);
+      if constexpr (kUse1) s1[j] = static_cast<scalar_t>(v1);
+      if constexpr (kUse2) s2[j] = static_cast<scalar_t>(v2);
     }
-    T pv = static_cast<T>(p[j]);
-    T v0 = T(0), v1 = T(0), v2 = T(0);
-    if constexpr (kUse0) v0 = static_cast<T>(s0[j]);
-    if constexpr (kUse1) v1 = static_cast<T>(s1[j]);
-    if constexpr (kUse2) v2 = static_cast<T>(s2[j]);
-    fn(pv, gv, v0, v1, v2);
-    p[j] = static_cast<scalar_t>(pv);
-    if constexpr (kUse0) s0[j] = static_cast<scalar_t>(v0);
-    if constexpr (kUse1) s1[j] = static_cast<scalar_t>(v1);
-    if constexpr (kUse2) s2[j] = static_cast<scalar_t>(v2);
   }
-}
+};
 
 }  // namespace
-
-// ---- SGD ----------------------------------------------------------------------------------------
 
 void _fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
                             double momentum, double lr, double dampening, bool nesterov, bool maximize,
                             bool is_first_step, const std::optional<Tensor>& grad_scale,
                             const std::optional<Tensor>& found_inf) {
-  const char* op = "_fused_sgd_";
-  AmpArgs amp = amp_args(op, grad_scale, found_inf);
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, amp.unscale);
-  const bool has_momentum = momentum != 0.0;
-  TL_CHECK(has_momentum || momentum_buffer_list.empty() || momentum_buffer_list.size() == self.size(), op,
-           ": expected momentum_buffer_list to be empty or have ", self.size(), " tensors");
-  const int b = has_momentum ? ops.add("momentum_buffer_list", momentum_buffer_list, true) : -1;
-  if (amp.skip) return;
-  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
-    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
-      using scalar_t = typename decltype(tag)::type;
-      using T = opmath_t<scalar_t>;
-      with_flags(
-          [&](auto unscale, auto wd, auto mom, auto nest, auto first) {
-            const FusedSgdMath<T, wd, mom, nest, first> m{T(maximize ? -1 : 1), T(weight_decay), T(momentum), T(lr),
-                                                          T(1.0 - dampening)};
-            update_loop<unscale, mom, false, false>(
-                [&](T& pv, T gv, T& bv, T&, T&) { m(pv, gv, bv); }, begin, end, T(amp.scale),
-                ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i), ops.data<scalar_t>(b, i),
-                static_cast<scalar_t*>(nullptr), static_cast<scalar_t*>(nullptr));
-          },
-          amp.unscale, weight_decay != 0.0, has_momentum, has_momentum && nesterov, has_momentum && is_first_step);
-    });
-  });
-  ops.finish();
+  fused_optim::fused_sgd<CpuLoop>(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize,
+                           is_first_step, grad_scale, found_inf);
 }
-
-// ---- Adam / AdamW -------------------------------------------------------------------------------
-
-namespace {
-
-void fused_adam_impl(const char* op, bool decoupled, TensorList self, TensorList grads, TensorList exp_avgs,
-                     TensorList exp_avg_sqs, TensorList max_exp_avg_sqs, TensorList state_steps, double lr,
-                     double beta1, double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
-                     const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  AmpArgs amp = amp_args(op, grad_scale, found_inf);
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, amp.unscale);
-  const int m1 = ops.add("exp_avgs", exp_avgs, true);
-  const int m2 = ops.add("exp_avg_sqs", exp_avg_sqs, true);
-  const int mx = amsgrad ? ops.add("max_exp_avg_sqs", max_exp_avg_sqs, true) : -1;
-  check_count(op, "state_steps", state_steps, self.size());
-  if (amp.skip) return;
-  // Step-dependent factors, in double as PyTorch computes them in Python.
-  std::vector<double> step_size(self.size()), bc2_sqrt(self.size());
-  double last_step = -1.0;  // parameters usually share their step: compute the powers once
-  for (size_t i = 0; i < self.size(); ++i) {
-    const double step = step_value(op, state_steps, i);
-    if (i > 0 && step == last_step) {
-      step_size[i] = step_size[i - 1];
-      bc2_sqrt[i] = bc2_sqrt[i - 1];
-      continue;
-    }
-    last_step = step;
-    step_size[i] = lr / (1.0 - std::pow(beta1, step));
-    bc2_sqrt[i] = std::sqrt(1.0 - std::pow(beta2, step));
-  }
-  const bool l2 = weight_decay != 0.0 && !decoupled;
-  const double decay_factor = decoupled ? 1.0 - lr * weight_decay : 1.0;
-  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
-    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
-      using scalar_t = typename decltype(tag)::type;
-      using T = opmath_t<scalar_t>;
-      with_flags(
-          [&](auto unscale, auto wd, auto ams) {
-            const FusedAdamMath<T, wd, ams> m{T(maximize ? -1 : 1), T(1.0 - beta1),  T(beta2),
-                                              T(1.0 - beta2),       T(weight_decay), T(eps),
-                                              T(step_size[i]),      T(bc2_sqrt[i]),  T(decay_factor)};
-            update_loop<unscale, true, true, ams>(m, begin, end, T(amp.scale), ops.data<scalar_t>(0, i),
-                                                  ops.data<scalar_t>(g, i), ops.data<scalar_t>(m1, i),
-                                                  ops.data<scalar_t>(m2, i), ops.data<scalar_t>(mx, i));
-          },
-          amp.unscale, l2, amsgrad);
-    });
-  });
-  ops.finish();
-}
-
-}  // namespace
 
 void _fused_adam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
-                             TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1, double beta2,
-                             double weight_decay, double eps, bool amsgrad, bool maximize,
+                             TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1,
+                             double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
                              const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  fused_adam_impl("_fused_adam_", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-                  beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  fused_optim::fused_adam_impl<CpuLoop>("_fused_adam_", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
+                                 state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,
+                                 found_inf);
 }
 
 void _fused_adamw_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                               TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1,
                               double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
                               const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  fused_adam_impl("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, lr, beta1,
-                  beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
+  fused_optim::fused_adam_impl<CpuLoop>("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,
+                                 state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,
+                                 found_inf);
 }
-
-// ---- Adagrad ------------------------------------------------------------------------------------
 
 void _fused_adagrad_kernel_cpu_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,
                                 double lr, double lr_decay, double weight_decay, double eps, bool maximize,
                                 const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  const char* op = "_fused_adagrad_";
-  AmpArgs amp = amp_args(op, grad_scale, found_inf);
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, amp.unscale);
-  const int ss = ops.add("state_sums", state_sums, true);
-  check_count(op, "state_steps", state_steps, self.size());
-  if (amp.skip) return;
-  std::vector<double> clr(self.size());
-  for (size_t i = 0; i < self.size(); ++i) clr[i] = lr / (1.0 + (step_value(op, state_steps, i) - 1.0) * lr_decay);
-  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
-    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
-      using scalar_t = typename decltype(tag)::type;
-      using T = opmath_t<scalar_t>;
-      with_flags(
-          [&](auto unscale, auto wd) {
-            const FusedAdagradMath<T, wd> m{T(maximize ? -1 : 1), T(clr[i]), T(weight_decay), T(eps)};
-            update_loop<unscale, true, false, false>(
-                [&](T& pv, T gv, T& sv, T&, T&) { m(pv, gv, sv); }, begin, end, T(amp.scale),
-                ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i), ops.data<scalar_t>(ss, i),
-                static_cast<scalar_t*>(nullptr), static_cast<scalar_t*>(nullptr));
-          },
-          amp.unscale, weight_decay != 0.0);
-    });
-  });
-  ops.finish();
+  fused_optim::fused_adagrad<CpuLoop>(self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize,
+                               grad_scale, found_inf);
 }
-
-// ---- RMSprop ------------------------------------------------------------------------------------
 
 void _fused_rmsprop_kernel_cpu_(TensorList self, TensorList grads, TensorList square_avgs, TensorList grad_avgs,
                                 TensorList momentum_buffer_list, double lr, double alpha, double eps,
                                 double weight_decay, double momentum, bool centered, bool maximize,
                                 const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  const char* op = "_fused_rmsprop_";
-  AmpArgs amp = amp_args(op, grad_scale, found_inf);
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, amp.unscale);
-  const int sq = ops.add("square_avgs", square_avgs, true);
-  const int ga = centered ? ops.add("grad_avgs", grad_avgs, true) : -1;
-  const bool has_momentum = momentum > 0.0;
-  const int bf = has_momentum ? ops.add("momentum_buffer_list", momentum_buffer_list, true) : -1;
-  if (amp.skip) return;
-  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
-    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
-      using scalar_t = typename decltype(tag)::type;
-      using T = opmath_t<scalar_t>;
-      with_flags(
-          [&](auto unscale, auto wd, auto cen, auto mom) {
-            const FusedRmspropMath<T, wd, cen, mom> m{T(maximize ? -1 : 1), T(lr),  T(alpha),       T(1.0 - alpha),
-                                                      T(eps),               T(weight_decay), T(momentum)};
-            update_loop<unscale, true, cen, mom>(m, begin, end, T(amp.scale), ops.data<scalar_t>(0, i),
-                                                 ops.data<scalar_t>(g, i), ops.data<scalar_t>(sq, i),
-                                                 ops.data<scalar_t>(ga, i), ops.data<scalar_t>(bf, i));
-          },
-          amp.unscale, weight_decay != 0.0, centered, has_momentum);
-    });
-  });
-  ops.finish();
+  fused_optim::fused_rmsprop<CpuLoop>(self, grads, square_avgs, grad_avgs, momentum_buffer_list, lr, alpha, eps, weight_decay,
+                               momentum, centered, maximize, grad_scale, found_inf);
 }
-
-// ---- Adadelta, Adamax, NAdam, RAdam, ASGD, Rprop (foreach=True) ---------------------------------
-
-namespace {
-
-// Runs the two-state update `make(i, T{})` builds for parameter i over every chunk.
-template <typename Make>
-void two_state_update(const char* op, Operands& ops, int g, int s0, int s1, const Make& make) {
-  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
-    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
-      using scalar_t = typename decltype(tag)::type;
-      using T = opmath_t<scalar_t>;
-      make(i, T{}, [&](const auto& m) {
-        update_loop<false, true, true, false>([&](T& pv, T gv, T& a, T& b, T&) { m(pv, gv, a, b); }, begin, end,
-                                              T(1), ops.data<scalar_t>(0, i), ops.data<scalar_t>(g, i),
-                                              ops.data<scalar_t>(s0, i), ops.data<scalar_t>(s1, i),
-                                              static_cast<scalar_t*>(nullptr));
-      });
-    });
-  });
-  ops.finish();
-}
-
-}  // namespace
 
 void _fused_adadelta_kernel_cpu_(TensorList self, TensorList grads, TensorList square_avgs, TensorList acc_deltas,
                                  double lr, double rho, double eps, double weight_decay, bool maximize) {
-  const char* op = "_fused_adadelta_";
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, false);
-  const int sq = ops.add("square_avgs", square_avgs, true);
-  const int ad = ops.add("acc_deltas", acc_deltas, true);
-  two_state_update(op, ops, g, sq, ad, [&](int64_t, auto zero, const auto& run) {
-    using T = decltype(zero);
-    with_flags(
-        [&](auto wd) {
-          run(FusedAdadeltaMath<T, wd>{T(maximize ? -1 : 1), T(lr), T(rho), T(1.0 - rho), T(eps), T(weight_decay)});
-        },
-        weight_decay != 0.0);
-  });
+  fused_optim::fused_adadelta<CpuLoop>(self, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize);
 }
 
 void _fused_adamax_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_infs,
                                TensorList state_steps, double lr, double beta1, double beta2, double eps,
                                double weight_decay, bool maximize) {
-  const char* op = "_fused_adamax_";
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, false);
-  const int m1 = ops.add("exp_avgs", exp_avgs, true);
-  const int mi = ops.add("exp_infs", exp_infs, true);
-  check_count(op, "state_steps", state_steps, self.size());
-  std::vector<double> clr(self.size());
-  for (size_t i = 0; i < self.size(); ++i) clr[i] = lr / (1.0 - std::pow(beta1, step_value(op, state_steps, i)));
-  two_state_update(op, ops, g, m1, mi, [&](int64_t i, auto zero, const auto& run) {
-    using T = decltype(zero);
-    with_flags(
-        [&](auto wd) {
-          run(FusedAdamaxMath<T, wd>{T(maximize ? -1 : 1), T(1.0 - beta1), T(beta2), T(eps), T(weight_decay),
-                                     T(clr[i])});
-        },
-        weight_decay != 0.0);
-  });
+  fused_optim::fused_adamax<CpuLoop>(self, grads, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize);
 }
 
 void _fused_nadam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                               TensorList mu_products, TensorList state_steps, double lr, double beta1, double beta2,
                               double eps, double weight_decay, double momentum_decay, bool decoupled_weight_decay,
                               bool maximize) {
-  const char* op = "_fused_nadam_";
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, false);
-  const int m1 = ops.add("exp_avgs", exp_avgs, true);
-  const int m2 = ops.add("exp_avg_sqs", exp_avg_sqs, true);
-  check_count(op, "state_steps", state_steps, self.size());
-  check_count(op, "mu_products", mu_products, self.size());
-  // Momentum schedule, in double as PyTorch computes it in Python; the running product is kept in
-  // the mu_products tensors (their dtype's rounding, as PyTorch's `mu_product *= mu`).
-  std::vector<double> bc2(self.size()), grad_coef(self.size()), avg_coef(self.size());
-  for (size_t i = 0; i < self.size(); ++i) {
-    const double step = step_value(op, state_steps, i);
-    const double mu = beta1 * (1.0 - 0.5 * std::pow(0.96, step * momentum_decay));
-    const double mu_next = beta1 * (1.0 - 0.5 * std::pow(0.96, (step + 1.0) * momentum_decay));
-    const Tensor& prod = mu_products[i];
-    TL_CHECK(prod.defined() && prod.numel() == 1, op, ": mu_products[", i, "] must be a tensor with one element");
-    ops::mul__Scalar::redispatch(prod, Scalar(mu));
-    const double mu_product = prod.item().to_double();
-    bc2[i] = 1.0 - std::pow(beta2, step);
-    grad_coef[i] = -lr * (1.0 - mu) / (1.0 - mu_product);
-    avg_coef[i] = (-lr * mu_next) / (1.0 - mu_product * mu_next);
-  }
-  const bool l2 = weight_decay != 0.0 && !decoupled_weight_decay;
-  const double decay_factor = decoupled_weight_decay ? 1.0 - lr * weight_decay : 1.0;
-  two_state_update(op, ops, g, m1, m2, [&](int64_t i, auto zero, const auto& run) {
-    using T = decltype(zero);
-    with_flags(
-        [&](auto wd) {
-          run(FusedNadamMath<T, wd>{T(maximize ? -1 : 1), T(1.0 - beta1), T(beta2), T(1.0 - beta2), T(weight_decay),
-                                    T(eps), T(decay_factor), T(bc2[i]), T(grad_coef[i]), T(avg_coef[i])});
-        },
-        l2);
-  });
+  fused_optim::fused_nadam<CpuLoop>(self, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, lr, beta1, beta2, eps,
+                             weight_decay, momentum_decay, decoupled_weight_decay, maximize);
 }
 
 void _fused_radam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                               TensorList state_steps, double lr, double beta1, double beta2, double eps,
                               double weight_decay, bool decoupled_weight_decay, bool maximize) {
-  const char* op = "_fused_radam_";
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, false);
-  const int m1 = ops.add("exp_avgs", exp_avgs, true);
-  const int m2 = ops.add("exp_avg_sqs", exp_avg_sqs, true);
-  check_count(op, "state_steps", state_steps, self.size());
-  std::vector<double> bc1(self.size()), bc2_sqrt(self.size()), rect(self.size());
-  const double rho_inf = 2.0 / (1.0 - beta2) - 1.0;
-  for (size_t i = 0; i < self.size(); ++i) {
-    const double step = step_value(op, state_steps, i);
-    const double bc2 = 1.0 - std::pow(beta2, step);
-    const double rho_t = rho_inf - 2.0 * step * std::pow(beta2, step) / bc2;
-    bc1[i] = 1.0 - std::pow(beta1, step);
-    bc2_sqrt[i] = std::sqrt(bc2);
-    // rect <= 0 marks a step without the adaptive term (rho_t <= 5).
-    rect[i] = rho_t > 5.0 ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-                          : 0.0;
-  }
-  const bool l2 = weight_decay != 0.0 && !decoupled_weight_decay;
-  const double decay_factor = decoupled_weight_decay ? 1.0 - lr * weight_decay : 1.0;
-  two_state_update(op, ops, g, m1, m2, [&](int64_t i, auto zero, const auto& run) {
-    using T = decltype(zero);
-    with_flags(
-        [&](auto wd, auto rectify) {
-          run(FusedRadamMath<T, wd, rectify>{T(maximize ? -1 : 1), T(1.0 - beta1), T(beta2), T(1.0 - beta2),
-                                             T(weight_decay), T(eps), T(decay_factor), T(lr), T(bc1[i]),
-                                             T(bc2_sqrt[i]), T(rect[i])});
-        },
-        l2, rect[i] > 0.0);
-  });
+  fused_optim::fused_radam<CpuLoop>(self, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2, eps, weight_decay,
+                             decoupled_weight_decay, maximize);
 }
 
 void _fused_asgd_kernel_cpu_(TensorList self, TensorList grads, TensorList axs, TensorList mus, TensorList etas,
                              double lambd, double weight_decay, bool maximize) {
-  const char* op = "_fused_asgd_";
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, false);
-  const int ax = ops.add("axs", axs, true);
-  check_count(op, "mus", mus, self.size());
-  check_count(op, "etas", etas, self.size());
-  std::vector<double> eta(self.size()), mu(self.size());
-  for (size_t i = 0; i < self.size(); ++i) {
-    TL_CHECK(mus[i].defined() && mus[i].numel() == 1 && etas[i].defined() && etas[i].numel() == 1, op,
-             ": mus[", i, "] and etas[", i, "] must be tensors with one element");
-    eta[i] = etas[i].item().to_double();
-    mu[i] = mus[i].item().to_double();
-  }
-  for_each_chunk(ops, [&](int64_t i, int64_t begin, int64_t end) {
-    dispatch_floating_types(ops.param(i).dtype(), op, [&](auto tag) {
-      using scalar_t = typename decltype(tag)::type;
-      using T = opmath_t<scalar_t>;
-      with_flags(
-          [&](auto wd, auto average) {
-            const FusedAsgdMath<T, wd, average> m{T(maximize ? -1 : 1), T(weight_decay), T(1.0 - lambd * eta[i]),
-                                                  T(eta[i]), T(mu[i])};
-            update_loop<false, true, false, false>(
-                [&](T& pv, T gv, T& av, T&, T&) { m(pv, gv, av); }, begin, end, T(1), ops.data<scalar_t>(0, i),
-                ops.data<scalar_t>(g, i), ops.data<scalar_t>(ax, i), static_cast<scalar_t*>(nullptr),
-                static_cast<scalar_t*>(nullptr));
-          },
-          weight_decay != 0.0, mu[i] != 1.0);
-    });
-  });
-  ops.finish();
+  fused_optim::fused_asgd<CpuLoop>(self, grads, axs, mus, etas, lambd, weight_decay, maximize);
 }
 
 void _fused_rprop_kernel_cpu_(TensorList self, TensorList grads, TensorList prevs, TensorList step_sizes,
                               double etaminus, double etaplus, double step_size_min, double step_size_max,
                               bool maximize) {
-  const char* op = "_fused_rprop_";
-  Operands ops(op, self);
-  const int g = ops.add("grads", grads, false);
-  const int pv = ops.add("prevs", prevs, true);
-  const int ss = ops.add("step_sizes", step_sizes, true);
-  two_state_update(op, ops, g, pv, ss, [&](int64_t, auto zero, const auto& run) {
-    using T = decltype(zero);
-    run(FusedRpropMath<T>{T(maximize ? -1 : 1), T(etaminus), T(etaplus), T(step_size_min), T(step_size_max)});
-  });
+  fused_optim::fused_rprop<CpuLoop>(self, grads, prevs, step_sizes, etaminus, etaplus, step_size_min, step_size_max, maximize);
 }
 
-// ---- tensor_lr overloads: lr read once from its 1-element tensor --------------------------------
-
-namespace {
-
-double lr_value(const char* op, const Tensor& lr) {
-  TL_CHECK(lr.defined() && lr.numel() == 1, op, ": lr must be a tensor with one element, got shape ",
-           lr.defined() ? lr.sizes() : IntArrayRef());
-  return lr.item().to_double();
-}
-
-}  // namespace
+// tensor_lr overloads: lr read once from its 1-element tensor.
 
 void _fused_sgd_kernel_cpu_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,
                             double momentum, const Tensor& lr, double dampening, bool nesterov, bool maximize,
                             bool is_first_step, const std::optional<Tensor>& grad_scale,
                             const std::optional<Tensor>& found_inf) {
-  _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, weight_decay, momentum, lr_value("_fused_sgd_", lr),
+  _fused_sgd_kernel_cpu_(self, grads, momentum_buffer_list, weight_decay, momentum, fused_optim::lr_value("_fused_sgd_", lr),
                          dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);
 }
 
@@ -620,24 +194,22 @@ void _fused_adam_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_a
                              TensorList max_exp_avg_sqs, TensorList state_steps, const Tensor& lr, double beta1,
                              double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
                              const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  fused_adam_impl("_fused_adam_", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-                  lr_value("_fused_adam_", lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,
-                  found_inf);
+  _fused_adam_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, fused_optim::lr_value("_fused_adam_", lr),
+                          beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
 }
 
 void _fused_adamw_kernel_cpu_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,
                               TensorList max_exp_avg_sqs, TensorList state_steps, const Tensor& lr, double beta1,
                               double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,
                               const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  fused_adam_impl("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps,
-                  lr_value("_fused_adamw_", lr), beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,
-                  found_inf);
+  _fused_adamw_kernel_cpu_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, fused_optim::lr_value("_fused_adamw_", lr),
+                          beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);
 }
 
 void _fused_adagrad_kernel_cpu_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,
                                 const Tensor& lr, double lr_decay, double weight_decay, double eps, bool maximize,
                                 const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {
-  _fused_adagrad_kernel_cpu_(self, grads, state_sums, state_steps, lr_value("_fused_adagrad_", lr), lr_decay,
+  _fused_adagrad_kernel_cpu_(self, grads, state_sums, state_steps, fused_optim::lr_value("_fused_adagrad_", lr), lr_decay,
                              weight_decay, eps, maximize, grad_scale, found_inf);
 }
 

@@ -56,8 +56,6 @@ void scatter_loop(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
   }
 }
 
-}  // namespace
-
 void plane_gather_kernel(const PlaneGather& g, const Tensor& x, const Tensor& out) {
   switch (x.element_size()) {
     case 1:
@@ -75,5 +73,10 @@ void plane_scatter_kernel(const PlaneGather& g, const Tensor& gy, const Tensor& 
   dispatch_float_double(gy.dtype(), "plane_scatter (padding / upsampling backward)",
                         [&](auto tag) { scatter_loop<typename decltype(tag)::type>(g, gy, gx); });
 }
+
+}  // namespace
+
+TL_REGISTER_STUB(plane_gather_stub, CPU, &plane_gather_kernel);
+TL_REGISTER_STUB(plane_scatter_stub, CPU, &plane_scatter_kernel);
 
 }  // namespace tl::native

@@ -188,8 +188,6 @@ void avg_pool_loop(const PoolGeom g, const T* src, T* dst, bool count_include_pa
 // Whether the depth axis is a no-op (1-d and 2-d pooling run with a depth of 1).
 bool trivial_depth(const PoolGeom& g) { return g.in[0] == 1 && g.out[0] == 1 && g.k[0] == 1 && g.pad[0] == 0; }
 
-}  // namespace
-
 void max_pool_kernel(const PoolGeom& g, const Tensor& x, const Tensor& out, const Tensor& indices) {
   dispatch_float_double(x.dtype(), "max_pool", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -310,5 +308,15 @@ void pool_scatter_kernel(int64_t planes, int64_t in_len, int64_t out_len, const 
     }
   });
 }
+
+}  // namespace
+
+TL_REGISTER_STUB(max_pool_stub, CPU, &max_pool_kernel);
+TL_REGISTER_STUB(avg_pool_stub, CPU, &avg_pool_kernel);
+TL_REGISTER_STUB(avg_pool_backward_stub, CPU, &avg_pool_backward_kernel);
+TL_REGISTER_STUB(adaptive_avg_pool_stub, CPU, &adaptive_avg_pool_kernel);
+TL_REGISTER_STUB(adaptive_avg_pool_backward_stub, CPU, &adaptive_avg_pool_backward_kernel);
+TL_REGISTER_STUB(adaptive_max_pool_stub, CPU, &adaptive_max_pool_kernel);
+TL_REGISTER_STUB(pool_scatter_stub, CPU, &pool_scatter_kernel);
 
 }  // namespace tl::native

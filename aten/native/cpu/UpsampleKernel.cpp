@@ -18,42 +18,6 @@ bool parallel_for(int64_t planes, int64_t work_per_plane) {
   return planes > 1 && planes * work_per_plane >= kGrain && omp_get_max_threads() > 1;
 }
 
-// Per output index of one axis: the two input taps and their weights.
-template <typename T>
-struct Taps {
-  std::vector<int64_t> i0, i1;
-  std::vector<T> l0, l1;
-};
-
-template <typename T>
-Taps<T> linear_taps(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
-  Taps<T> t{std::vector<int64_t>(out), std::vector<int64_t>(out), std::vector<T>(out), std::vector<T>(out)};
-  T ratio;
-  if (align_corners)
-    ratio = out > 1 ? static_cast<T>(in - 1) / static_cast<T>(out - 1) : T(0);
-  else
-    ratio = scale && *scale > 0 ? static_cast<T>(1.0 / *scale) : static_cast<T>(in) / static_cast<T>(out);
-  for (int64_t o = 0; o < out; ++o) {
-    if (in == out) {
-      t.i0[o] = t.i1[o] = o;
-      t.l0[o] = T(1);
-      t.l1[o] = T(0);
-      continue;
-    }
-    T src = align_corners ? ratio * static_cast<T>(o) : ratio * (static_cast<T>(o) + T(0.5)) - T(0.5);
-    if (src < 0) src = T(0);
-    const int64_t i0 = std::min(static_cast<int64_t>(src), in - 1);
-    const T l1 = std::clamp(src - static_cast<T>(i0), T(0), T(1));
-    t.i0[o] = i0;
-    t.i1[o] = i0 + (i0 < in - 1 ? 1 : 0);
-    t.l1[o] = l1;
-    t.l0[o] = T(1) - l1;
-  }
-  return t;
-}
-
-}  // namespace
-
 void upsample_bilinear2d_kernel(const BilinearGeom& g, const Tensor& x, const Tensor& out) {
   dispatch_float_double(x.dtype(), "upsample_bilinear2d", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -109,5 +73,10 @@ void upsample_bilinear2d_backward_kernel(const BilinearGeom& g, const Tensor& gy
     }
   });
 }
+
+}  // namespace
+
+TL_REGISTER_STUB(upsample_bilinear2d_stub, CPU, &upsample_bilinear2d_kernel);
+TL_REGISTER_STUB(upsample_bilinear2d_backward_stub, CPU, &upsample_bilinear2d_backward_kernel);
 
 }  // namespace tl::native
