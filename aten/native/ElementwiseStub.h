@@ -50,16 +50,22 @@ constexpr bool loop_in_float() {
   else return computes_in_float<Functor, T, Args...>();
 }
 
+// A function template of its own, not inline in run_elementwise's generic lambda: there the loop's
+// type is already known, and nvcc rejects the discarded in_float call of a Loop that lacks it.
+template <template <class> class Functor, typename T, typename Loop, typename... Args>
+void run_loop(TensorIterator& iter, const Loop& loop, const Args&... args) {
+  if constexpr (loop_in_float<Loop, Functor, T, Args...>())
+    loop.template in_float<T>(iter, make_functor<Functor, float>(args...));
+  else
+    loop(iter, make_functor<Functor, T>(args...));
+}
+
 }  // namespace detail
 
 template <template <class> class Functor, TypeSet S, typename Loop, typename... Args>
 void run_elementwise(TensorIterator& iter, const char* name, const Loop& loop, const Args&... args) {
   dispatch_types<S>(iter.common_dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (detail::loop_in_float<Loop, Functor, T, Args...>())
-      loop.template in_float<T>(iter, make_functor<Functor, float>(args...));
-    else
-      loop(iter, make_functor<Functor, T>(args...));
+    detail::run_loop<Functor, typename decltype(tag)::type>(iter, loop, args...);
   });
 }
 

@@ -154,6 +154,32 @@ inline void check_count(const char* op, const char* name, TensorList list, size_
 }
 
 // Calls f(std::bool_constant<b>...) for the runtime flags b... (Note [Fused optimizer flags]).
+// One element of an optimizer's update, the same on every device: param, grad and up to three
+// state operands (kUse<k> says which the update reads and writes; an unused one may be null).
+// Under AMP (kUnscale) the gradient is divided by the scale and written back, as PyTorch's fused
+// kernels do. No operand aliases another (Operands::check_no_overlap): restrict lets the CPU loop
+// vectorise without run-time overlap checks.
+template <bool kUnscale, bool kUse0, bool kUse1, bool kUse2, typename scalar_t, typename T, typename Fn>
+TL_HOST_DEVICE inline void update_element(const Fn& fn, int64_t j, T scale, scalar_t* __restrict__ p,
+                                          scalar_t* __restrict__ g, scalar_t* __restrict__ s0,
+                                          scalar_t* __restrict__ s1, scalar_t* __restrict__ s2) {
+  T gv = static_cast<T>(g[j]);
+  if constexpr (kUnscale) {
+    gv = gv / scale;
+    g[j] = static_cast<scalar_t>(gv);
+  }
+  T pv = static_cast<T>(p[j]);
+  T v0 = T(0), v1 = T(0), v2 = T(0);
+  if constexpr (kUse0) v0 = static_cast<T>(s0[j]);
+  if constexpr (kUse1) v1 = static_cast<T>(s1[j]);
+  if constexpr (kUse2) v2 = static_cast<T>(s2[j]);
+  fn(pv, gv, v0, v1, v2);
+  p[j] = static_cast<scalar_t>(pv);
+  if constexpr (kUse0) s0[j] = static_cast<scalar_t>(v0);
+  if constexpr (kUse1) s1[j] = static_cast<scalar_t>(v1);
+  if constexpr (kUse2) s2[j] = static_cast<scalar_t>(v2);
+}
+
 template <typename F>
 void with_flags(F&& f) {
   f();
@@ -531,3 +557,102 @@ void fused_rprop(TensorList self, TensorList grads, TensorList prevs, TensorList
 }
 
 }  // namespace tl::native::fused_optim
+
+// The entry points of the fused optimizer ops for one device: `device` is the suffix of their
+// names in native_functions.yaml (cpu, cuda) and Loop that device's loop (the Loop concept above).
+// The tensor_lr overloads read lr once from its 1-element tensor.
+#define TL_DEFINE_FUSED_OPTIMIZER_KERNELS(device, Loop)\
+void _fused_sgd_kernel_##device##_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,                     \
+                            double momentum, double lr, double dampening, bool nesterov, bool maximize,                                         \
+                            bool is_first_step, const std::optional<Tensor>& grad_scale,                                                        \
+                            const std::optional<Tensor>& found_inf) {                                                                           \
+  fused_optim::fused_sgd<Loop>(self, grads, momentum_buffer_list, weight_decay, momentum, lr, dampening, nesterov, maximize,                    \
+                           is_first_step, grad_scale, found_inf);                                                                               \
+}                                                                                                                                               \
+void _fused_adam_kernel_##device##_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,                             \
+                             TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1,                                       \
+                             double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,                                        \
+                             const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                                 \
+  fused_optim::fused_adam_impl<Loop>("_fused_adam_", false, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,                                \
+                                 state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,                               \
+                                 found_inf);                                                                                                    \
+}                                                                                                                                               \
+void _fused_adamw_kernel_##device##_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,                            \
+                              TensorList max_exp_avg_sqs, TensorList state_steps, double lr, double beta1,                                      \
+                              double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,                                       \
+                              const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                                \
+  fused_optim::fused_adam_impl<Loop>("_fused_adamw_", true, self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs,                                \
+                                 state_steps, lr, beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale,                               \
+                                 found_inf);                                                                                                    \
+}                                                                                                                                               \
+void _fused_adagrad_kernel_##device##_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,                        \
+                                double lr, double lr_decay, double weight_decay, double eps, bool maximize,                                     \
+                                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                              \
+  fused_optim::fused_adagrad<Loop>(self, grads, state_sums, state_steps, lr, lr_decay, weight_decay, eps, maximize,                             \
+                               grad_scale, found_inf);                                                                                          \
+}                                                                                                                                               \
+void _fused_rmsprop_kernel_##device##_(TensorList self, TensorList grads, TensorList square_avgs, TensorList grad_avgs,                         \
+                                TensorList momentum_buffer_list, double lr, double alpha, double eps,                                           \
+                                double weight_decay, double momentum, bool centered, bool maximize,                                             \
+                                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                              \
+  fused_optim::fused_rmsprop<Loop>(self, grads, square_avgs, grad_avgs, momentum_buffer_list, lr, alpha, eps, weight_decay,                     \
+                               momentum, centered, maximize, grad_scale, found_inf);                                                            \
+}                                                                                                                                               \
+void _fused_adadelta_kernel_##device##_(TensorList self, TensorList grads, TensorList square_avgs, TensorList acc_deltas,                       \
+                                 double lr, double rho, double eps, double weight_decay, bool maximize) {                                       \
+  fused_optim::fused_adadelta<Loop>(self, grads, square_avgs, acc_deltas, lr, rho, eps, weight_decay, maximize);                                \
+}                                                                                                                                               \
+void _fused_adamax_kernel_##device##_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_infs,                              \
+                               TensorList state_steps, double lr, double beta1, double beta2, double eps,                                       \
+                               double weight_decay, bool maximize) {                                                                            \
+  fused_optim::fused_adamax<Loop>(self, grads, exp_avgs, exp_infs, state_steps, lr, beta1, beta2, eps, weight_decay, maximize);                 \
+}                                                                                                                                               \
+void _fused_nadam_kernel_##device##_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,                            \
+                              TensorList mu_products, TensorList state_steps, double lr, double beta1, double beta2,                            \
+                              double eps, double weight_decay, double momentum_decay, bool decoupled_weight_decay,                              \
+                              bool maximize) {                                                                                                  \
+  fused_optim::fused_nadam<Loop>(self, grads, exp_avgs, exp_avg_sqs, mu_products, state_steps, lr, beta1, beta2, eps,                           \
+                             weight_decay, momentum_decay, decoupled_weight_decay, maximize);                                                   \
+}                                                                                                                                               \
+void _fused_radam_kernel_##device##_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,                            \
+                              TensorList state_steps, double lr, double beta1, double beta2, double eps,                                        \
+                              double weight_decay, bool decoupled_weight_decay, bool maximize) {                                                \
+  fused_optim::fused_radam<Loop>(self, grads, exp_avgs, exp_avg_sqs, state_steps, lr, beta1, beta2, eps, weight_decay,                          \
+                             decoupled_weight_decay, maximize);                                                                                 \
+}                                                                                                                                               \
+void _fused_asgd_kernel_##device##_(TensorList self, TensorList grads, TensorList axs, TensorList mus, TensorList etas,                         \
+                             double lambd, double weight_decay, bool maximize) {                                                                \
+  fused_optim::fused_asgd<Loop>(self, grads, axs, mus, etas, lambd, weight_decay, maximize);                                                    \
+}                                                                                                                                               \
+void _fused_rprop_kernel_##device##_(TensorList self, TensorList grads, TensorList prevs, TensorList step_sizes,                                \
+                              double etaminus, double etaplus, double step_size_min, double step_size_max,                                      \
+                              bool maximize) {                                                                                                  \
+  fused_optim::fused_rprop<Loop>(self, grads, prevs, step_sizes, etaminus, etaplus, step_size_min, step_size_max, maximize);                    \
+}                                                                                                                                               \
+void _fused_sgd_kernel_##device##_(TensorList self, TensorList grads, TensorList momentum_buffer_list, double weight_decay,                     \
+                            double momentum, const Tensor& lr, double dampening, bool nesterov, bool maximize,                                  \
+                            bool is_first_step, const std::optional<Tensor>& grad_scale,                                                        \
+                            const std::optional<Tensor>& found_inf) {                                                                           \
+  _fused_sgd_kernel_##device##_(self, grads, momentum_buffer_list, weight_decay, momentum, fused_optim::lr_value("_fused_sgd_", lr),            \
+                         dampening, nesterov, maximize, is_first_step, grad_scale, found_inf);                                                  \
+}                                                                                                                                               \
+void _fused_adam_kernel_##device##_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,                             \
+                             TensorList max_exp_avg_sqs, TensorList state_steps, const Tensor& lr, double beta1,                                \
+                             double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,                                        \
+                             const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                                 \
+  _fused_adam_kernel_##device##_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, fused_optim::lr_value("_fused_adam_", lr),   \
+                          beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);                                           \
+}                                                                                                                                               \
+void _fused_adamw_kernel_##device##_(TensorList self, TensorList grads, TensorList exp_avgs, TensorList exp_avg_sqs,                            \
+                              TensorList max_exp_avg_sqs, TensorList state_steps, const Tensor& lr, double beta1,                               \
+                              double beta2, double weight_decay, double eps, bool amsgrad, bool maximize,                                       \
+                              const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                                \
+  _fused_adamw_kernel_##device##_(self, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, state_steps, fused_optim::lr_value("_fused_adamw_", lr), \
+                          beta1, beta2, weight_decay, eps, amsgrad, maximize, grad_scale, found_inf);                                           \
+}                                                                                                                                               \
+void _fused_adagrad_kernel_##device##_(TensorList self, TensorList grads, TensorList state_sums, TensorList state_steps,                        \
+                                const Tensor& lr, double lr_decay, double weight_decay, double eps, bool maximize,                              \
+                                const std::optional<Tensor>& grad_scale, const std::optional<Tensor>& found_inf) {                              \
+  _fused_adagrad_kernel_##device##_(self, grads, state_sums, state_steps, fused_optim::lr_value("_fused_adagrad_", lr), lr_decay,               \
+                             weight_decay, eps, maximize, grad_scale, found_inf);                                                               \
+}

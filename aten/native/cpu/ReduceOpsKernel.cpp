@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "aten/native/IndexReductions.h"
 #include "aten/native/ReduceOps.h"
 #include "aten/native/cpu/ReduceEngine.h"
 #include "generated/ops/all_native.h"
@@ -25,12 +26,15 @@ using namespace cpu_reduce;
 
 namespace {
 
-// The CPU engine behind the reduction stubs (ReduceOps.h).
+// The CPU engine behind the reduction stubs (ReduceOps.h) and the index reductions
+// (IndexReductions.h).
 struct CpuEngine {
   template <typename T, typename Op>
   static void run(const Tensor& input, const Tensor& result, const std::vector<bool>& mask, const Op& op) {
     run_reduce<T, typename Op::out_t>(input, result, mask, op);
   }
+  template <bool IsMax>
+  static void index_reduce(const char* name, const Tensor& x, int64_t dim, const Tensor& values, const Tensor& idxs);
 };
 
 // The keepdim-shaped product of self over mask, in dtype rt.
@@ -43,24 +47,10 @@ Tensor prod_values(const Tensor& self, const std::vector<bool>& mask, ScalarType
   return result;
 }
 
-template <bool IsAll>
-Tensor all_any(const char* name, const Tensor& self, std::vector<bool> mask, bool keepdim, const Tensor& out) {
-  ScalarType rt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  TL_CHECK(!out.defined() || out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::Byte, name,
-           " only supports bool tensor for result, got: ", dtype_name(out.dtype()));
-  Tensor res = empty_reduce_result(self, mask, ScalarType::Bool);
-  dispatch_all_types(self.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    run_reduce<T, bool>(self, res, mask, AllAnyOp<T, IsAll>{});
-  });
-  if (!out.defined() && rt != ScalarType::Bool) res = res.to(rt);
-  return finish_reduce(res, mask, keepdim, out);
-}
-
 // Index-tracking reduction over one dim of a contiguous tensor viewed as [outer, R, inner].
 // Ties keep the first index; NaN wins (first NaN), as in PyTorch.
 template <typename T, bool IsMax>
-void index_reduce(const Tensor& x, int64_t dim, T* vals, int64_t* idxs) {
+void index_reduce_rows(const Tensor& x, int64_t dim, T* vals, int64_t* idxs) {
   using acc_t = opmath_t<T>;
   const T* src = static_cast<const T*>(x.data_ptr());
   int64_t outer = 1, inner = 1, R = x.dim() > 0 ? x.sizes()[dim] : 1;
@@ -130,51 +120,11 @@ void index_reduce(const Tensor& x, int64_t dim, T* vals, int64_t* idxs) {
 }
 
 template <bool IsMax>
-std::tuple<Tensor, Tensor> minmax_dim(const char* name, const Tensor& self, int64_t dim, bool keepdim,
-                                      const Tensor& values, const Tensor& indices) {
-  int64_t d = wrap_dim(dim, self.dim());
-  std::vector<bool> mask = make_dim_mask(d, self.dim());
-  check_nonempty_reduction(self, mask, true, name);
-  TL_CHECK(!values.defined() || values.dtype() == self.dtype(), name, "(): Expected out tensor to have dtype ",
-           self.dtype(), ", but got ", values.dtype(), " instead");
-  TL_CHECK(!indices.defined() || indices.dtype() == ScalarType::Long, name,
-           "(): Expected out tensor to have dtype torchlite.int64, but got ", indices.dtype(), " instead");
-  Tensor x = self.contiguous();
-  Tensor v = empty_reduce_result(self, mask, self.dtype());
-  Tensor i = empty_reduce_result(self, mask, ScalarType::Long);
-  if (self.numel() > 0) {
-    dispatch_all_types(self.dtype(), name, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      index_reduce<T, IsMax>(x, self.dim() > 0 ? d : 0, v.data_ptr<T>(), i.data_ptr<int64_t>());
-    });
-  }
-  return {finish_reduce(v, mask, keepdim, values), finish_reduce(i, mask, keepdim, indices)};
-}
-
-template <bool IsMax>
-Tensor arg_minmax(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  check_out_dtype(out, ScalarType::Long, name);
-  Tensor x = self.contiguous();
-  std::vector<bool> mask;
-  int64_t d = 0;
-  if (!dim.has_value()) {
-    TL_CHECK_INDEX(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
-    mask = make_dim_mask(std::optional<IntArrayRef>(), self.dim());
-    x = x.view({self.numel()});
-  } else {
-    d = wrap_dim(*dim, self.dim());
-    mask = make_dim_mask(d, self.dim());
-    check_nonempty_reduction(self, mask, true, name);
-    if (self.dim() == 0) x = x.view({1});
-  }
-  Tensor i = empty_reduce_result(self, mask, ScalarType::Long);
-  if (self.numel() > 0) {
-    dispatch_all_types(self.dtype(), name, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      index_reduce<T, IsMax>(x, d, static_cast<T*>(nullptr), i.data_ptr<int64_t>());
-    });
-  }
-  return finish_reduce(i, mask, keepdim, out);
+void CpuEngine::index_reduce(const char* name, const Tensor& x, int64_t dim, const Tensor& values, const Tensor& idxs) {
+  dispatch_all_types(x.dtype(), name, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    index_reduce_rows<T, IsMax>(x, dim, values.defined() ? values.data_ptr<T>() : nullptr, idxs.data_ptr<int64_t>());
+  });
 }
 
 }  // namespace
@@ -186,36 +136,8 @@ Tensor prod_out_cpu(const Tensor& self, int64_t dim, bool keepdim, std::optional
   return finish_reduce(prod_values(self, mask, rt), mask, keepdim, out);
 }
 
-std::tuple<Tensor, Tensor> max_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
-                                       const Tensor& indices) {
-  return minmax_dim<true>("max", self, dim, keepdim, values, indices);
-}
+TL_DEFINE_INDEX_REDUCTIONS(cpu, CpuEngine)
 
-std::tuple<Tensor, Tensor> min_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
-                                       const Tensor& indices) {
-  return minmax_dim<false>("min", self, dim, keepdim, values, indices);
-}
-
-Tensor argmax_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return arg_minmax<true>("argmax", self, dim, keepdim, out);
-}
-
-Tensor argmin_out_cpu(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return arg_minmax<false>("argmin", self, dim, keepdim, out);
-}
-
-Tensor all_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
-  return all_any<true>("all", self, make_dim_mask(dim, self.dim()), keepdim, out);
-}
-Tensor any_out_cpu(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
-  return all_any<false>("any", self, make_dim_mask(dim, self.dim()), keepdim, out);
-}
-Tensor all_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  return all_any<true>("all", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
-}
-Tensor any_dims_out_cpu(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  return all_any<false>("any", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
-}
 TL_REGISTER_STUB(sum_stub, CPU, &sum_kernel<CpuEngine>);
 TL_REGISTER_STUB(nansum_stub, CPU, &nansum_kernel<CpuEngine>);
 TL_REGISTER_STUB(amax_stub, CPU, (&minmax_kernel<CpuEngine, true>));

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "aten/cuda/CUDAContext.h"
-#include "aten/native/Copy.h"
 #include "aten/native/LinearAlgebra.h"
 #include "generated/ops/bmm_native.h"
 #include "generated/ops/copy.h"
@@ -79,8 +78,8 @@ Tensor finish_out(const Tensor& res, const Tensor& out) {
 Tensor mm_out_cuda(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   check_mm_args(self, mat2, out);
   if (low_precision(self.dtype())) {
-    Tensor r = mm_out_cuda(convert_keeping_layout(self, ScalarType::Float),
-                           convert_keeping_layout(mat2, ScalarType::Float), Tensor());
+    Tensor r = mm_out_cuda(self.to(ScalarType::Float),
+                           mat2.to(ScalarType::Float), Tensor());
     return finish_out(r.to(self.dtype()), out);
   }
   const std::vector<int64_t> shape{self.size(0), mat2.size(1)};
@@ -92,8 +91,8 @@ Tensor mm_out_cuda(const Tensor& self, const Tensor& mat2, const Tensor& out) {
 Tensor bmm_out_cuda(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   check_bmm_args(self, mat2, out);
   if (low_precision(self.dtype())) {
-    Tensor r = bmm_out_cuda(convert_keeping_layout(self, ScalarType::Float),
-                            convert_keeping_layout(mat2, ScalarType::Float), Tensor());
+    Tensor r = bmm_out_cuda(self.to(ScalarType::Float),
+                            mat2.to(ScalarType::Float), Tensor());
     return finish_out(r.to(self.dtype()), out);
   }
   const std::vector<int64_t> shape{self.size(0), self.size(1), mat2.size(2)};

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <vector>
 
+#include "aten/native/IndexReductions.h"
 #include "aten/native/ReduceOps.h"
 #include "aten/native/cuda/Reduce.cuh"
 #include "generated/ops/all_native.h"
@@ -37,23 +38,9 @@ struct CudaEngine {
         inner *= input.size(d);
       }
     gpu_reduce_inner<T>(input.permute(perm).contiguous(), result, inner, op);
-  }
+  }  template <bool IsMax>
+  static void index_reduce(const char* name, const Tensor& x, int64_t dim, const Tensor& values, const Tensor& idxs);
 };
-
-template <bool IsAll>
-Tensor all_any_cuda(const char* name, const Tensor& self, const std::vector<bool>& mask, bool keepdim,
-                    const Tensor& out) {
-  const ScalarType rt = self.dtype() == ScalarType::Byte ? ScalarType::Byte : ScalarType::Bool;
-  TL_CHECK(!out.defined() || out.dtype() == ScalarType::Bool || out.dtype() == ScalarType::Byte, name,
-           " only supports bool tensor for result, got: ", dtype_name(out.dtype()));
-  Tensor res = empty_reduce_result(self, mask, ScalarType::Bool);
-  dispatch_all_types(self.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    CudaEngine::run<T>(self, res, mask, AllAnyOp<T, IsAll>{});
-  });
-  if (!out.defined() && rt != ScalarType::Bool) res = res.to(rt);
-  return finish_reduce(res, mask, keepdim, out);
-}
 
 // ---- index-tracking reductions ------------------------------------------------------------
 // The input is contiguous and viewed as [outer, R, inner]; each output (o, j) is the extreme of
@@ -157,44 +144,9 @@ void index_reduce_cuda(const char* name, const Tensor& x, int64_t dim, const Ten
   });
 }
 
-// The argument checks and out= rules are those of the CPU kernels (cpu/ReduceOpsKernel.cpp).
 template <bool IsMax>
-std::tuple<Tensor, Tensor> minmax_dim_cuda(const char* name, const Tensor& self, int64_t dim, bool keepdim,
-                                           const Tensor& values, const Tensor& indices) {
-  const int64_t d = wrap_dim(dim, self.dim());
-  std::vector<bool> mask = make_dim_mask(d, self.dim());
-  check_nonempty_reduction(self, mask, true, name);
-  TL_CHECK(!values.defined() || values.dtype() == self.dtype(), name, "(): Expected out tensor to have dtype ",
-           self.dtype(), ", but got ", values.dtype(), " instead");
-  TL_CHECK(!indices.defined() || indices.dtype() == ScalarType::Long, name,
-           "(): Expected out tensor to have dtype torchlite.int64, but got ", indices.dtype(), " instead");
-  Tensor v = empty_reduce_result(self, mask, self.dtype());
-  Tensor i = empty_reduce_result(self, mask, ScalarType::Long);
-  if (self.numel() > 0) index_reduce_cuda<IsMax>(name, self.contiguous(), self.dim() > 0 ? d : 0, v, i);
-  return {finish_reduce(v, mask, keepdim, values), finish_reduce(i, mask, keepdim, indices)};
-}
-
-template <bool IsMax>
-Tensor arg_minmax_cuda(const char* name, const Tensor& self, std::optional<int64_t> dim, bool keepdim,
-                       const Tensor& out) {
-  check_out_dtype(out, ScalarType::Long, name);
-  Tensor x = self.contiguous();
-  const std::vector<int64_t> flat{std::max<int64_t>(self.numel(), 1)};  // the whole tensor (a 0-dim one) as 1-d
-  std::vector<bool> mask;
-  int64_t d = 0;
-  if (!dim.has_value()) {
-    TL_CHECK_INDEX(self.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0.");
-    mask = make_dim_mask(std::optional<IntArrayRef>(), self.dim());
-    x = x.view(flat);
-  } else {
-    d = wrap_dim(*dim, self.dim());
-    mask = make_dim_mask(d, self.dim());
-    check_nonempty_reduction(self, mask, true, name);
-    if (self.dim() == 0) x = x.view(flat);
-  }
-  Tensor i = empty_reduce_result(self, mask, ScalarType::Long);
-  if (self.numel() > 0) index_reduce_cuda<IsMax>(name, x, d, Tensor(), i);
-  return finish_reduce(i, mask, keepdim, out);
+void CudaEngine::index_reduce(const char* name, const Tensor& x, int64_t dim, const Tensor& values, const Tensor& idxs) {
+  index_reduce_cuda<IsMax>(name, x, dim, values, idxs);
 }
 
 }  // namespace
@@ -211,36 +163,7 @@ Tensor prod_out_cuda(const Tensor& self, int64_t dim, bool keepdim, std::optiona
   return finish_reduce(result, mask, keepdim, out);
 }
 
-std::tuple<Tensor, Tensor> max_out_cuda(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
-                                        const Tensor& indices) {
-  return minmax_dim_cuda<true>("max", self, dim, keepdim, values, indices);
-}
-
-std::tuple<Tensor, Tensor> min_out_cuda(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values,
-                                        const Tensor& indices) {
-  return minmax_dim_cuda<false>("min", self, dim, keepdim, values, indices);
-}
-
-Tensor argmax_out_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return arg_minmax_cuda<true>("argmax", self, dim, keepdim, out);
-}
-
-Tensor argmin_out_cuda(const Tensor& self, std::optional<int64_t> dim, bool keepdim, const Tensor& out) {
-  return arg_minmax_cuda<false>("argmin", self, dim, keepdim, out);
-}
-
-Tensor all_out_cuda(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
-  return all_any_cuda<true>("all", self, make_dim_mask(dim, self.dim()), keepdim, out);
-}
-Tensor any_out_cuda(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {
-  return all_any_cuda<false>("any", self, make_dim_mask(dim, self.dim()), keepdim, out);
-}
-Tensor all_dims_out_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  return all_any_cuda<true>("all", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
-}
-Tensor any_dims_out_cuda(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, const Tensor& out) {
-  return all_any_cuda<false>("any", self, make_dim_mask(dim, self.dim(), false), keepdim, out);
-}
+TL_DEFINE_INDEX_REDUCTIONS(cuda, CudaEngine)
 
 TL_REGISTER_STUB(sum_stub, CUDA, &sum_kernel<CudaEngine>);
 TL_REGISTER_STUB(nansum_stub, CUDA, &nansum_kernel<CudaEngine>);
