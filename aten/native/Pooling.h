@@ -45,4 +45,15 @@ extern DispatchStub<void(int64_t planes, int64_t in_len, int64_t out_len, const 
                          const Tensor& gx)>
     pool_scatter_stub;
 
+// Each device registers all of the stubs above: `DEVICE` is CPU or CUDA, its kernels are named
+// <stub name less _stub>_<suffix> (max_pool_kernel on the CPU, max_pool_cuda on CUDA).
+#define TL_REGISTER_POOLING_STUBS(DEVICE, suffix)                                          \
+  TL_REGISTER_STUB(max_pool_stub, DEVICE, &max_pool_##suffix);                             \
+  TL_REGISTER_STUB(avg_pool_stub, DEVICE, &avg_pool_##suffix);                             \
+  TL_REGISTER_STUB(avg_pool_backward_stub, DEVICE, &avg_pool_backward_##suffix);           \
+  TL_REGISTER_STUB(adaptive_avg_pool_stub, DEVICE, &adaptive_avg_pool_##suffix);           \
+  TL_REGISTER_STUB(adaptive_avg_pool_backward_stub, DEVICE, &adaptive_avg_pool_backward_##suffix); \
+  TL_REGISTER_STUB(adaptive_max_pool_stub, DEVICE, &adaptive_max_pool_##suffix);           \
+  TL_REGISTER_STUB(pool_scatter_stub, DEVICE, &pool_scatter_##suffix)
+
 }  // namespace tl::native

@@ -311,12 +311,6 @@ void pool_scatter_kernel(int64_t planes, int64_t in_len, int64_t out_len, const 
 
 }  // namespace
 
-TL_REGISTER_STUB(max_pool_stub, CPU, &max_pool_kernel);
-TL_REGISTER_STUB(avg_pool_stub, CPU, &avg_pool_kernel);
-TL_REGISTER_STUB(avg_pool_backward_stub, CPU, &avg_pool_backward_kernel);
-TL_REGISTER_STUB(adaptive_avg_pool_stub, CPU, &adaptive_avg_pool_kernel);
-TL_REGISTER_STUB(adaptive_avg_pool_backward_stub, CPU, &adaptive_avg_pool_backward_kernel);
-TL_REGISTER_STUB(adaptive_max_pool_stub, CPU, &adaptive_max_pool_kernel);
-TL_REGISTER_STUB(pool_scatter_stub, CPU, &pool_scatter_kernel);
+TL_REGISTER_POOLING_STUBS(CPU, kernel);
 
 }  // namespace tl::native

@@ -290,12 +290,6 @@ void pool_scatter_cuda(int64_t planes, int64_t in_len, int64_t out_len, const Te
 
 }  // namespace
 
-TL_REGISTER_STUB(max_pool_stub, CUDA, &max_pool_cuda);
-TL_REGISTER_STUB(avg_pool_stub, CUDA, &avg_pool_cuda);
-TL_REGISTER_STUB(avg_pool_backward_stub, CUDA, &avg_pool_backward_cuda);
-TL_REGISTER_STUB(adaptive_avg_pool_stub, CUDA, &adaptive_avg_pool_cuda);
-TL_REGISTER_STUB(adaptive_avg_pool_backward_stub, CUDA, &adaptive_avg_pool_backward_cuda);
-TL_REGISTER_STUB(adaptive_max_pool_stub, CUDA, &adaptive_max_pool_cuda);
-TL_REGISTER_STUB(pool_scatter_stub, CUDA, &pool_scatter_cuda);
+TL_REGISTER_POOLING_STUBS(CUDA, cuda);
 
 }  // namespace tl::native
