@@ -51,8 +51,8 @@ ScalarType dtype_from_object(py::handle h) { return h.cast<PyDType&>().type; }
 
 std::vector<int64_t> int_list_from_args(const py::args& args) {
   // x.view(2, 3) or x.view((2, 3)): a single sequence argument is the list itself.
-  // Anything else is not this overload's: reference_cast_error makes pybind11 try the next one
-  // and, failing all, the catch-all that words PyTorch's TypeError (Note [Argument errors]).
+  // Anything else is not this overload's: reference_cast_error makes the argument parser try the
+  // next one and, failing all, word PyTorch's TypeError (Note [Argument errors]).
   if (args.size() == 1 && !PyLong_Check(args[0].ptr())) {
     py::detail::make_caster<IntList> list;
     if (!list.load(args[0], true)) throw py::reference_cast_error();
