@@ -31,26 +31,47 @@ _DEFINITION = re.compile(r"([\w>&*])\s+(?:\w+::)*([A-Za-z_]\w*)\s*\(")
 _NOT_A_TYPE = {"return", "else", "new", "delete", "throw", "case", "co_return", "co_await", "sizeof", "do"}
 
 
-def kernel_definitions(root: str) -> Iterator[tuple[str, str, int]]:
-    """(name, path relative to root, line) of every function that looks defined or declared in the
-    hand-written kernel sources."""
+# A macro that defines one device's entry points (TL_DEFINE_INDEX_REDUCTIONS(device, Engine)):
+# its first parameter is pasted into the names it defines (max_out_##device).
+_DEVICE_MACRO = re.compile(r"^#define (\w+)\((\w+)\s*,.*?(?<!\\)$", re.M | re.S)
+
+
+def _kernel_sources(root: str) -> Iterator[tuple[str, str]]:
     for d in KERNEL_DIRS:
         for dirpath, dirnames, files in os.walk(os.path.join(root, d)):
             dirnames.sort()
             for name in sorted(files):
-                if not name.endswith((".cpp", ".cu", ".h", ".cuh")):
-                    continue
-                path = os.path.join(dirpath, name)
-                with open(path, encoding="utf-8") as f:
-                    text = f.read()
-                line, pos = 1, 0  # matches come in order: count newlines incrementally
-                for m in _DEFINITION.finditer(text):
-                    before = text[: m.start(1) + 1].rsplit(None, 1)[-1] if m.group(1).isalnum() else ""
-                    word = re.findall(r"\w+$", before)
-                    if not (word and word[0] in _NOT_A_TYPE):
-                        line += text.count("\n", pos, m.start(2))
-                        pos = m.start(2)
-                        yield m.group(2), os.path.relpath(path, root), line
+                if name.endswith((".cpp", ".cu", ".h", ".cuh")):
+                    path = os.path.join(dirpath, name)
+                    with open(path, encoding="utf-8") as f:
+                        yield os.path.relpath(path, root), f.read()
+
+
+def kernel_definitions(root: str) -> Iterator[tuple[str, str, int]]:
+    """(name, path relative to root, line) of every function that looks defined or declared in the
+    hand-written kernel sources, those a device macro defines included (at the macro's use)."""
+    sources = list(_kernel_sources(root))
+    pasted = {}  # macro -> the names it defines, as (prefix, suffix) around its device parameter
+    for _, text in sources:
+        for m in _DEVICE_MACRO.finditer(text):
+            param = re.escape(m.group(2))
+            names = re.findall(rf"(\w*)##{param}(?:##(\w+))?\s*\(", m.group(0))
+            if names:
+                pasted[m.group(1)] = names
+    for rel, text in sources:
+        line, pos = 1, 0  # matches come in order: count newlines incrementally
+        for m in _DEFINITION.finditer(text):
+            before = text[: m.start(1) + 1].rsplit(None, 1)[-1] if m.group(1).isalnum() else ""
+            word = re.findall(r"\w+$", before)
+            if not (word and word[0] in _NOT_A_TYPE):
+                line += text.count("\n", pos, m.start(2))
+                pos = m.start(2)
+                yield m.group(2), rel, line
+        for macro, names in pasted.items():
+            for m in re.finditer(rf"^{macro}\((\w+)\s*,", text, re.M):
+                use = text.count("\n", 0, m.start()) + 1
+                for prefix, suffix in names:
+                    yield prefix + m.group(1) + suffix, rel, use
 
 
 def check_kernels_exist(fns: list[NativeFunction], root: str) -> None:

@@ -16,6 +16,7 @@ import yaml
 
 # Run from the repository root (`python -m pytest tests/test_codegen.py`), which puts codegen/ on the path.
 from codegen import autograd, cpp_api, python_api
+from codegen.cli import kernel_definitions
 from codegen.cli import main as cli_main
 from codegen.cpp_types import ArrayRef, ConstRef, CppType, Optional, StdArray, Tuple, Value, Void
 from codegen.derivatives import formula_unknown_names, load_derivatives
@@ -1344,3 +1345,20 @@ def test_autocast_policies_reach_the_generated_call(tmp_path):
     nf.write_text("- func: f.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  autocast: fp32\n  dispatch: {CPU: f}\n")
     with pytest.raises(CodegenError, match="autocast applies to functional ops, not a out op"):
         load_native_functions(str(nf), "nf.yaml")
+
+
+def test_kernels_a_device_macro_defines_are_found(tmp_path):
+    """A macro that defines one device's entry points (max_out_##device) counts as defining them,
+    at the line that uses it, so `codegen check` and `explain` see them."""
+    native = tmp_path / "aten" / "native"
+    native.mkdir(parents=True)
+    (native / "Shared.h").write_text("#define TL_DEFINE_THINGS(device, Engine) \\\n"
+                                     "  Tensor thing_out_##device(const Tensor& x) { return x; } \\\n"
+                                     "  void _other_##device##_(TensorList t) {}\n")
+    (native / "Kernel.cu").write_text('#include "Shared.h"\n\nTL_DEFINE_THINGS(cuda, CudaEngine)\n')
+    found = {(name, path, line) for name, path, line in kernel_definitions(str(tmp_path))}
+    assert ("thing_out_cuda", "aten/native/Kernel.cu", 3) in found
+    assert ("_other_cuda_", "aten/native/Kernel.cu", 3) in found
+    assert not any(name.startswith("thing_out_") and name != "thing_out_cuda" for name, _, _ in found)
+    real = {name for name, _, _ in kernel_definitions(str(ROOT))}
+    assert {"max_out_cpu", "argmin_out_cuda", "_fused_adam_kernel_cpu_", "_fused_rprop_kernel_cuda_"} <= real

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -37,8 +38,10 @@ class CPUCachingAllocator final : public Allocator {
     LargeBlock* block = nullptr;
     {
       std::lock_guard<std::mutex> g(mu_);
-      auto it = cache_.find(size);
-      if (it != cache_.end()) {
+      // The most recently freed block of this size: its lines are the likeliest still in cache.
+      auto [first, last] = cache_.equal_range(size);
+      if (first != last) {
+        auto it = std::prev(last);
         block = it->second;
         cache_.erase(it);
         stats_.cached -= static_cast<int64_t>(size);
