@@ -167,5 +167,21 @@ template <typename F>
 decltype(auto) dispatch_numeric_types(ScalarType t, const char* what, F&& f) {
   return dispatch_types<TypeSet::NoBool>(t, what, std::forward<F>(f));
 }
+// For kernels that only move elements (gathers, copies): f(U{}) with U the unsigned integer as
+// wide as one element (1, 2, 4 or 8 bytes), so every dtype shares four instantiations.
+template <typename F>
+decltype(auto) dispatch_by_element_size(size_t element_size, F&& f) {
+  switch (element_size) {
+    case 1:
+      return f(uint8_t{});
+    case 2:
+      return f(uint16_t{});
+    case 4:
+      return f(uint32_t{});
+    default:
+      TL_CHECK(element_size == 8, "dispatch_by_element_size: unsupported element size ", element_size);
+      return f(uint64_t{});
+  }
+}
 
 }  // namespace tl

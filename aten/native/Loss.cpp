@@ -153,13 +153,24 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
   return {out, total_weight};
 }
 
-Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& target,
-                             const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
-                             const Tensor& total_weight) {
+namespace {
+
+// check_nll, and grad_output's size for the reduction (both backward kernels).
+NllGeom check_nll_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                           const std::optional<Tensor>& weight, int64_t reduction) {
   const NllGeom g = check_nll(self, target, weight, reduction);
   TL_CHECK(reduction == kNone ? grad_output.numel() == g.N : grad_output.numel() == 1,
            "nll_loss_backward: expected grad_output of ", reduction == kNone ? g.N : 1, " elements, got ",
            grad_output.numel());
+  return g;
+}
+
+}  // namespace
+
+Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                             const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
+                             const Tensor& total_weight) {
+  const NllGeom g = check_nll_backward(grad_output, self, target, weight, reduction);
   if (low_precision(grad_output.dtype()) || low_precision(self.dtype())) {
     return nll_loss_backward_cpu(grad_output.to(ScalarType::Float), self.to(ScalarType::Float), target,
                                  has(weight) ? std::optional<Tensor>(weight->to(ScalarType::Float)) : std::nullopt,
@@ -237,10 +248,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_composite(const Tensor& self, const 
 Tensor nll_loss_backward_composite(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                    const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                                    const Tensor& total_weight) {
-  const NllGeom g = check_nll(self, target, weight, reduction);
-  TL_CHECK(reduction == kNone ? grad_output.numel() == g.N : grad_output.numel() == 1,
-           "nll_loss_backward: expected grad_output of ", reduction == kNone ? g.N : 1, " elements, got ",
-           grad_output.numel());
+  const NllGeom g = check_nll_backward(grad_output, self, target, weight, reduction);
   const ScalarType dt =
       low_precision(grad_output.dtype()) || low_precision(self.dtype()) ? ScalarType::Float : self.dtype();
   const NllTarget t = nll_target(target, g, ignore_index);

@@ -348,15 +348,25 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, co
   return {y, save_mean, save_invstd};
 }
 
+namespace {
+
+// The planes of input, after the checks both backward kernels share.
+Planes check_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight) {
+  const Planes p = planes_of(input);
+  TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
+           sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
+  check_channel_tensor(weight, p.C, "weight");
+  return p;
+}
+
+}  // namespace
+
 std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
     const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
     const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
     std::array<bool, 3> output_mask) {
-  const Planes p = planes_of(input);
-  TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
-           sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
-  check_channel_tensor(weight, p.C, "weight");
+  const Planes p = check_batch_norm_backward(grad_out, input, weight);
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
   auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
   Tensor go = grad_out.to(dt).contiguous(), x = input.to(dt).contiguous(), w = opt(weight, dt);
@@ -514,10 +524,7 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_composite(
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
     const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
     std::array<bool, 3> output_mask) {
-  const Planes p = planes_of(input);
-  TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
-           sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
-  check_channel_tensor(weight, p.C, "weight");
+  const Planes p = check_batch_norm_backward(grad_out, input, weight);
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
   auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
   const auto dims = batch_norm_reduce_dims(input);

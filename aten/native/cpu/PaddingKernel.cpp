@@ -57,16 +57,8 @@ void scatter_loop(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
 }
 
 void plane_gather_kernel(const PlaneGather& g, const Tensor& x, const Tensor& out) {
-  switch (x.element_size()) {
-    case 1:
-      return gather_loop<uint8_t>(g, x, out);
-    case 2:
-      return gather_loop<uint16_t>(g, x, out);
-    case 4:
-      return gather_loop<uint32_t>(g, x, out);
-    default:  // 8
-      return gather_loop<uint64_t>(g, x, out);
-  }
+  dispatch_by_element_size(x.element_size(),
+                           [&](auto zero) { gather_loop<decltype(zero)>(g, x, out); });
 }
 
 void plane_scatter_kernel(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {

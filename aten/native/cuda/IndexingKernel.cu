@@ -273,16 +273,7 @@ void index_kernel_cuda(const Tensor& self, const AdvancedIndex& a, const Tensor&
         t.nb, t.nr, t.ptr(), static_cast<const T*>(self.data_ptr()), static_cast<T*>(res.data_ptr()));
     TL_CUDA_KERNEL_LAUNCH_CHECK();
   };
-  switch (self.element_size()) {
-    case 1:
-      return launch(uint8_t{});
-    case 2:
-      return launch(uint16_t{});
-    case 4:
-      return launch(uint32_t{});
-    default:  // 8
-      return launch(uint64_t{});
-  }
+  dispatch_by_element_size(self.element_size(), launch);
 }
 
 void index_put_kernel_cuda(const Tensor& self, const AdvancedIndex& a, const Tensor& values, bool accumulate) {

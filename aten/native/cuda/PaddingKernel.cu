@@ -70,16 +70,7 @@ void plane_gather_cuda(const PlaneGather& g, const Tensor& x, const Tensor& out)
                                                                  static_cast<T*>(out.data_ptr()));
     TL_CUDA_KERNEL_LAUNCH_CHECK();
   };
-  switch (x.element_size()) {
-    case 1:
-      return launch(uint8_t{});
-    case 2:
-      return launch(uint16_t{});
-    case 4:
-      return launch(uint32_t{});
-    default:  // 8
-      return launch(uint64_t{});
-  }
+  dispatch_by_element_size(x.element_size(), launch);
 }
 
 void plane_scatter_cuda(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
