@@ -4,7 +4,8 @@
 
 Needs a GPU (and PyTorch built with CUDA for the comparison column). Each case is timed for both
 libraries in alternation, with a device synchronisation around every timed batch; the table
-reports medians, effective bandwidth of torchlite (bytes read + written) and torchlite / torch.
+reports medians, torchlite's throughput (GB/s of bytes read + written for the memory-bound cases,
+TFLOP/s for the matrix products, steps/s for the training steps) and torchlite / torch.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ import numpy as np
 import torchlite as tl
 import torchlite.cuda as tcuda
 
+try:
+    import models  # benchmarks/models.py, beside this file when run as a script
+except ImportError:
+    from benchmarks import models
+
 
 def _time(fn, sync, number):
     sync()
@@ -29,7 +35,9 @@ def _time(fn, sync, number):
 
 
 def cases(lib, n):
-    """name -> (callable, bytes moved) for float32 vectors of n elements on the GPU."""
+    """name -> (callable, work, unit): memory-bound cases on float32 vectors of n elements (work =
+    bytes moved), matrix products (work = floating-point operations) and training steps (work = 1
+    step), all on the GPU."""
     rng = np.random.default_rng(0)
     a_np = rng.standard_normal(n).astype(np.float32)
     b_np = rng.standard_normal(n).astype(np.float32)
@@ -37,7 +45,7 @@ def cases(lib, n):
     a, b = lib.tensor(a_np).to("cuda"), lib.tensor(b_np).to("cuda")
     m = lib.tensor(m_np).to("cuda")
     f = 4 * n
-    return {
+    out = {
         "a + b": (lambda: a + b, 3 * f),
         "a * 2.5": (lambda: a * 2.5, 2 * f),
         "a.add_(b)": (lambda: a.add_(b, alpha=0.0), 3 * f),
@@ -52,6 +60,29 @@ def cases(lib, n):
         "m.t().contiguous()": (lambda: m.t().contiguous(), 2 * f),
         "a[::2] + b[::2]": (lambda: a[::2] + b[::2], 3 * f // 2),
     }
+    out = {name: (fn, work, "GB/s") for name, (fn, work) in out.items()}
+    for dtype in ("float32", "float16", "bfloat16"):
+        x = lib.randn(4096, 4096, device="cuda", dtype=getattr(lib, dtype))
+        out[f"matmul 4096 {dtype}"] = (lambda x=x: x @ x, 2 * 4096**3, "TFLOP/s")
+    for step in (models.mlp_step, models.transformer_step, models.resnet18_step):
+        out[step.__name__] = (_built_on_first_call(lib, step), 1, "steps/s")
+    return out
+
+
+def _built_on_first_call(lib, make_step):
+    """A training step from models.py whose model and batch are made on the GPU (through
+    set_default_device) at the first call, the untimed warm-up, where a failure is reported."""
+    step = []
+
+    def run():
+        if not step:
+            lib.set_default_device("cuda")
+            try:
+                step.append(make_step(lib))
+            finally:
+                lib.set_default_device("cpu")
+        step[0]()
+    return run
 
 
 def main() -> None:
@@ -72,21 +103,26 @@ def main() -> None:
         pass
     built = {name: cases(lib, args.n) for name, (lib, _) in libs.items()}
     print(f"{tcuda.get_device_name()}, n = {args.n} float32; medians of {args.repeats} x {args.number} calls")
-    header = f"{'case':<22}{'torchlite us':>14}{'GB/s':>8}"
+    header = f"{'case':<24}{'torchlite us':>14}{'rate':>16}"
     print(header + (f"{'torch us':>12}{'tl/torch':>10}" if "torch" in libs else ""))
-    for case in built["torchlite"]:
+    scale = {"GB/s": 1e9, "TFLOP/s": 1e12, "steps/s": 1}
+    for case, (_, work, unit) in built["torchlite"].items():
         samples = {name: [] for name in libs}
-        for name in libs:
-            built[name][case][0]()  # warm-up
+        try:
+            for name in libs:
+                built[name][case][0]()  # warm-up
+        except Exception as e:  # an operator without a CUDA path: report it and go on
+            print(f"{case:<24}failed: {type(e).__name__}: {str(e)[:90]}")
+            continue
         for _ in range(args.repeats):
             for name, (_, sync) in libs.items():
                 samples[name].append(_time(built[name][case][0], sync, args.number))
         med = {name: statistics.median(s) for name, s in samples.items()}
-        row = f"{case:<22}{med['torchlite'] * 1e6:>14.1f}{built['torchlite'][case][1] / med['torchlite'] / 1e9:>8.0f}"
+        rate = f"{work / med['torchlite'] / scale[unit]:.1f} {unit}"
+        row = f"{case:<24}{med['torchlite'] * 1e6:>14.1f}{rate:>16}"
         if "torch" in med:
             row += f"{med['torch'] * 1e6:>12.1f}{med['torchlite'] / med['torch']:>10.2f}"
         print(row)
-
 
 if __name__ == "__main__":
     main()
