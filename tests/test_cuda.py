@@ -123,6 +123,9 @@ def _dense_strides(shape, itemsize):
     ([3, 2**30], [8, 24], 8),                   # byte extents too large in 2-d
     ([2**20, 3000], [0, 4], 4),                 # a broadcast input (stride 0)
     ([7, 5], [4, 28], 4),                       # small: one piece, untouched
+    ([7, 5], [-4, 28], 4),                      # a flipped input (negative stride), small
+    ([2**31 + 5], [-4], 4),                     # a flipped input, too many elements
+    ([3, 2**30], [8, -24], 8),                  # a flipped input, byte extents too large
 ])
 def test_32bit_index_split_covers_the_iteration_once(shape, in_strides, itemsize):
     out_strides = _dense_strides(shape, itemsize)
@@ -132,8 +135,9 @@ def test_32bit_index_split_covers_the_iteration_once(shape, in_strides, itemsize
         assert p_strides == [out_strides, in_strides]
         numel = int(np.prod(p_shape, dtype=object))
         assert numel <= INT32_MAX
-        for st in p_strides:
-            assert sum((n - 1) * s for n, s in zip(p_shape, st)) <= INT32_MAX
+        for st in p_strides:  # offsets are signed: forward and backward extents each fit
+            assert sum((n - 1) * s for n, s in zip(p_shape, st) if s > 0) <= INT32_MAX
+            assert sum((n - 1) * -s for n, s in zip(p_shape, st) if s < 0) <= INT32_MAX
         # the piece's start coordinates, decoded from the dense output's offset
         start, rest = [], p_offsets[0]
         for s in reversed(out_strides):
@@ -152,11 +156,6 @@ def test_32bit_index_split_covers_the_iteration_once(shape, in_strides, itemsize
         assert pieces == [([7, 5], [out_strides, in_strides], [0, 0])]
     else:
         assert len(pieces) > 1
-
-
-def test_32bit_index_split_rejects_negative_strides():
-    with pytest.raises(RuntimeError, match="negative strides"):
-        tl._C._cuda._test_32bit_index_split([2**31 + 1], [[1], [-1]])
 
 
 # ---- caching allocator pool logic on host memory (no GPU needed) ----------------------------
@@ -739,12 +738,12 @@ def test_scatter_and_index_put_accumulate_duplicate_targets():
     # Many values land on one target: the CUDA kernels add with atomics.
     src = host(np.arange(1, 1001, dtype=np.float32))
     idx = tl.zeros(1000, dtype=tl.int64)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3).scatter_add(0, i, s), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3, dtype=tl.int16).scatter_add(0, i, s.to(tl.int16)), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.ones(3).scatter_reduce(0, i, s, "amax", include_self=False), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3).scatter_reduce(0, i, s, "mean"), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3).index_put_((i,), s, accumulate=True), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3, 2).index_add(0, i, s.reshape(1000, 1).expand(1000, 2)), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, device=s.device).scatter_add(0, i, s), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, dtype=tl.int16, device=s.device).scatter_add(0, i, s.to(tl.int16)), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.ones(3, device=s.device).scatter_reduce(0, i, s, "amax", include_self=False), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, device=s.device).scatter_reduce(0, i, s, "mean"), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, device=s.device).index_put_((i,), s, accumulate=True), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, 2, device=s.device).index_add(0, i, s.reshape(1000, 1).expand(1000, 2)), src, idx)
 
 
 @requires_gpu

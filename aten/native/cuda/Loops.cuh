@@ -6,7 +6,8 @@
 // - The iterator's (reordered, coalesced) shape and byte strides, at most kMaxDims dims, are
 //   passed by value in an OffsetCalculator; each thread turns its linear index into one
 //   byte offset per operand (dim 0 moves fastest).
-// - Index math is 32-bit: an iteration too large for it is launched in pieces that fit
+// - Index math is 32-bit (unsigned element indices, signed byte offsets, since a stride may be
+//   negative): an iteration too large for it is launched in pieces that fit
 //   (Note [32-bit index splits]).
 // - When a piece is contiguous (one dim, every operand dense) a kernel indexes the typed
 //   arrays directly.
@@ -44,12 +45,13 @@ struct Array {
 
 template <int NARGS, typename index_t>
 struct OffsetCalculator {
+  using offset_t = std::make_signed_t<index_t>;
   int ndim = 0;
   index_t sizes[kMaxDims];
-  index_t strides[kMaxDims][NARGS];  // bytes
+  offset_t strides[kMaxDims][NARGS];  // bytes
 
-  __device__ Array<index_t, NARGS> get(index_t linear) const {
-    Array<index_t, NARGS> off;
+  __device__ Array<offset_t, NARGS> get(index_t linear) const {
+    Array<offset_t, NARGS> off;
 #pragma unroll
     for (int a = 0; a < NARGS; ++a) off[a] = 0;
     // Not unrolled: fully unrolled over kMaxDims, this loop made each strided kernel four times
@@ -63,7 +65,7 @@ struct OffsetCalculator {
       const index_t i = linear % sizes[d];
       linear /= sizes[d];
 #pragma unroll
-      for (int a = 0; a < NARGS; ++a) off[a] += i * strides[d][a];
+      for (int a = 0; a < NARGS; ++a) off[a] += static_cast<offset_t>(i) * strides[d][a];
     }
     return off;
   }
@@ -129,7 +131,7 @@ void launch_32bit(const IndexPiece& piece, const Array<char*, NARGS>& base, cons
   calc.ndim = ndim;
   for (int d = 0; d < ndim; ++d) {
     calc.sizes[d] = static_cast<uint32_t>(piece.shape[d]);
-    for (int a = 0; a < NARGS; ++a) calc.strides[d][a] = static_cast<uint32_t>(piece.strides[a][d]);
+    for (int a = 0; a < NARGS; ++a) calc.strides[d][a] = static_cast<int32_t>(piece.strides[a][d]);
   }
   strided_elementwise_kernel<NARGS, uint32_t><<<blocks, kThreads, 0, stream>>>(n, calc, data, f);
   TL_CUDA_KERNEL_LAUNCH_CHECK();
