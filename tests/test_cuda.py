@@ -93,7 +93,8 @@ def test_memory_stats_without_gpu_are_zero():
         "reserved_bytes.all.peak",
     ):
         assert stats[key] == 0
-    assert all(v == 0 for v in stats.values())
+    assert all(v == 0 for k, v in stats.items() if k != "max_split_size")
+    assert stats["max_split_size"] == -1  # no limit, as PyTorch reports it
     assert tcuda.memory_allocated() == 0
     assert tcuda.max_memory_allocated() == 0
     assert tcuda.memory_reserved() == 0
@@ -318,6 +319,111 @@ def test_pool_out_of_memory_retries_after_freeing_cache():
 def test_pool_free_of_unknown_pointer_raises(pool):
     with pytest.raises(RuntimeError, match="not allocated by this pool"):
         pool.free(12345)
+
+
+def test_pool_record_stream_defers_reuse_until_the_other_streams_events_complete(pool):
+    a = pool.malloc(4096, stream=0)
+    pool.record_stream(a, 5)  # also used on stream 5
+    pool.record_stream(a, 0)  # its own stream: nothing to wait for
+    pool.free(a)
+    s = pool.stats()
+    assert s["allocated_bytes.all.current"] == 0  # freed by the host ...
+    assert s["active_bytes.all.current"] == 4096  # ... but still in use on stream 5
+    assert [b["state"] for b in pool.snapshot()[0]["blocks"]][:1] == ["active_pending_free"]
+    b = pool.malloc(4096, stream=0)
+    assert b != a  # not reused while stream 5's event is pending
+    pool.complete_events()
+    c = pool.malloc(4096, stream=0)
+    assert c == a  # the event completed: the block is back in stream 0's pool
+    for p in (b, c):
+        pool.free(p)
+    assert pool.stats()["active_bytes.all.current"] == 0
+
+
+def test_pool_empty_cache_waits_for_pending_blocks(pool):
+    a = pool.malloc(5 * MiB)
+    pool.record_stream(a, 3)
+    pool.free(a)
+    pool.empty_cache()  # synchronizes, so the pending block is freed and its segment released
+    s = pool.stats()
+    assert s["reserved_bytes.all.current"] == 0
+    assert s["active.all.current"] == 0
+
+
+def test_pool_record_stream_of_unknown_pointer_raises(pool):
+    with pytest.raises(RuntimeError, match="not allocated by the CUDA caching allocator"):
+        pool.record_stream(12345, 1)
+
+
+def test_pool_max_split_size_keeps_oversize_blocks_whole():
+    pool = tcuda._HostPool(alloc_conf="max_split_size_mb:40")
+    big = pool.malloc(60 * MiB)  # oversize: its own segment, never split
+    s = pool.stats()
+    assert s["max_split_size"] == 40 * MiB
+    assert s["oversize_allocations.current"] == 1 and s["oversize_segments.current"] == 1
+    pool.free(big)
+    small = pool.malloc(12 * MiB)  # below max_split: may not take the cached 60 MiB block
+    assert small != big
+    assert pool.stats()["segment.large_pool.current"] == 2
+    again = pool.malloc(59 * MiB)  # oversize and within 20 MiB of it: reuses it whole
+    assert again == big
+    assert pool.stats()["allocated_bytes.large_pool.current"] == 12 * MiB + 60 * MiB
+    assert pool.stats()["inactive_split.large_pool.current"] == 0
+    for p in (small, again):
+        pool.free(p)
+    tcuda._HostPool()
+
+
+def test_pool_default_has_no_max_split_size(pool):
+    assert pool.stats()["max_split_size"] == -1
+
+
+@pytest.mark.parametrize("conf,match", [
+    ("max_split_size_mb:10", "greater than 20"),
+    ("max_split_size_mb:abc", "must be an integer"),
+    ("max_split_size_mb", "expected key:value"),
+    ("no_such_option:1", "unrecognized option 'no_such_option'"),
+])
+def test_pool_alloc_conf_errors(conf, match):
+    with pytest.raises(ValueError, match=match):
+        tcuda._HostPool(alloc_conf=conf)
+
+
+def test_pool_alloc_conf_accepts_pytorchs_other_options():
+    pool = tcuda._HostPool(alloc_conf="expandable_segments:False,max_split_size_mb:128,garbage_collection_threshold:0.6")
+    assert pool.stats()["max_split_size"] == 128 * MiB
+
+
+def test_pool_snapshot_lists_segments_and_blocks(pool):
+    a = pool.malloc(1000)
+    b = pool.malloc(3000)
+    pool.free(a)
+    (seg,) = pool.snapshot()
+    assert seg["segment_type"] == "small" and seg["total_size"] == 2 * MiB and seg["stream"] == 0
+    assert seg["allocated_size"] == 3072 and seg["requested_size"] == 3000
+    assert [(blk["size"], blk["state"]) for blk in seg["blocks"]] == [
+        (1024, "inactive"), (3072, "active_allocated"), (2 * MiB - 4096, "inactive")]
+    assert seg["blocks"][1]["address"] == b
+    pool.free(b)
+
+
+def test_memory_summary_table_from_stats(pool):
+    a = pool.malloc(3 * MiB)
+    text = tcuda._format_memory_summary(pool.stats(), "torchlite CUDA memory summary, device ID 0", False)
+    lines = text.splitlines()
+    assert "torchlite CUDA memory summary, device ID 0" in lines[1]
+    row = next(line for line in lines if line.startswith("| Allocated memory"))
+    assert row.split("|")[2].strip() == "3072 KiB"  # current usage
+    assert any("from large pool" in line for line in lines)
+    assert len({len(line) for line in lines}) == 1  # a rectangular table
+    short = tcuda._format_memory_summary(pool.stats(), "x", True)
+    assert "from large pool" not in short
+    pool.free(a)
+
+
+def test_memory_summary_and_snapshot_without_gpu_or_with():
+    assert "Allocated memory" in tcuda.memory_summary()
+    assert isinstance(tcuda.memory_snapshot(), list)
 
 
 # ---- with a GPU -----------------------------------------------------------------------------
@@ -785,3 +891,39 @@ def test_fused_adam_and_dropout_match_cpu():
     tl.manual_seed(7)
     got = tl.nn.functional.dropout(x.cuda(), 0.3)  # the same mask for a seed on every device
     assert_close(got.cpu(), to_numpy(expected))
+
+
+@requires_gpu
+def test_events_time_order_and_query():
+    start, end = tcuda.Event(enable_timing=True), tcuda.Event(enable_timing=True)
+    assert start.query()  # not recorded yet: nothing to wait for
+    x = tl.ones(1 << 22, device="cuda")
+    start.record()
+    for _ in range(20):
+        x = x * 1.0001
+    end.record()
+    end.synchronize()
+    assert end.query()
+    assert start.elapsed_time(end) > 0
+    with pytest.raises(RuntimeError, match="enable_timing=True"):
+        tcuda.Event().elapsed_time(end)
+    with pytest.raises(RuntimeError, match="must be recorded"):
+        tcuda.Event(enable_timing=True).elapsed_time(end)
+
+
+@requires_gpu
+def test_streams_wait_for_each_other_and_record_stream():
+    side = tcuda.Stream()
+    x = tl.ones(1 << 20, device="cuda")
+    side.wait_stream(tcuda.current_stream())  # x is ready before side uses it
+    with tcuda.stream(side):
+        y = x * 2
+    x.record_stream(side)  # x's memory is not reused before side's work is done
+    del x
+    tcuda.current_stream().wait_stream(side)
+    assert float(y.sum()) == 2 * (1 << 20)
+    ev = side.record_event()
+    ev.synchronize()
+    assert ev.query() and side.query()
+    with pytest.raises(RuntimeError, match="expected a CUDA tensor"):
+        tl.ones(2).record_stream(side)
