@@ -36,21 +36,29 @@ unsigned grid_for(int64_t n) {
   return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
 }
 
-// col (C*K x nb x L) of samples [n0, n0 + nb) of x (N, C, *in).
+// col (C*K x nb x L) of samples [n0, n0 + nb) of x (N, C, *in): a thread per (c, n, l) writes
+// that position's K taps (one index decomposition for all of them).
 template <typename T>
 __global__ void im2col_kernel(ConvGeom g, int64_t n0, int64_t nb, const T* x, T* col) {
   const int64_t L = g.out[0] * g.out[1] * g.out[2], K = g.k[0] * g.k[1] * g.k[2];
-  const int64_t in_numel = g.in[0] * g.in[1] * g.in[2], total = g.C * K * nb * L;
+  const int64_t in_numel = g.in[0] * g.in[1] * g.in[2], total = g.C * nb * L;
   for (int64_t i = blockIdx.x * int64_t(kThreads) + threadIdx.x; i < total; i += int64_t(gridDim.x) * kThreads) {
-    const int64_t l = i % L, n = (i / L) % nb, row = i / (L * nb);
-    const int64_t c = row / K, tap = row % K;
-    const int64_t kw = tap % g.k[2], kh = (tap / g.k[2]) % g.k[1], kd = tap / (g.k[2] * g.k[1]);
+    const int64_t l = i % L, n = (i / L) % nb, c = i / (L * nb);
     const int64_t ow = l % g.out[2], oh = (l / g.out[2]) % g.out[1], od = l / (g.out[2] * g.out[1]);
-    const int64_t d = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
-    const int64_t h = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
-    const int64_t w = ow * g.stride[2] - g.pad[2] + kw * g.dil[2];
-    const bool inside = d >= 0 && d < g.in[0] && h >= 0 && h < g.in[1] && w >= 0 && w < g.in[2];
-    col[i] = inside ? x[((n0 + n) * g.C + c) * in_numel + (d * g.in[1] + h) * g.in[2] + w] : T(0);
+    const T* xs = x + ((n0 + n) * g.C + c) * in_numel;
+    T* dst = col + (c * K * nb + n) * L + l;  // tap 0's entry; each next tap is nb*L further
+    for (int64_t kd = 0; kd < g.k[0]; ++kd) {
+      const int64_t d = od * g.stride[0] - g.pad[0] + kd * g.dil[0];
+      for (int64_t kh = 0; kh < g.k[1]; ++kh) {
+        const int64_t h = oh * g.stride[1] - g.pad[1] + kh * g.dil[1];
+        for (int64_t kw = 0; kw < g.k[2]; ++kw) {
+          const int64_t w = ow * g.stride[2] - g.pad[2] + kw * g.dil[2];
+          const bool inside = d >= 0 && d < g.in[0] && h >= 0 && h < g.in[1] && w >= 0 && w < g.in[2];
+          *dst = inside ? xs[(d * g.in[1] + h) * g.in[2] + w] : T(0);
+          dst += nb * L;
+        }
+      }
+    }
   }
 }
 
@@ -103,7 +111,7 @@ template <typename T>
 Tensor im2col(const ConvGeom& g, const Tensor& x, int64_t n0, int64_t nb) {
   const std::vector<int64_t> shape{g.groups, g.C / g.groups * g.k_numel(), nb * g.out_numel()};
   Tensor col = empty_tensor(shape, x.options());
-  const int64_t total = col.numel();
+  const int64_t total = g.C * nb * g.out_numel();
   im2col_kernel<T><<<grid_for(total), kThreads, 0, stream_of(x)>>>(g, n0, nb, static_cast<const T*>(x.data_ptr()),
                                                                     static_cast<T*>(col.data_ptr()));
   TL_CUDA_KERNEL_LAUNCH_CHECK();
