@@ -927,3 +927,75 @@ def test_streams_wait_for_each_other_and_record_stream():
     assert ev.query() and side.query()
     with pytest.raises(RuntimeError, match="expected a CUDA tensor"):
         tl.ones(2).record_stream(side)
+
+
+# ---- convolution (aten/native/cuda/ConvolutionKernel.cu) ------------------------------------
+# The registry samples (tests/opinfo/conv_pool.py, test_ops.py::test_cuda_matches_cpu) cover the
+# geometries in float32/float64; these cover the rest.
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16], ids=str)
+def test_convolution_low_precision_matches_cpu(dtype):
+    # Every device computes in float and rounds once, so CUDA and CPU agree to that rounding.
+    x, w, b = _operand((2, 4, 6, 5), dtype, 0), _operand((6, 2, 3, 2), dtype, 1), _operand((6,), dtype, 2)
+    gy = _operand((2, 6, 3, 3), dtype, 3)
+    _cpu_vs_cuda(lambda x, w, b: tl.convolution(x, w, b, [2, 1], [1, 0], [1, 2], False, [0, 0], 2), x, w, b)
+    _cpu_vs_cuda(lambda gy, w: tl.convolution(gy, w, None, [2, 1], [1, 0], [1, 2], True, [1, 0], 2), gy, w)
+    _cpu_vs_cuda(lambda gy, w: tl.convolution_backward_input(gy, w, [2, 4, 6, 5], [2, 1], [1, 0], [1, 2], 2), gy, w)
+    _cpu_vs_cuda(lambda gy, x: tl.convolution_backward_weight(gy, x, [6, 2, 3, 2], [2, 1], [1, 0], [1, 2], 2), gy, x)
+
+
+@requires_gpu
+def test_convolution_in_several_batch_chunks_matches_cpu():
+    # A sample's column matrix here holds 8*9*256*256 = 4.7M elements, so the 9 samples go through
+    # every map in more than one chunk (kColumnBudget).
+    rng = np.random.default_rng(0)
+    x, w, b, gy = (host(rng.standard_normal(s)) for s in ((9, 8, 256, 256), (4, 4, 3, 3), (4,), (9, 4, 256, 256)))
+    results = []
+    for dev in ("cpu", "cuda"):
+        xd, wd, bd = (t.to(dev).requires_grad_() for t in (x, w, b))
+        y = tl.nn.functional.conv2d(xd, wd, bd, padding=1, groups=2)
+        y.backward(gy.to(dev))
+        results.append([t.cpu() for t in (y.detach(), xd.grad, wd.grad, bd.grad)])
+    for got, expected in zip(results[1], results[0]):
+        assert_close(got, to_numpy(expected), rtol=1e-9, atol=1e-9)
+
+
+@requires_gpu
+def test_residual_network_training_steps_match_cpu():
+    """Two SGD-with-momentum steps of a small ResNet (convolutions, batch norm, max and adaptive
+    average pooling, relu, cross-entropy) on CUDA give the CPU's losses and parameters."""
+    nn = tl.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout)
+            self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, 2, bias=False), nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            h = self.bn1(self.conv1(x)).relu()
+            return (self.bn2(self.conv2(h)) + self.shortcut(x)).relu()
+
+    rng = np.random.default_rng(0)
+    inputs, target = host(rng.standard_normal((4, 3, 16, 16)).astype(np.float32)), tl.tensor([0, 3, 1, 3])
+    runs = []
+    for dev in ("cpu", "cuda"):
+        tl.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                              Block(8, 16), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 4)).to(dev)
+        opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        losses = []
+        for _ in range(2):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(inputs.to(dev)), target.to(dev))
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        runs.append((losses, [p.detach().cpu() for p in model.parameters()]))
+    (cpu_losses, cpu_params), (gpu_losses, gpu_params) = runs
+    assert_close(tl.tensor(gpu_losses), np.array(cpu_losses, dtype=np.float32), rtol=1e-4, atol=1e-5)
+    for got, expected in zip(gpu_params, cpu_params):
+        assert_close(got, to_numpy(expected), rtol=1e-4, atol=1e-5)
