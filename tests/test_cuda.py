@@ -426,6 +426,37 @@ def test_memory_summary_and_snapshot_without_gpu_or_with():
     assert isinstance(tcuda.memory_snapshot(), list)
 
 
+@requires_no_gpu
+def test_pin_memory_needs_a_gpu():
+    x = tl.ones(3)
+    assert not x.is_pinned()
+    with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is available"):
+        x.pin_memory()
+
+
+@requires_no_gpu
+def test_dataloader_pin_memory_without_gpu_warns_and_yields_plain_batches():
+    loader = tl.utils.data.DataLoader(tl.utils.data.TensorDataset(tl.arange(6.0)), batch_size=3, pin_memory=True)
+    with pytest.warns(UserWarning, match="no accelerator is found"):
+        batches = list(loader)
+    assert [b[0].tolist() for b in batches] == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+    assert not batches[0][0].is_pinned()
+
+
+def test_pin_memory_walks_batches_as_collate_builds_them():
+    from collections import namedtuple
+
+    from torchlite.utils.data._utils.pin_memory import pin_memory
+
+    class Marked:  # stands in for a tensor: records that it was pinned
+        def pin_memory(self):
+            return "pinned"
+
+    Pair = namedtuple("Pair", "a b")
+    batch = {"x": [Marked(), (Marked(), "label")], "y": Pair(Marked(), 3), "z": b"raw"}
+    assert pin_memory(batch) == {"x": ["pinned", ("pinned", "label")], "y": Pair("pinned", 3), "z": b"raw"}
+
+
 # ---- with a GPU -----------------------------------------------------------------------------
 
 
@@ -999,3 +1030,20 @@ def test_residual_network_training_steps_match_cpu():
     assert_close(tl.tensor(gpu_losses), np.array(cpu_losses, dtype=np.float32), rtol=1e-4, atol=1e-5)
     for got, expected in zip(gpu_params, cpu_params):
         assert_close(got, to_numpy(expected), rtol=1e-4, atol=1e-5)
+
+
+@requires_gpu
+def test_pin_memory_and_non_blocking_copies():
+    x = tl.arange(1 << 20, dtype=tl.float32)
+    p = x.pin_memory()
+    assert p.is_pinned() and not x.is_pinned() and p.pin_memory() is p
+    assert tl.equal(p, x)
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        p.cuda().pin_memory()
+    d = p.to("cuda", non_blocking=True)  # asynchronous: the source is page-locked
+    back = tl.empty(1 << 20).pin_memory()
+    back.copy_(d * 2, non_blocking=True)  # returns before the copy is done
+    tcuda.synchronize()
+    assert tl.equal(back, x * 2)
+    loader = tl.utils.data.DataLoader(tl.utils.data.TensorDataset(tl.arange(6.0)), batch_size=3, pin_memory=True)
+    assert all(b[0].is_pinned() for b in loader)

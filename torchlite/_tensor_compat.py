@@ -291,8 +291,15 @@ def _module_load(self, other, assign=False):
 
 
 def _is_pinned(self, device=None):
-    """x.is_pinned(): False; torchlite does not allocate page-locked host memory."""
-    return False
+    """x.is_pinned(): whether x lives in page-locked host memory (made by x.pin_memory())."""
+    return _C._cuda._is_pinned(self)
+
+
+def _pin_memory(self, device=None):
+    """x.pin_memory(): a copy of the CPU tensor x in page-locked host memory (x itself if it is
+    already there), from which copies to a GPU can run asynchronously (non_blocking=True).
+    Needs a GPU, as in PyTorch."""
+    return self if _C._cuda._is_pinned(self) else _C._cuda._pin_memory(self)
 
 
 def _record_stream(self, stream):
@@ -325,7 +332,8 @@ _METHODS = {"new": _new, "lu": _lu, "type_as": _type_as, "apply_": _apply_, "map
             "is_inference": _is_inference, "is_nonzero": _is_nonzero, "is_same_size": _is_same_size,
             "narrow_copy": _narrow_copy, "nonzero_static": _nonzero_static, "dim_order": _dim_order,
             "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "module_load": _module_load,
-            "is_pinned": _is_pinned, "is_distributed": _is_distributed, "record_stream": _record_stream}
+            "is_pinned": _is_pinned, "is_distributed": _is_distributed, "record_stream": _record_stream,
+            "pin_memory": _pin_memory}
 for _name, _fn in _METHODS.items():
     _fn.__doc__ = _fn.__doc__ or f"x.{_name}(...): torchlite.{_name}(x, ...)."
     setattr(Tensor, _name, _fn)

@@ -280,6 +280,21 @@ std::vector<SegmentSnapshot> memory_snapshot() {
   return out;
 }
 
+namespace {
+void free_pinned(void* ptr) {
+  if (cudaFreeHost(ptr) != cudaSuccess) (void)cudaGetLastError();  // e.g. driver shutting down
+}
+}  // namespace
+
+DataPtr host_alloc_pinned(size_t nbytes) {
+  if (cached_device_count() == 0) TL_ERROR("Cannot access accelerator device when none is available.");
+  void* p = nullptr;
+  if (nbytes > 0) TL_CUDA_CHECK(cudaHostAlloc(&p, nbytes, cudaHostAllocDefault));
+  return DataPtr(p, p, &free_pinned, Device(DeviceType::CPU));
+}
+
+bool is_pinned_storage(const StorageImpl& storage) { return storage.data.deleter == &free_pinned; }
+
 void record_stream(void* ptr, int device, int64_t stream) {
   if (!ptr) return;  // an empty tensor holds no memory
   allocator().get(resolve_device(device)).record_stream(ptr, static_cast<StreamId>(stream));

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "aten/core/Allocator.h"
+#include "aten/core/Storage.h"
 #include "aten/cuda/CUDACachingAllocator.h"
 
 namespace tl::cuda {
@@ -31,6 +33,11 @@ void reset_peak_memory_stats(int device);
 std::vector<SegmentSnapshot> memory_snapshot();  // every device's segments; empty without a GPU
 // Tensor.record_stream: the storage at `ptr` (its base address) on `device` is used on `stream`.
 void record_stream(void* ptr, int device, int64_t stream);
+
+// Page-locked host memory (Tensor.pin_memory): DMA reads and writes it directly, so copies
+// between it and a device can be asynchronous (non_blocking=True). A CPU DataPtr.
+DataPtr host_alloc_pinned(size_t nbytes);
+bool is_pinned_storage(const StorageImpl& storage);
 
 // Streams (Note [Current stream] in CUDAContext.h). -1 as device: the current device.
 int64_t stream_create(int device, int priority);

@@ -22,6 +22,8 @@ std::map<std::string, int64_t> memory_stats(int) { return CachingAllocatorCore::
 void empty_cache() {}
 void reset_peak_memory_stats(int) {}
 std::vector<SegmentSnapshot> memory_snapshot() { return {}; }
+DataPtr host_alloc_pinned(size_t) { TL_ERROR("Cannot access accelerator device when none is available."); }
+bool is_pinned_storage(const StorageImpl&) { return false; }
 void record_stream(void*, int, int64_t) { not_built(); }
 
 int64_t stream_create(int, int) { not_built(); }

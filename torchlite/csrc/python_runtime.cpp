@@ -7,6 +7,7 @@
 
 #include "aten/cuda/CUDAHooks.h"
 #include "aten/native/IndexSplit.h"
+#include "generated/ops/copy.h"
 #include "aten/native/cpu/CpuCapability.h"
 #include "torchlite/csrc/autocast/autocast_mode.h"
 
@@ -133,6 +134,16 @@ void init_runtime(py::module_& m) {
     cuda::record_stream(t.impl()->storage()->data.ptr, t.device().index, stream);
   }, py::arg("tensor"), py::arg("stream"));
   c.def("memory_snapshot", [] { return snapshot_to_python(cuda::memory_snapshot()); });
+  c.def("_pin_memory", [](const Tensor& t) {
+    TL_CHECK(t.is_cpu(), "cannot pin a tensor on ", t.device(), ": only dense CPU tensors can be pinned");
+    const size_t nbytes = static_cast<size_t>(t.numel()) * t.element_size();
+    auto storage = std::make_shared<StorageImpl>(cuda::host_alloc_pinned(nbytes), nbytes);
+    Tensor pinned = Tensor::make(std::move(storage), t.dtype(), t.sizes().vec(), contiguous_strides(t.sizes()), 0);
+    pinned.copy_(t);
+    return pinned;
+  }, py::arg("tensor"));
+  c.def("_is_pinned", [](const Tensor& t) { return t.is_cpu() && cuda::is_pinned_storage(*t.impl()->storage()); },
+        py::arg("tensor"));
   c.def("_test_pool_reset", &cuda::test_pool_reset, py::arg("memory_limit") = 0, py::arg("alloc_conf") = "");
   c.def("_test_pool_record_stream", &cuda::test_pool_record_stream, py::arg("ptr"), py::arg("stream"));
   c.def("_test_pool_complete_events", &cuda::test_pool_complete_events);

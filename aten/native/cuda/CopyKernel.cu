@@ -4,9 +4,12 @@
 // across GPUs. Transfers between host and device go through a dense staging buffer with the
 // destination's dtype and shape, so conversion, broadcasting and arbitrary strides reuse
 // the CPU and GPU cast kernels and every cudaMemcpy is one contiguous block on the current
-// stream. Host memory is pageable: cudaMemcpyAsync returns once the host side is consumed
-// (host -> device), and device -> host copies synchronise the stream before returning.
+// stream. From pageable host memory cudaMemcpyAsync returns once the host side is consumed
+// (host -> device); device -> host copies synchronise the stream before returning, except a
+// non_blocking copy straight into pinned memory (Tensor.pin_memory), which, as in PyTorch,
+// the caller orders with a synchronize or an event.
 #include "aten/cuda/CUDAContext.h"
+#include "aten/cuda/CUDAHooks.h"
 #include "aten/native/Copy.h"
 #include "aten/native/cuda/Loops.cuh"
 #include "generated/ops/copy.h"
@@ -62,13 +65,14 @@ void copy_host_to_device(const Tensor& self, const Tensor& src) {
   if (!dst.is_same(self)) copy_same_device(self, dst);
 }
 
-void copy_device_to_host(const Tensor& self, const Tensor& src) {
+void copy_device_to_host(const Tensor& self, const Tensor& src, bool non_blocking) {
   const int device = src.device().index;
   cuda::CUDAGuard guard(device);
   Tensor dev = dense_like_self_on_src_device(self, src);  // GPU kernels: cast, broadcast, gather
   Tensor dst = self.is_contiguous() ? self : empty_tensor(self.sizes(), TensorOptions(self.dtype(), self.device()));
   cudaStream_t stream = cuda::current_cuda_stream(device);
   TL_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), dev.data_ptr(), nbytes_of(dst), cudaMemcpyDeviceToHost, stream));
+  if (non_blocking && dst.is_same(self) && cuda::is_pinned_storage(*self.impl()->storage())) return;
   TL_CUDA_CHECK(cudaStreamSynchronize(stream));
   if (!dst.is_same(self)) self.copy_(dst);  // CPU strided copy
 }
@@ -102,7 +106,7 @@ Tensor copy_cuda_(const Tensor& self, const Tensor& src, bool non_blocking) {
            src.sizes(), " cannot be broadcast to the destination of shape ", self.sizes());
   if (self.is_cuda() && src.is_cuda()) copy_device_to_device(self, src);
   else if (self.is_cuda()) copy_host_to_device(self, src);
-  else copy_device_to_host(self, src);
+  else copy_device_to_host(self, src, non_blocking);
   return self;
 }
 

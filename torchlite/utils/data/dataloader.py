@@ -17,7 +17,9 @@ import time
 import warnings
 from typing import Generic, TypeVar
 
+import torchlite.cuda
 from torchlite.utils.data import _utils
+from torchlite.utils.data._utils.pin_memory import pin_memory
 from torchlite.utils.data._utils import random_seed
 from torchlite.utils.data._utils.collate import default_collate, default_convert
 from torchlite.utils.data._utils.fetch import create_fetcher
@@ -79,7 +81,7 @@ class DataLoader(Generic[T_co]):
         self.dataset = dataset
         self.num_workers = num_workers
         self.prefetch_factor = prefetch_factor
-        self.pin_memory = pin_memory  # a no-op: nothing to pin without an accelerator in use
+        self.pin_memory = pin_memory
         self.pin_memory_device = pin_memory_device
         self.timeout = timeout
         self.worker_init_fn = worker_init_fn
@@ -210,6 +212,10 @@ class _BaseDataLoaderIter:
         self._persistent_workers = loader.persistent_workers
         self._in_order = loader.in_order
         self._base_seed = random_seed(loader.generator)
+        self._pin_memory = loader.pin_memory and torchlite.cuda.is_available()
+        if loader.pin_memory and not self._pin_memory:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", stacklevel=3)
         self._sampler_iter = iter(self._index_sampler)
         self._num_yielded = 0
 
@@ -230,6 +236,8 @@ class _BaseDataLoaderIter:
 
     def __next__(self):
         data = self._next_data()
+        if self._pin_memory:
+            data = pin_memory(data)
         self._num_yielded += 1
         if (self._dataset_kind == _DatasetKind.Iterable and self._IterableDataset_len_called is not None
                 and self._num_yielded > self._IterableDataset_len_called):
