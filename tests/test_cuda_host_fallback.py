@@ -20,7 +20,7 @@ def test_linalg_and_fft_operators_have_a_cuda_path():
     missing = [str(f.name) for f in ops_without_cuda(fns) if any(k in str(f.name) for k in FALLBACK_FAMILIES)]
     assert missing == []
     fallbacks = {str(f.name) for f in fns if f.kernel("CUDA") == "host_fallback"}
-    assert {"linalg_lu_factor_ex", "_linalg_svd", "_fft_c2r"} <= fallbacks
+    assert {"linalg_lu_factor_ex", "_linalg_eigh", "_fft_c2r"} <= fallbacks
 
 
 def _both(fn, *arrays):
@@ -77,3 +77,16 @@ def test_results_follow_the_input_and_gradients_flow():
         assert {t.device.type for t in (U, S, Vh, spectrum)} == {device}
         grads.append(to_numpy(a.grad.cpu()))
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-10)
+
+
+@requires_gpu
+def test_svd_takes_a_cusolver_driver_on_cuda():
+    A = np.random.default_rng(1).standard_normal((3, 4))
+    S = tl.linalg.svdvals(tl.tensor(A))
+    for driver in ("gesvd", "gesvdj", "gesvda"):
+        got = tl.linalg.svd(tl.tensor(A, device="cuda"), full_matrices=False, driver=driver).S
+        np.testing.assert_allclose(to_numpy(got.cpu()), to_numpy(S), rtol=1e-12)
+    with pytest.raises(RuntimeError, match="unknown svd driver gesdd"):
+        tl.linalg.svd(tl.tensor(A, device="cuda"), driver="gesdd")
+    with pytest.raises(RuntimeError, match="only supported on CUDA inputs"):
+        tl.linalg.svd(tl.tensor(A), driver="gesvd")
