@@ -19,8 +19,11 @@ def test_linalg_and_fft_operators_have_a_cuda_path():
     fns = load_all(ROOT, f"{ROOT}/native_functions.yaml", f"{ROOT}/derivatives.yaml")
     missing = [str(f.name) for f in ops_without_cuda(fns) if any(k in str(f.name) for k in FALLBACK_FAMILIES)]
     assert missing == []
-    fallbacks = {str(f.name) for f in fns if f.kernel("CUDA") == "host_fallback"}
-    assert {"linalg_lu_factor_ex", "_linalg_eigh", "_fft_c2r"} <= fallbacks
+    cuda = {str(f.name): f.kernel("CUDA") for f in fns}
+    assert {cuda[op] for op in ("_fft_c2c", "_fft_r2c", "_fft_c2r", "linalg_qr")} == {"host_fallback"}
+    # Note [cuSOLVER kernels]: these try cuSOLVER first.
+    for op in ("linalg_cholesky_ex", "linalg_lu_factor_ex", "_linalg_eigh"):
+        assert cuda[op] == f"{op}_cuda"
 
 
 def _both(fn, *arrays):
