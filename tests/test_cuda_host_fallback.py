@@ -20,9 +20,9 @@ def test_linalg_and_fft_operators_have_a_cuda_path():
     missing = [str(f.name) for f in ops_without_cuda(fns) if any(k in str(f.name) for k in FALLBACK_FAMILIES)]
     assert missing == []
     cuda = {str(f.name): f.kernel("CUDA") for f in fns}
-    assert {cuda[op] for op in ("_fft_c2c", "_fft_r2c", "_fft_c2r", "linalg_qr")} == {"host_fallback"}
-    # Note [cuSOLVER kernels]: these try cuSOLVER first.
-    for op in ("linalg_cholesky_ex", "linalg_lu_factor_ex", "_linalg_eigh"):
+    assert {cuda[op] for op in ("_fft_c2r", "linalg_qr", "linalg_inv_ex")} == {"host_fallback"}
+    # Note [cuSOLVER kernels], Note [cuFFT kernels]: these try the CUDA library first.
+    for op in ("linalg_cholesky_ex", "linalg_lu_factor_ex", "_linalg_eigh", "_fft_c2c", "_fft_r2c"):
         assert cuda[op] == f"{op}_cuda"
 
 
@@ -75,9 +75,9 @@ def test_results_follow_the_input_and_gradients_flow():
     for device in ("cpu", "cuda"):
         a = tl.tensor(A, device=device, requires_grad=True)
         U, S, Vh = tl.linalg.svd(a, full_matrices=False)
-        spectrum = tl.fft.rfft(a, dim=-1).abs()
-        (tl.linalg.det(a).sum() + S.sum() + spectrum.sum()).backward()
-        assert {t.device.type for t in (U, S, Vh, spectrum)} == {device}
+        L = tl.linalg.cholesky(a @ a.mT)
+        (tl.linalg.det(a).sum() + S.sum() + L.sum()).backward()
+        assert {t.device.type for t in (U, S, Vh, L)} == {device}
         grads.append(to_numpy(a.grad.cpu()))
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-10)
 
@@ -93,3 +93,23 @@ def test_svd_takes_a_cusolver_driver_on_cuda():
         tl.linalg.svd(tl.tensor(A, device="cuda"), driver="gesdd")
     with pytest.raises(RuntimeError, match="only supported on CUDA inputs"):
         tl.linalg.svd(tl.tensor(A), driver="gesvd")
+
+
+@requires_gpu
+def test_ffts_match_the_cpu():
+    """cuFFT where installed (Note [cuFFT kernels]), else the host fallback: the CPU's values either way."""
+    rng = np.random.default_rng(2)
+    z = rng.standard_normal((3, 4, 6)) + 1j * rng.standard_normal((3, 4, 6))
+    x = rng.standard_normal((3, 4, 6))
+    cases = [
+        (tl._C._fft_c2c, z, ([2, 0], 1, True)),
+        (tl._C._fft_c2c, z, ([1], 2, False)),
+        (tl._C._fft_r2c, x, ([0, 2], 0, True)),
+        (tl._C._fft_r2c, x, ([1], 1, False)),
+        (tl._C._fft_c2r, z[..., :4], ([2], 2, 6)),
+    ]
+    for op, a, args in cases:
+        cpu = op(tl.tensor(a), *args)
+        cuda = op(tl.tensor(a, device="cuda"), *args)
+        assert cuda.device.type == "cuda"
+        np.testing.assert_allclose(to_numpy(cuda.cpu()), to_numpy(cpu), rtol=1e-10, atol=1e-10)

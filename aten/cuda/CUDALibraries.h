@@ -7,6 +7,8 @@
 // the resolver the extension registers finds in the Python environment (cuda_library_resolver.cpp;
 // it asks Python, since the wheels may sit on PYTHONPATH rather than beside torchlite). The
 // system's library search is not used: a toolkit's library may not match the wheels' CUDA version.
+#include <dlfcn.h>
+
 #include <functional>
 #include <string>
 
@@ -18,5 +20,12 @@ void set_library_resolver(std::function<std::string(const std::string& soname)> 
 // The handle of the library (name: CUSOLVER, the environment variable's middle part), loaded once
 // per process; nullptr when it is not installed or does not load.
 void* cuda_library(const char* name, const char* soname);
+
+// Points fn at the library's symbol `name`; false when it lacks one.
+template <typename Fn>
+bool library_symbol(void* library, Fn& fn, const char* name) {
+  fn = reinterpret_cast<Fn>(dlsym(library, name));
+  return fn != nullptr;
+}
 
 }  // namespace tl::cuda

@@ -15,11 +15,22 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "generated/ops/to.h"
+#include "generated/ops/view_as_complex.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
 namespace host_fallback {
 
-inline Tensor to_host(const Tensor& t) { return t.defined() ? t.to(Device(DeviceType::CPU)) : t; }
+// t on `device`. A complex tensor moves as its real view: the CUDA copy kernels that gather a
+// strided tensor or lay one out cover the real dtypes.
+inline Tensor moved(const Tensor& t, Device device) {
+  if (!t.defined()) return t;
+  if (!is_complex(t.dtype())) return t.to(device);
+  return tl::view_as_complex(tl::view_as_real(t).to(device));
+}
+
+inline Tensor to_host(const Tensor& t) { return moved(t, Device(DeviceType::CPU)); }
 inline std::optional<Tensor> to_host(const std::optional<Tensor>& t) {
   return t.has_value() ? std::optional<Tensor>(to_host(*t)) : t;
 }
@@ -29,7 +40,7 @@ const T& to_host(const T& value) {  // a bool, an int[], a str: as it is
   return value;
 }
 
-inline Tensor to_device(const Tensor& t, Device device) { return t.defined() ? t.to(device) : t; }
+inline Tensor to_device(const Tensor& t, Device device) { return moved(t, device); }
 inline std::vector<Tensor> to_device(const std::vector<Tensor>& ts, Device device) {
   std::vector<Tensor> out;
   out.reserve(ts.size());

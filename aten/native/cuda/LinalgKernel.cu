@@ -8,8 +8,6 @@
 // goes to the host fallback, which gives the CPU's checks and messages: no cuSOLVER, an input the
 // CPU kernel would reject or treat specially (a dtype other than float/double, no matrix, an empty
 // one), check_errors=True, and any matrix cuSOLVER reports a failure for.
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <climits>
 #include <optional>
@@ -67,21 +65,15 @@ struct CuSolver {
   }
 };
 
-template <typename Fn>
-bool resolve(void* lib, Fn& fn, const char* name) {
-  fn = reinterpret_cast<Fn>(dlsym(lib, name));
-  return fn != nullptr;
-}
-
 template <typename T>
 bool resolve_routines(void* lib, Routines<T>& r, char p) {
   const auto name = [p](const char* base) { return std::string("cusolverDn") + p + base; };
-  return resolve(lib, r.potrf_buffer_size, name("potrf_bufferSize").c_str()) &&
-         resolve(lib, r.potrf, name("potrf").c_str()) &&
-         resolve(lib, r.getrf_buffer_size, name("getrf_bufferSize").c_str()) &&
-         resolve(lib, r.getrf, name("getrf").c_str()) &&
-         resolve(lib, r.syevd_buffer_size, name("syevd_bufferSize").c_str()) &&
-         resolve(lib, r.syevd, name("syevd").c_str());
+  return cuda::library_symbol(lib, r.potrf_buffer_size, name("potrf_bufferSize").c_str()) &&
+         cuda::library_symbol(lib, r.potrf, name("potrf").c_str()) &&
+         cuda::library_symbol(lib, r.getrf_buffer_size, name("getrf_bufferSize").c_str()) &&
+         cuda::library_symbol(lib, r.getrf, name("getrf").c_str()) &&
+         cuda::library_symbol(lib, r.syevd_buffer_size, name("syevd_bufferSize").c_str()) &&
+         cuda::library_symbol(lib, r.syevd, name("syevd").c_str());
 }
 
 // The loaded library's routines; nullptr without the library (or with one that lacks a routine).
@@ -89,8 +81,8 @@ const CuSolver* cusolver() {
   static const CuSolver* lib = []() -> const CuSolver* {
     void* handle = cuda::cuda_library("CUSOLVER", "libcusolver.so.12");
     static CuSolver c;
-    const bool ok = handle && resolve(handle, c.create, "cusolverDnCreate") &&
-                    resolve(handle, c.set_stream, "cusolverDnSetStream") && resolve_routines(handle, c.s, 'S') &&
+    const bool ok = handle && cuda::library_symbol(handle, c.create, "cusolverDnCreate") &&
+                    cuda::library_symbol(handle, c.set_stream, "cusolverDnSetStream") && resolve_routines(handle, c.s, 'S') &&
                     resolve_routines(handle, c.d, 'D');
     return ok ? &c : nullptr;
   }();
