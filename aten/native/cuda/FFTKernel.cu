@@ -147,12 +147,12 @@ Tensor finished(const Tensor& z, int64_t normalization, const std::vector<int>& 
 
 Tensor _fft_c2c_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization, bool forward) {
   const CuFFT* lib = cufft();
-  const bool supported = self.dtype() == ScalarType::ComplexFloat || self.dtype() == ScalarType::ComplexDouble;
+  const bool supported = lib && (self.dtype() == ScalarType::ComplexFloat || self.dtype() == ScalarType::ComplexDouble);
   const auto order = supported && normalization >= 0 && normalization <= 2 ? dims_last_order(self, dim)
                                                                           : std::nullopt;
   const Tensor x = order ? permuted_copy(self, *order) : Tensor();
   const auto n = order ? signal_sizes(x, dim.size()) : std::nullopt;
-  if (!lib || !n) return HostFallback<&_fft_c2c_cpu>::run(self, dim, normalization, forward);
+  if (!n) return HostFallback<&_fft_c2c_cpu>::run(self, dim, normalization, forward);
   Tensor out = empty_tensor(x.sizes(), x.options());
   const int direction = forward ? kForward : kInverse;
   const bool single = self.dtype() == ScalarType::ComplexFloat;
@@ -164,12 +164,12 @@ Tensor _fft_c2c_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization,
 
 Tensor _fft_r2c_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization, bool onesided) {
   const CuFFT* lib = cufft();
-  const bool supported = onesided && (self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double);
+  const bool supported = lib && onesided && (self.dtype() == ScalarType::Float || self.dtype() == ScalarType::Double);
   const auto order = supported && normalization >= 0 && normalization <= 2 ? dims_last_order(self, dim)
                                                                           : std::nullopt;
   const Tensor x = order ? permuted_copy(self, *order) : Tensor();
   const auto n = order ? signal_sizes(x, dim.size()) : std::nullopt;
-  if (!lib || !n) return HostFallback<&_fft_r2c_cpu>::run(self, dim, normalization, onesided);
+  if (!n) return HostFallback<&_fft_r2c_cpu>::run(self, dim, normalization, onesided);
   std::vector<int64_t> out_sizes(x.sizes().begin(), x.sizes().end());
   out_sizes.back() = out_sizes.back() / 2 + 1;  // the non-redundant half of the last transformed dim
   const bool single = self.dtype() == ScalarType::Float;

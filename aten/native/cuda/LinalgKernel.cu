@@ -82,8 +82,8 @@ const CuSolver* cusolver() {
     void* handle = cuda::cuda_library("CUSOLVER", "libcusolver.so.12");
     static CuSolver c;
     const bool ok = handle && cuda::library_symbol(handle, c.create, "cusolverDnCreate") &&
-                    cuda::library_symbol(handle, c.set_stream, "cusolverDnSetStream") && resolve_routines(handle, c.s, 'S') &&
-                    resolve_routines(handle, c.d, 'D');
+                    cuda::library_symbol(handle, c.set_stream, "cusolverDnSetStream") &&
+                    resolve_routines(handle, c.s, 'S') && resolve_routines(handle, c.d, 'D');
     return ok ? &c : nullptr;
   }();
   return lib;
