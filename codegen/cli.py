@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from .derivatives import load_derivatives
 from .explain import UnknownOperator, explain
 from .gen import generate
-from .native_functions import NativeFunction, load_native_functions
+from .native_functions import HOST_FALLBACK, NativeFunction, load_native_functions
 from .stubs import functor_definitions
 from .yaml_loader import CodegenError
 
@@ -80,7 +80,7 @@ def check_kernels_exist(fns: list[NativeFunction], root: str) -> None:
         if f.structured or f.out_of:  # the generator writes its kernel (Note [Stubs], [Generated out= kernels])
             continue
         for key, kernel in f.dispatch:
-            if kernel not in defined:
+            if kernel not in defined and kernel != HOST_FALLBACK:  # a template over the CPU kernel
                 raise CodegenError(
                     f.loc_of(f"dispatch.{key}"),
                     f"dispatch {key}: kernel '{kernel}' is not defined under {', '.join(KERNEL_DIRS)}/",

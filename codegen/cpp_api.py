@@ -367,7 +367,7 @@ def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targ
         public_args=tuple(public_arguments(s)),
         public_params=tuple(public_params(public_arguments(s), True, keep.get(("function", str(f.name))))),
         composite=f.composite_kernel,
-        kernels={k: kernel for k in DEVICE_KEYS if (kernel := f.kernel(k))},
+        kernels={k: kernel for k in DEVICE_KEYS if (kernel := f.registered_kernel(k))},
         device_expr=_device_expr(s),
         device_check_args=tuple(a.name for a in s.arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]"))
         if f.device_check else (),

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from . import autograd, cpp_api, gen, python_api
 from .derivatives import DerivativeEntry
-from .native_functions import NativeFunction
+from .native_functions import HOST_FALLBACK, NativeFunction
 
 # What each dispatch key means, for the reader.
 KEY_NOTES = {
@@ -101,6 +101,10 @@ def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:
     lines = []
     for key, kernel in f.dispatch:
         lines.append(f"{key}: {kernel}  ({KEY_NOTES[key]})")
+        if kernel == HOST_FALLBACK:
+            lines.append(f"    defined:  aten/native/HostFallback.h: {f.registered_kernel(key)}, the CPU kernel "
+                         f"on host copies of the inputs, results copied back  (Note [Host fallback])")
+            continue
         lines.append(f"    declared: {gen.native_declaration(f, kernel)}  (generated ops/{f.func.name.base}_native.h)")
         if f.structured:
             lines.append(f"    defined:  generated StructuredKernels.cpp: a TensorIterator from {f.structured}(), "

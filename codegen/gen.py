@@ -9,7 +9,7 @@ import zlib
 import jinja2
 
 from . import autograd, cpp_api, python_api, stubs
-from .native_functions import DEVICE_KEYS, NativeFunction
+from .native_functions import DEVICE_KEYS, HOST_FALLBACK, NativeFunction
 
 TEMPLATE_DIR = os.path.join(os.path.dirname(__file__), "templates")
 NUM_SHARDS = 4  # python binding files, compiled in parallel
@@ -58,11 +58,13 @@ def native_declaration(f: NativeFunction, kernel: str) -> str:
 
 
 def native_declarations(fns: list[NativeFunction]) -> list[str]:
-    """One declaration per distinct (kernel, signature); a kernel may serve several devices."""
+    """One declaration per distinct (kernel, signature); a kernel may serve several devices. The host
+    fallback is a template over the CPU kernel, declared in its header (Note [Host fallback])."""
     decls: dict[str, None] = {}  # ordered set
     for f in fns:
         for _, kernel in f.dispatch:
-            decls[native_declaration(f, kernel)] = None
+            if kernel != HOST_FALLBACK:
+                decls[native_declaration(f, kernel)] = None
     return list(decls)
 
 
@@ -161,7 +163,8 @@ def generate(
     for key in DEVICE_KEYS:
         regs = [(o.struct, o.kernels[key]) for o in ops if key in o.kernels]
         files[f"Register{key}.cpp"] = env.get_template("RegisterKernels.cpp.j2").render(
-            header=HEADER, key=key, registrations=regs
+            header=HEADER, key=key, registrations=regs,
+            host_fallback=any(f.kernel(key) == HOST_FALLBACK for f in fns),
         )
 
     files.update(_stub_files(env, fns))

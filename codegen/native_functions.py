@@ -45,6 +45,9 @@ ALLOWED_KEYS = (
     "autocast",
     "out_of",
 )
+# Note [Host fallback] (aten/native/HostFallback.h): `CUDA: host_fallback` registers the entry's
+# CPU kernel, run on host copies of the inputs, as its CUDA kernel.
+HOST_FALLBACK = "host_fallback"
 # Note [Autocast] (torchlite/csrc/autocast/autocast_mode.h): how autocast casts an operator's
 # floating arguments, per device.
 AUTOCAST_POLICIES = ("lower_precision_fp", "fp32", "promote")
@@ -86,6 +89,13 @@ class NativeFunction:
 
     def kernel(self, key: str) -> str | None:
         return dict(self.dispatch).get(key)
+
+    def registered_kernel(self, key: str) -> str | None:
+        """What the generated registration of `key` names in tl::native (Note [Host fallback])."""
+        kernel = self.kernel(key)
+        if kernel == HOST_FALLBACK:
+            return f"HostFallback<&native::{self.kernel('CPU')}>::run"
+        return kernel
 
     @property
     def composite_kernel(self) -> str | None:
@@ -194,6 +204,8 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
                 f"only functional and in-place ops can have a structured_delegate, not a {func.kind().value} op",
             )
     dispatch = _parse_dispatch(entry["dispatch"], at("dispatch"), key_lines) if "dispatch" in entry else {}
+    if HOST_FALLBACK in dispatch.values():
+        _check_host_fallback(func, dispatch, loc, key_lines)
     stubs = parse_stubs(entry["stubs"], func, at("stubs")) if "stubs" in entry else ()
     structured = entry.get("structured")
     if structured is not None:
@@ -267,6 +279,23 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         out_of=out_of,
         key_lines=tuple(sorted(key_lines.items())),
     )
+
+
+def _check_host_fallback(func: FunctionSchema, dispatch: dict[str, str], loc: Location,
+                         key_lines: dict[str, int]) -> None:
+    """Note [Host fallback]: CUDA only, over a CPU kernel of the same entry, for an op that writes
+    none of its arguments (the results are copied back; nothing is copied back in place)."""
+    for key, kernel in dispatch.items():
+        if kernel == HOST_FALLBACK and key != "CUDA":
+            raise CodegenError(Location(loc.file, key_lines[f"dispatch.{key}"]),
+                               f"{key}: {HOST_FALLBACK} runs the CPU kernel for CUDA tensors; only CUDA can use it")
+    line_loc = Location(loc.file, key_lines["dispatch.CUDA"])
+    if "CPU" not in dispatch:
+        raise CodegenError(line_loc, f"CUDA: {HOST_FALLBACK} needs a CPU kernel in the same dispatch to run")
+    written = [a.name for a in func.arguments if a.is_write]
+    if written:
+        raise CodegenError(line_loc, f"CUDA: {HOST_FALLBACK} cannot write arguments in place ({', '.join(written)}): "
+                                     f"only functional ops, whose results it copies back")
 
 
 def _parse_autocast(raw: object, func: FunctionSchema, loc: Location) -> dict[str, str]:

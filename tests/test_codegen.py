@@ -410,6 +410,31 @@ BAD_NF = {
         """,
         r"dispatch CUDA: kernel 'add_out_cuda' is not defined under aten/native/",
     ),
+    "host fallback on the CPU": (
+        """\
+        - func: foo(Tensor self) -> Tensor
+          dispatch:
+            CPU: host_fallback  # <--
+        """,
+        r"CPU: host_fallback runs the CPU kernel for CUDA tensors; only CUDA can use it",
+    ),
+    "host fallback without a CPU kernel": (
+        """\
+        - func: foo(Tensor self) -> Tensor
+          dispatch:
+            CUDA: host_fallback  # <--
+        """,
+        r"CUDA: host_fallback needs a CPU kernel in the same dispatch to run",
+    ),
+    "host fallback writing an argument": (
+        """\
+        - func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+          dispatch:
+            CPU: add_out_cpu
+            CUDA: host_fallback  # <--
+        """,
+        r"CUDA: host_fallback cannot write arguments in place \(out\): only functional ops",
+    ),
     "kernel only called, never defined": (
         """\
         - func: foo(Tensor self) -> Tensor
@@ -1059,6 +1084,29 @@ def test_out_of_kernel_is_generated(tmp_path):
     assert "Tensor plus(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {" in kernels
     assert "return write_out(tl::plus(self, other, alpha), out);" in kernels
     assert '#include "generated/ops/plus.h"' in kernels
+
+
+def test_host_fallback_registers_the_cpu_kernel_for_cuda(tmp_path):
+    """Note [Host fallback]: `CUDA: host_fallback` registers a template over the entry's CPU kernel,
+    declares nothing of its own, and gives the op a CUDA path."""
+    nf = GOOD_NF + """
+- func: plus(Tensor self, Tensor other) -> Tensor
+  dispatch:
+    CPU: add_scalar_kernel
+    CUDA: host_fallback
+"""
+    files = _generate(tmp_path, nf)
+    registration = "ops::plus::kernels[static_cast<int>(DeviceType::CUDA)] = " \
+                   "&native::HostFallback<&native::add_scalar_kernel>::run;"
+    assert registration in files["RegisterCUDA.cpp"]
+    assert '#include "aten/native/HostFallback.h"' in files["RegisterCUDA.cpp"]
+    assert "HostFallback" not in files["RegisterCPU.cpp"]
+    assert "host_fallback" not in files["ops/plus_native.h"]
+    root = _workspace(tmp_path, nf.replace("    CPU: add_out_cpu\n", "    CPU: add_out_cpu\n    CUDA: add_out_cpu\n"),
+                      GOOD_DERIVATIVES)
+    r = _run_cli(root, "check", "--cuda")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "ok: 7 operators"
 
 
 def test_saved_values_are_typed(tmp_path):

@@ -14,7 +14,8 @@ __all__ = ["istft", "stft"]
 def _window(window, n_fft, win_length, like):
     """The window, zero-padded on both sides to n_fft (rectangular when None)."""
     if window is None:
-        window = _tl.ones(win_length, dtype=like.dtype if like.dtype.is_floating_point else _tl.get_default_dtype())
+        window = _tl.ones(win_length, dtype=like.dtype if like.dtype.is_floating_point else _tl.get_default_dtype(),
+                          device=like.device)
     elif window.dim() != 1 or window.shape[0] != win_length:
         raise RuntimeError(f"stft: expected a 1D window tensor of size equal to win_length={win_length}, but got "
                            f"window with size {list(window.shape)}")
@@ -94,9 +95,13 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
     frames = frames * win
     n_frames = frames.shape[1]
     total = n_fft + hop_length * (n_frames - 1)
-    index = (_tl.arange(n_frames).unsqueeze(1) * hop_length + _tl.arange(n_fft)).reshape(-1)
-    y = _tl.zeros(frames.shape[0], total, dtype=frames.dtype).index_add(1, index, frames.reshape(frames.shape[0], -1))
-    envelope = _tl.zeros(total, dtype=win.dtype).index_add(0, index, (win * win.conj()).real.repeat(n_frames))
+    device = frames.device
+    starts = _tl.arange(n_frames, device=device).unsqueeze(1) * hop_length
+    index = (starts + _tl.arange(n_fft, device=device)).reshape(-1)
+    y = _tl.zeros(frames.shape[0], total, dtype=frames.dtype, device=device).index_add(
+        1, index, frames.reshape(frames.shape[0], -1))
+    envelope = _tl.zeros(total, dtype=win.dtype, device=device).index_add(
+        0, index, (win * win.conj()).real.repeat(n_frames))
     start = n_fft // 2 if center else 0
     end = total - (n_fft // 2 if center else 0)
     if length is not None:

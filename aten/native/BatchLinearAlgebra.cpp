@@ -267,9 +267,10 @@ std::string batch_prefix(const Tensor& info, int64_t b) {
   return info.dim() > 0 ? "(Batch element " + std::to_string(b) + "): " : "";
 }
 
-// The first nonzero LAPACK info code: (batch index, code), or (-1, 0).
+// The first nonzero LAPACK info code: (batch index, code), or (-1, 0). Read on the host: info may
+// be a CUDA kernel's (Note [Host fallback]).
 std::pair<int64_t, int> first_error(const Tensor& info) {
-  Tensor c = info.contiguous();
+  Tensor c = info.to(Device(DeviceType::CPU)).contiguous();
   const int* p = c.data_ptr<int>();
   for (int64_t b = 0; b < c.numel(); ++b)
     if (p[b] != 0) return {b, p[b]};
@@ -396,7 +397,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
   const int64_t m = LU_data.size(-2), n = LU_data.size(-1), k = std::min(m, n);
   Tensor L, U;
   if (unpack_data) {
-    L = tl::tril(LU_data.narrow(-1, 0, k), -1).add(tl::eye(m, k, LU_data.dtype()));
+    L = tl::tril(LU_data.narrow(-1, 0, k), -1).add(tl::eye(m, k, LU_data.dtype(), std::nullopt, LU_data.device()));
     U = tl::triu(LU_data.narrow(-2, 0, k));
   } else {
     L = empty_tensor({0}, LU_data.options());
@@ -406,7 +407,8 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
   const Shape batch = batch_shape(LU_data);
   TL_CHECK(LU_pivots.size(-1) == k, "torch.lu_unpack: Expected LU_pivots.size(-1) to be ", k, ", but got ",
            LU_pivots.size(-1));
-  Tensor piv = LU_pivots.expand(concat(batch, {k})).contiguous();
+  // P is built on the host from the pivots, then moved to LU's device.
+  Tensor piv = LU_pivots.to(Device(DeviceType::CPU)).expand(concat(batch, {k})).contiguous();
   Tensor P = tl::zeros(concat(batch, {m, m}), LU_data.dtype());
   dispatch_floating("lu_unpack", LU_data.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -423,7 +425,7 @@ std::tuple<Tensor, Tensor, Tensor> lu_unpack(const Tensor& LU_data, const Tensor
       for (int64_t j = 0; j < m; ++j) p[b * m * m + perm[j] * m + j] = T(1);
     }
   });
-  return {P, L, U};
+  return {P.to(LU_data.device()), L, U};
 }
 
 std::tuple<Tensor, Tensor, Tensor> linalg_lu(const Tensor& A, bool pivot) {
@@ -1051,8 +1053,8 @@ std::tuple<Tensor, Tensor, Tensor> svd(const Tensor& self, bool some, bool compu
   if (!compute_uv) {
     Tensor S = tl::linalg_svdvals(self, std::nullopt);
     const int64_t m = self.size(-2), n = self.size(-1);
-    return {tl::zeros(concat(batch_shape(self), {m, m}), self.dtype()), S,
-            tl::zeros(concat(batch_shape(self), {n, n}), self.dtype())};
+    return {tl::zeros(concat(batch_shape(self), {m, m}), self.dtype(), std::nullopt, self.device()), S,
+            tl::zeros(concat(batch_shape(self), {n, n}), self.dtype(), std::nullopt, self.device())};
   }
   auto [U, S, Vh] = tl::_linalg_svd(self, !some, true, std::nullopt);
   return {U, S, mT(Vh)};
@@ -1147,7 +1149,8 @@ Tensor spectral_tolerance(const Tensor& A, const Tensor& S, const std::optional<
   const double eps = A.dtype() == ScalarType::Float ? std::numeric_limits<float>::epsilon()
                                                     : std::numeric_limits<double>::epsilon();
   Tensor max_s = S.numel() > 0 ? S.amax(std::vector<int64_t>{-1}, true)
-                               : tl::zeros(concat(Shape(S.sizes().begin(), S.sizes().end() - 1), {1}), S.dtype());
+                               : tl::zeros(concat(Shape(S.sizes().begin(), S.sizes().end() - 1), {1}), S.dtype(),
+                                           std::nullopt, S.device());
   Tensor r;
   if (rtol.has_value()) r = *rtol;
   else if (atol.has_value()) r = tl::where(atol->gt(0), 0.0, eps * std::max(A.size(-2), A.size(-1)));
