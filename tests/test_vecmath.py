@@ -115,14 +115,15 @@ def _dense_float32(hi, count=1 << 20):
     return np.concatenate([pos, -pos])
 
 
-@pytest.mark.parametrize("name,hi", [("exp", 88.0), ("sigmoid", 87.0)])
+@pytest.mark.parametrize("name,hi", [("exp", 88.0), ("tanh", 9.5), ("sigmoid", 87.0)])
 def test_float32_dense(name, hi):
-    # exp is a cheap core (one polynomial, no compensated sums; VecMath.cpp) whose error bound has
-    # little slack (every float checked once: 0.88 ulp): sample its whole range densely. sigmoid
-    # is PyTorch's formula 1 / (1 + e^-x): e^-x's error, the addition and the division add up to
-    # 2.5 ulp where e^-x is large.
+    # exp and tanh are cheap cores (exp: one polynomial, no compensated sums; tanh with AVX-512: a
+    # table of 32 intervals above 0.5; VecMath.cpp) whose error bounds have little slack (every
+    # float checked once: 0.88 and 0.67 ulp): sample their whole range densely, every table
+    # interval thousands of times. sigmoid is PyTorch's formula 1 / (1 + e^-x): e^-x's error,
+    # the addition and the division add up to 2.5 ulp where e^-x is large.
     x = _dense_float32(hi)
-    ref_fn = {"exp": np.exp, "sigmoid": lambda v: 1 / (1 + np.exp(-v))}[name]
+    ref_fn = {"exp": np.exp, "tanh": np.tanh, "sigmoid": lambda v: 1 / (1 + np.exp(-v))}[name]
     with np.errstate(all="ignore"):
         ref = ref_fn(x.astype(LD))
     got = getattr(torch, name)(torch.from_numpy(x)).numpy()

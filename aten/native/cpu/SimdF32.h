@@ -1,7 +1,8 @@
 #pragma once
 // A float32 vector for the vector math cores (VecMath.cpp, Note [Vector math]): 16 lanes with
 // AVX-512, 8 with AVX2 + FMA, one lane otherwise. The cores are written once against this
-// type; only the operations below differ per ISA. ldexp(a, n) is a 2^n for integral n with 2^n a normal
+// type; only the operations below differ per ISA (AVX-512 adds lookup(t, i): t[i mod 32] per
+// lane, one permute of two registers). ldexp(a, n) is a 2^n for integral n with 2^n a normal
 // float (AVX-512: one vscalefps). rcp(a) is 1 / a within a relative 2^-14, for
 // the cores that correct a quotient's error anyway (cheaper than a division). The unit that includes it is compiled with
 // the ISA's flags, so each build sees exactly one of the three definitions.
@@ -61,6 +62,7 @@ inline VI operator^(VI a, VI b) { return {_mm512_xor_si512(a.v, b.v)}; }
 inline VI shl(VI a, int s) { return {_mm512_maskz_slli_epi32(0xffff, a.v, static_cast<unsigned>(s))}; }
 inline VI shr(VI a, int s) { return {_mm512_maskz_srli_epi32(0xffff, a.v, static_cast<unsigned>(s))}; }  // logical
 inline VM test(VI a) { return {_mm512_test_epi32_mask(a.v, a.v)}; }  // lanes != 0
+inline VF lookup(const float (&t)[32], VI i) { return {_mm512_permutex2var_ps(_mm512_loadu_ps(t), i.v, _mm512_loadu_ps(t + 16))}; }
 
 #elif defined(__AVX2__) && defined(__FMA__)
 
