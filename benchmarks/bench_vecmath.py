@@ -1,13 +1,15 @@
 """The vector math layer and half-precision loops: torchlite vs PyTorch and NumPy (issue 15).
 
-    python benchmarks/bench_vecmath.py [--threads 1 2] [--repeats 5] [--size 1048576] [--dtype float32] [--half]
+    python benchmarks/bench_vecmath.py [--threads 1 2] [--repeats 5] [--size 1048576 ...] [--dtype float32]
+                                       [--ops exp tanh ...] [--half]
 
 Each thread count runs in a fresh process (OpenMP reads OMP_NUM_THREADS at start-up). Libraries
 are measured in alternation within one run (the machine is shared and drifts); cells are
 median milliseconds per call and the same-run ratios torchlite / torch and torchlite / NumPy
 (below 1: torchlite is faster). NumPy's ufuncs are single-threaded and it has no erf, sigmoid
 or mish: '-' there. --half runs only the float16/bfloat16 rows (elementwise, sum, and a 512^3
-matmul).
+matmul); --ops only the named rows. Several sizes separate the kernels' cost (1e5 floats stay in
+L2) from the fixed per-call cost (1e3) and from memory traffic and page faults (1e6).
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ BINARY = {
 }
 
 
-def run(threads: int, repeats: int, n: int, dtype: str, half_only: bool) -> None:
+def run(threads: int, repeats: int, n: int, dtype: str, half_only: bool, ops: list[str] | None) -> None:
     import torchlite as tl
 
     torch = load_torch()
@@ -81,6 +83,8 @@ def run(threads: int, repeats: int, n: int, dtype: str, half_only: bool) -> None
 
     if not half_only:
         for name, (call, np_call, scale) in UNARY.items():
+            if ops and name not in ops:
+                continue
             x = (u * scale if scale else np.abs(u) * 100 + 1e-3).astype(dtype)
             fns = {"torchlite": bind(call, tl, tl.from_numpy(x.copy())),
                    "torch": bind(call, torch, torch.from_numpy(x.copy()))}
@@ -90,9 +94,13 @@ def run(threads: int, repeats: int, n: int, dtype: str, half_only: bool) -> None
         a = (np.abs(u) * 10 + 1e-3).astype(dtype)
         b = (rng.uniform(-1, 1, n) * 4).astype(dtype)
         for name, (call, np_call) in BINARY.items():
+            if ops and name not in ops:
+                continue
             row(name, {"torchlite": bind(call, tl, tl.from_numpy(a), tl.from_numpy(b)),
                        "torch": bind(call, torch, torch.from_numpy(a), torch.from_numpy(b)),
                        "numpy": bind(np_call, a, b)})
+    if ops and not half_only:
+        return
     h = u.astype(np.float32)
     for half in ("float16", "bfloat16"):
         la, ta = tl.from_numpy(h).to(getattr(tl, half)), torch.from_numpy(h).to(getattr(torch, half))
@@ -112,18 +120,22 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     p.add_argument("--repeats", type=int, default=5)
-    p.add_argument("--size", type=int, default=1 << 20)
+    p.add_argument("--size", type=int, nargs="+", default=[1 << 20])
     p.add_argument("--dtype", default="float32", choices=["float32", "float64"])
     p.add_argument("--half", action="store_true", help="only the float16/bfloat16 rows")
+    p.add_argument("--ops", nargs="+", choices=[*UNARY, *BINARY], help="only these unary/binary rows")
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.child:
-        run(args.threads[0], args.repeats, args.size, args.dtype, args.half)
+        for n in args.size:
+            run(args.threads[0], args.repeats, n, args.dtype, args.half, args.ops)
         return
     for t in args.threads:
         env = dict(os.environ, OMP_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t), OPENBLAS_NUM_THREADS=str(t))
         cmd = [sys.executable, os.path.abspath(__file__), "--child", "--threads", str(t), "--repeats",
-               str(args.repeats), "--size", str(args.size), "--dtype", args.dtype] + ["--half"] * args.half
+               str(args.repeats), "--size", *map(str, args.size), "--dtype", args.dtype] + ["--half"] * args.half
+        if args.ops:
+            cmd += ["--ops", *args.ops]
         subprocess.run(cmd, env=env, check=True)
 
 

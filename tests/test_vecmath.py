@@ -108,6 +108,42 @@ def test_float32_trig_near_multiples_of_half_pi(name):
     assert err[worst] <= 1.0, f"{name}({x[worst]!r}) = {got[worst]!r}, want {ref[worst]!r}: {err[worst]:.3g} ulp"
 
 
+def _dense_float32(hi, count=1 << 20):
+    """About count float32s of [-hi, hi], evenly spaced in bit pattern: every binade down to 1e-38 equally."""
+    top = int(np.array(hi, np.float32).view(np.int32))
+    pos = np.arange(0, top + 1, max(1, top // (count // 2)), dtype=np.int32).view(np.float32)
+    return np.concatenate([pos, -pos])
+
+
+@pytest.mark.parametrize("name,hi", [("exp", 88.0), ("tanh", 9.5), ("sigmoid", 87.0)])
+def test_float32_dense(name, hi):
+    # exp and tanh are cheap cores (exp: one polynomial, no compensated sums; tanh with AVX-512: a
+    # table of 32 intervals above 0.5; VecMath.cpp) whose error bounds have little slack (every
+    # float checked once: 0.88 and 0.67 ulp): sample their whole range densely, every table
+    # interval thousands of times. sigmoid is PyTorch's formula 1 / (1 + e^-x): e^-x's error,
+    # the addition and the division add up to 2.5 ulp where e^-x is large.
+    x = _dense_float32(hi)
+    ref_fn = {"exp": np.exp, "tanh": np.tanh, "sigmoid": lambda v: 1 / (1 + np.exp(-v))}[name]
+    with np.errstate(all="ignore"):
+        ref = ref_fn(x.astype(LD))
+    got = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    err = _ulp_error(got, ref, np.float32)
+    worst = int(np.argmax(err))
+    bound = 3.0 if name == "sigmoid" else 1.0
+    assert err[worst] <= bound, f"{name}({x[worst]!r}) = {got[worst]!r}, want {ref[worst]!r}: {err[worst]:.3g} ulp"
+
+
+def test_float32_sigmoid_saturates_like_torch():
+    pt = pytest.importorskip("torch")
+    x = np.array([-200.0, -104.0, -88.8, -88.7, -88.0, -87.4, -87.2, -80.0, -16.6, 0.0, -0.0, 16.7, 20.0, 88.8, 200.0,
+                  np.inf, -np.inf, np.nan], np.float32)
+    got = torch.sigmoid(torch.from_numpy(x)).numpy()
+    want = pt.sigmoid(pt.from_numpy(x)).numpy()
+    np.testing.assert_array_equal(got[:3], [0.0, 0.0, 0.0])  # e^-x overflows: 0, as 1 / (1 + inf)
+    np.testing.assert_allclose(got, want, rtol=4e-7, atol=3e-45)  # 2 ulp of the subnormals near -88.7
+    assert got[-2] == 0.0 and got[-3] == 1.0 and np.isnan(got[-1])
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["float32", "float64"])
 @pytest.mark.parametrize("name", ["atan2", "pow"])
 def test_binary_ulp(name, dtype):
@@ -131,7 +167,7 @@ def test_binary_ulp(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("name", ["sin", "tanh", "log1p", "asin", "mish", "erf"])
+@pytest.mark.parametrize("name", ["sin", "tanh", "sigmoid", "log1p", "asin", "mish", "erf"])
 def test_in_place_and_strided_agree(name, dtype):
     # y may alias x in the vectorised loop; the strided loop runs libm; odd lengths hit the tails.
     x = torch.linspace(-0.99, 0.99, 1001, dtype=getattr(torch, dtype))

@@ -1,7 +1,9 @@
 #pragma once
 // A float32 vector for the vector math cores (VecMath.cpp, Note [Vector math]): 16 lanes with
 // AVX-512, 8 with AVX2 + FMA, one lane otherwise. The cores are written once against this
-// type; only the operations below differ per ISA. rcp(a) is 1 / a within a relative 2^-14, for
+// type; only the operations below differ per ISA (AVX-512 adds lookup(t, i): t[i mod 32] per
+// lane, one permute of two registers). ldexp(a, n) is a 2^n for integral n with 2^n a normal
+// float (AVX-512: one vscalefps). rcp(a) is 1 / a within a relative 2^-14, for
 // the cores that correct a quotient's error anyway (cheaper than a division). The unit that includes it is compiled with
 // the ISA's flags, so each build sees exactly one of the three definitions.
 #include <cmath>
@@ -38,6 +40,8 @@ inline VF fma(VF a, VF b, VF c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
 inline VF sqrt(VF a) { return {_mm512_maskz_sqrt_ps(0xffff, a.v)}; }
 inline VF rcp(VF a) { return {_mm512_maskz_rcp14_ps(0xffff, a.v)}; }
 inline VF min(VF a, VF b) { return {_mm512_maskz_min_ps(0xffff, a.v, b.v)}; }  // b where either is NaN
+inline VF ldexp(VF a, VF n) { return {_mm512_maskz_scalef_ps(0xffff, a.v, n.v)}; }
+inline VF max(VF a, VF b) { return {_mm512_maskz_max_ps(0xffff, a.v, b.v)}; }  // likewise
 inline VM operator<(VF a, VF b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LT_OQ)}; }
 inline VM operator<=(VF a, VF b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_LE_OQ)}; }
 inline VM operator==(VF a, VF b) { return {_mm512_cmp_ps_mask(a.v, b.v, _CMP_EQ_OQ)}; }
@@ -58,6 +62,7 @@ inline VI operator^(VI a, VI b) { return {_mm512_xor_si512(a.v, b.v)}; }
 inline VI shl(VI a, int s) { return {_mm512_maskz_slli_epi32(0xffff, a.v, static_cast<unsigned>(s))}; }
 inline VI shr(VI a, int s) { return {_mm512_maskz_srli_epi32(0xffff, a.v, static_cast<unsigned>(s))}; }  // logical
 inline VM test(VI a) { return {_mm512_test_epi32_mask(a.v, a.v)}; }  // lanes != 0
+inline VF lookup(const float (&t)[32], VI i) { return {_mm512_permutex2var_ps(_mm512_loadu_ps(t), i.v, _mm512_loadu_ps(t + 16))}; }
 
 #elif defined(__AVX2__) && defined(__FMA__)
 
@@ -81,6 +86,11 @@ inline VF rcp(VF a) {  // 12 bits, then a Newton step
   return {_mm256_fmadd_ps(y, _mm256_fnmadd_ps(a.v, y, _mm256_set1_ps(1.f)), y)};
 }
 inline VF min(VF a, VF b) { return {_mm256_min_ps(a.v, b.v)}; }
+inline VF ldexp(VF a, VF n) {
+  __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n.v), _mm256_set1_epi32(127)), 23);
+  return {_mm256_mul_ps(a.v, _mm256_castsi256_ps(e))};
+}
+inline VF max(VF a, VF b) { return {_mm256_max_ps(a.v, b.v)}; }
 inline VM operator<(VF a, VF b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 inline VM operator<=(VF a, VF b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_LE_OQ)}; }
 inline VM operator==(VF a, VF b) { return {_mm256_cmp_ps(a.v, b.v, _CMP_EQ_OQ)}; }
@@ -130,6 +140,8 @@ inline VF fma(VF a, VF b, VF c) {
 inline VF sqrt(VF a) { return {std::sqrt(a.v)}; }
 inline VF rcp(VF a) { return {1.f / a.v}; }
 inline VF min(VF a, VF b) { return {a.v < b.v ? a.v : b.v}; }
+inline VF ldexp(VF a, VF n) { return {std::ldexp(a.v, static_cast<int>(n.v))}; }
+inline VF max(VF a, VF b) { return {a.v > b.v ? a.v : b.v}; }
 inline VM operator<(VF a, VF b) { return {a.v < b.v}; }
 inline VM operator<=(VF a, VF b) { return {a.v <= b.v}; }
 inline VM operator==(VF a, VF b) { return {a.v == b.v}; }

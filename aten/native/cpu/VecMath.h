@@ -9,8 +9,8 @@
 // for the ISA it is built for. Float cores are computed in float, written once against the
 // vector type of cpu/SimdF32.h (AVX-512: 16 lanes, AVX2 + FMA: 8, otherwise scalar), with
 // the roundings that would cost an ulp carried in hi + lo pairs: float results are within
-// 1 ulp, double results within 2 (tests/test_vecmath.py measures both). Float mish is still
-// computed in double.
+// 1 ulp, double results within 2 (tests/test_vecmath.py measures both). Float sigmoid is
+// PyTorch's formula 1 / (1 + e^-x), within 2.5 ulp; float mish is still computed in double.
 //
 // Own code rather than SLEEF: no SLEEF package installs through pip, and PyTorch's own copy
 // is compiled from source. The definitions live in one translation unit (VecMath.cpp) so
@@ -23,8 +23,8 @@
 namespace tl::native::vecmath {
 
 enum class Unary : uint8_t {
-  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Tanh, Erf, Erfc, Atan, Asin, Acos, Sinh,
-  Cosh, Mish,
+  Exp, Exp2, Expm1, Log, Log2, Log10, Log1p, Sin, Cos, Tan, Tanh, Sigmoid, Erf, Erfc, Atan, Asin, Acos,
+  Sinh, Cosh, Mish,
 };
 enum class Binary : uint8_t { Atan2, Pow };
 
@@ -51,7 +51,7 @@ inline void softmax_row(const float* x, float* y, int64_t n, bool log) { TL_CPU_
 // Whether (f, T) has a vectorised form; the others keep their scalar functor.
 template <typename T>
 constexpr bool has_unary(Unary f) {
-  if constexpr (sizeof(T) == 8) return f != Unary::Erf && f != Unary::Erfc;
+  if constexpr (sizeof(T) == 8) return f != Unary::Erf && f != Unary::Erfc && f != Unary::Sigmoid;
   return true;
 }
 template <typename T>

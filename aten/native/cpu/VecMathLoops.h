@@ -1,9 +1,8 @@
 #pragma once
 // The functors whose contiguous floating-point CPU loops call the vector math layer
 // (Note [Vector math]) instead of the functor; strided loops, other dtypes and CUDA keep the
-// functor. cpu_kernel asks VecMathOp<F>::value. Sigmoid, silu and gelu keep their functors:
-// float's is already vectorised through ew::exp, and the distribution transforms' saturated
-// tests match PyTorch's last bits only with that formula.
+// functor. cpu_kernel asks VecMathOp<F>::value. Silu and gelu keep their functors (vectorised
+// through ew::exp by the compiler); so does double sigmoid.
 #include <cstdint>
 #include <type_traits>
 
@@ -53,6 +52,11 @@ TL_VECMATH_UNARY(SinFunctor, Sin)
 TL_VECMATH_UNARY(CosFunctor, Cos)
 TL_VECMATH_UNARY(TanFunctor, Tan)
 TL_VECMATH_UNARY(TanhFunctor, Tanh)
+// torchlite.compile keeps the functors listed above out of its fused loops (it reads the
+// TL_VECMATH_UNARY/BINARY lines: their fused loops would call scalar libm). Sigmoid's functor
+// vectorises through ew::exp, so fused loops may keep it: the same macro under another name.
+#define TL_VECMATH_UNARY_FUSABLE TL_VECMATH_UNARY
+TL_VECMATH_UNARY_FUSABLE(SigmoidFunctor, Sigmoid)
 TL_VECMATH_UNARY(ErfFunctor, Erf)
 TL_VECMATH_UNARY(ErfcFunctor, Erfc)
 TL_VECMATH_UNARY(AtanFunctor, Atan)
@@ -64,6 +68,7 @@ TL_VECMATH_UNARY(MishFunctor, Mish)
 TL_VECMATH_BINARY(Atan2Functor, Atan2)
 TL_VECMATH_BINARY(PowFunctor, Pow)
 
+#undef TL_VECMATH_UNARY_FUSABLE
 #undef TL_VECMATH_UNARY
 #undef TL_VECMATH_BINARY
 
