@@ -21,6 +21,7 @@
 #include "generated/ops/_linalg_eigh_native.h"
 #include "generated/ops/_linalg_svd_native.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/contiguous.h"
 #include "generated/ops/linalg_cholesky_ex_native.h"
 #include "generated/ops/linalg_lu_factor_ex_native.h"
 #include "generated/ops/to.h"
