@@ -29,4 +29,9 @@ bool stream_query(int64_t) { not_built(); }
 int64_t current_stream(int) { not_built(); }
 void set_current_stream(int, int64_t) { not_built(); }
 
+void set_cublas_candidates(const std::vector<std::string>&) {}
+std::pair<std::string, std::string> gemm_backend() { return {"none", "torchlite was built without CUDA"}; }
+std::pair<std::string, std::string> cublas_probe(const std::vector<std::string>&) { not_built(); }
+void set_matmul_allow_tf32(bool) {}
+
 }  // namespace tl::cuda

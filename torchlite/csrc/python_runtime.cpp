@@ -101,6 +101,10 @@ void init_runtime(py::module_& m) {
   c.def("_stream_query", &cuda::stream_query, py::arg("stream"));
   c.def("_current_stream", &cuda::current_stream, py::arg("device"));
   c.def("_set_current_stream", &cuda::set_current_stream, py::arg("device"), py::arg("stream"));
+  c.def("_set_cublas_candidates", &cuda::set_cublas_candidates, py::arg("paths"));
+  c.def("_gemm_backend", &cuda::gemm_backend);
+  c.def("_cublas_probe", &cuda::cublas_probe, py::arg("paths"));
+  c.def("_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32, py::arg("allow"));
   c.def("_test_pool_reset", &cuda::test_pool_reset, py::arg("memory_limit") = 0);
   c.def("_test_pool_malloc", &cuda::test_pool_malloc, py::arg("nbytes"), py::arg("stream") = 0);
   c.def("_test_pool_free", &cuda::test_pool_free, py::arg("ptr"));
