@@ -93,7 +93,8 @@ def test_memory_stats_without_gpu_are_zero():
         "reserved_bytes.all.peak",
     ):
         assert stats[key] == 0
-    assert all(v == 0 for v in stats.values())
+    assert all(v == 0 for k, v in stats.items() if k != "max_split_size")
+    assert stats["max_split_size"] == -1  # no limit, as PyTorch reports it
     assert tcuda.memory_allocated() == 0
     assert tcuda.max_memory_allocated() == 0
     assert tcuda.memory_reserved() == 0
@@ -123,6 +124,9 @@ def _dense_strides(shape, itemsize):
     ([3, 2**30], [8, 24], 8),                   # byte extents too large in 2-d
     ([2**20, 3000], [0, 4], 4),                 # a broadcast input (stride 0)
     ([7, 5], [4, 28], 4),                       # small: one piece, untouched
+    ([7, 5], [-4, 28], 4),                      # a flipped input (negative stride), small
+    ([2**31 + 5], [-4], 4),                     # a flipped input, too many elements
+    ([3, 2**30], [8, -24], 8),                  # a flipped input, byte extents too large
 ])
 def test_32bit_index_split_covers_the_iteration_once(shape, in_strides, itemsize):
     out_strides = _dense_strides(shape, itemsize)
@@ -132,8 +136,9 @@ def test_32bit_index_split_covers_the_iteration_once(shape, in_strides, itemsize
         assert p_strides == [out_strides, in_strides]
         numel = int(np.prod(p_shape, dtype=object))
         assert numel <= INT32_MAX
-        for st in p_strides:
-            assert sum((n - 1) * s for n, s in zip(p_shape, st)) <= INT32_MAX
+        for st in p_strides:  # offsets are signed: forward and backward extents each fit
+            assert sum((n - 1) * s for n, s in zip(p_shape, st) if s > 0) <= INT32_MAX
+            assert sum((n - 1) * -s for n, s in zip(p_shape, st) if s < 0) <= INT32_MAX
         # the piece's start coordinates, decoded from the dense output's offset
         start, rest = [], p_offsets[0]
         for s in reversed(out_strides):
@@ -152,11 +157,6 @@ def test_32bit_index_split_covers_the_iteration_once(shape, in_strides, itemsize
         assert pieces == [([7, 5], [out_strides, in_strides], [0, 0])]
     else:
         assert len(pieces) > 1
-
-
-def test_32bit_index_split_rejects_negative_strides():
-    with pytest.raises(RuntimeError, match="negative strides"):
-        tl._C._cuda._test_32bit_index_split([2**31 + 1], [[1], [-1]])
 
 
 # ---- caching allocator pool logic on host memory (no GPU needed) ----------------------------
@@ -319,6 +319,111 @@ def test_pool_out_of_memory_retries_after_freeing_cache():
 def test_pool_free_of_unknown_pointer_raises(pool):
     with pytest.raises(RuntimeError, match="not allocated by this pool"):
         pool.free(12345)
+
+
+def test_pool_record_stream_defers_reuse_until_the_other_streams_events_complete(pool):
+    a = pool.malloc(4096, stream=0)
+    pool.record_stream(a, 5)  # also used on stream 5
+    pool.record_stream(a, 0)  # its own stream: nothing to wait for
+    pool.free(a)
+    s = pool.stats()
+    assert s["allocated_bytes.all.current"] == 0  # freed by the host ...
+    assert s["active_bytes.all.current"] == 4096  # ... but still in use on stream 5
+    assert [b["state"] for b in pool.snapshot()[0]["blocks"]][:1] == ["active_pending_free"]
+    b = pool.malloc(4096, stream=0)
+    assert b != a  # not reused while stream 5's event is pending
+    pool.complete_events()
+    c = pool.malloc(4096, stream=0)
+    assert c == a  # the event completed: the block is back in stream 0's pool
+    for p in (b, c):
+        pool.free(p)
+    assert pool.stats()["active_bytes.all.current"] == 0
+
+
+def test_pool_empty_cache_waits_for_pending_blocks(pool):
+    a = pool.malloc(5 * MiB)
+    pool.record_stream(a, 3)
+    pool.free(a)
+    pool.empty_cache()  # synchronizes, so the pending block is freed and its segment released
+    s = pool.stats()
+    assert s["reserved_bytes.all.current"] == 0
+    assert s["active.all.current"] == 0
+
+
+def test_pool_record_stream_of_unknown_pointer_raises(pool):
+    with pytest.raises(RuntimeError, match="not allocated by the CUDA caching allocator"):
+        pool.record_stream(12345, 1)
+
+
+def test_pool_max_split_size_keeps_oversize_blocks_whole():
+    pool = tcuda._HostPool(alloc_conf="max_split_size_mb:40")
+    big = pool.malloc(60 * MiB)  # oversize: its own segment, never split
+    s = pool.stats()
+    assert s["max_split_size"] == 40 * MiB
+    assert s["oversize_allocations.current"] == 1 and s["oversize_segments.current"] == 1
+    pool.free(big)
+    small = pool.malloc(12 * MiB)  # below max_split: may not take the cached 60 MiB block
+    assert small != big
+    assert pool.stats()["segment.large_pool.current"] == 2
+    again = pool.malloc(59 * MiB)  # oversize and within 20 MiB of it: reuses it whole
+    assert again == big
+    assert pool.stats()["allocated_bytes.large_pool.current"] == 12 * MiB + 60 * MiB
+    assert pool.stats()["inactive_split.large_pool.current"] == 0
+    for p in (small, again):
+        pool.free(p)
+    tcuda._HostPool()
+
+
+def test_pool_default_has_no_max_split_size(pool):
+    assert pool.stats()["max_split_size"] == -1
+
+
+@pytest.mark.parametrize("conf,match", [
+    ("max_split_size_mb:10", "greater than 20"),
+    ("max_split_size_mb:abc", "must be an integer"),
+    ("max_split_size_mb", "expected key:value"),
+    ("no_such_option:1", "unrecognized option 'no_such_option'"),
+])
+def test_pool_alloc_conf_errors(conf, match):
+    with pytest.raises(ValueError, match=match):
+        tcuda._HostPool(alloc_conf=conf)
+
+
+def test_pool_alloc_conf_accepts_pytorchs_other_options():
+    pool = tcuda._HostPool(alloc_conf="expandable_segments:False,max_split_size_mb:128,garbage_collection_threshold:0.6")
+    assert pool.stats()["max_split_size"] == 128 * MiB
+
+
+def test_pool_snapshot_lists_segments_and_blocks(pool):
+    a = pool.malloc(1000)
+    b = pool.malloc(3000)
+    pool.free(a)
+    (seg,) = pool.snapshot()
+    assert seg["segment_type"] == "small" and seg["total_size"] == 2 * MiB and seg["stream"] == 0
+    assert seg["allocated_size"] == 3072 and seg["requested_size"] == 3000
+    assert [(blk["size"], blk["state"]) for blk in seg["blocks"]] == [
+        (1024, "inactive"), (3072, "active_allocated"), (2 * MiB - 4096, "inactive")]
+    assert seg["blocks"][1]["address"] == b
+    pool.free(b)
+
+
+def test_memory_summary_table_from_stats(pool):
+    a = pool.malloc(3 * MiB)
+    text = tcuda._format_memory_summary(pool.stats(), "torchlite CUDA memory summary, device ID 0", False)
+    lines = text.splitlines()
+    assert "torchlite CUDA memory summary, device ID 0" in lines[1]
+    row = next(line for line in lines if line.startswith("| Allocated memory"))
+    assert row.split("|")[2].strip() == "3072 KiB"  # current usage
+    assert any("from large pool" in line for line in lines)
+    assert len({len(line) for line in lines}) == 1  # a rectangular table
+    short = tcuda._format_memory_summary(pool.stats(), "x", True)
+    assert "from large pool" not in short
+    pool.free(a)
+
+
+def test_memory_summary_and_snapshot_without_gpu_or_with():
+    assert "Allocated memory" in tcuda.memory_summary()
+    assert isinstance(tcuda.memory_snapshot(), list)
 
 
 # ---- with a GPU -----------------------------------------------------------------------------
@@ -739,12 +844,12 @@ def test_scatter_and_index_put_accumulate_duplicate_targets():
     # Many values land on one target: the CUDA kernels add with atomics.
     src = host(np.arange(1, 1001, dtype=np.float32))
     idx = tl.zeros(1000, dtype=tl.int64)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3).scatter_add(0, i, s), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3, dtype=tl.int16).scatter_add(0, i, s.to(tl.int16)), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.ones(3).scatter_reduce(0, i, s, "amax", include_self=False), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3).scatter_reduce(0, i, s, "mean"), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3).index_put_((i,), s, accumulate=True), src, idx)
-    _cpu_vs_cuda(lambda s, i: tl.zeros(3, 2).index_add(0, i, s.reshape(1000, 1).expand(1000, 2)), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, device=s.device).scatter_add(0, i, s), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, dtype=tl.int16, device=s.device).scatter_add(0, i, s.to(tl.int16)), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.ones(3, device=s.device).scatter_reduce(0, i, s, "amax", include_self=False), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, device=s.device).scatter_reduce(0, i, s, "mean"), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, device=s.device).index_put_((i,), s, accumulate=True), src, idx)
+    _cpu_vs_cuda(lambda s, i: tl.zeros(3, 2, device=s.device).index_add(0, i, s.reshape(1000, 1).expand(1000, 2)), src, idx)
 
 
 @requires_gpu
@@ -786,3 +891,111 @@ def test_fused_adam_and_dropout_match_cpu():
     tl.manual_seed(7)
     got = tl.nn.functional.dropout(x.cuda(), 0.3)  # the same mask for a seed on every device
     assert_close(got.cpu(), to_numpy(expected))
+
+
+@requires_gpu
+def test_events_time_order_and_query():
+    start, end = tcuda.Event(enable_timing=True), tcuda.Event(enable_timing=True)
+    assert start.query()  # not recorded yet: nothing to wait for
+    x = tl.ones(1 << 22, device="cuda")
+    start.record()
+    for _ in range(20):
+        x = x * 1.0001
+    end.record()
+    end.synchronize()
+    assert end.query()
+    assert start.elapsed_time(end) > 0
+    with pytest.raises(RuntimeError, match="enable_timing=True"):
+        tcuda.Event().elapsed_time(end)
+    with pytest.raises(RuntimeError, match="must be recorded"):
+        tcuda.Event(enable_timing=True).elapsed_time(end)
+
+
+@requires_gpu
+def test_streams_wait_for_each_other_and_record_stream():
+    side = tcuda.Stream()
+    x = tl.ones(1 << 20, device="cuda")
+    side.wait_stream(tcuda.current_stream())  # x is ready before side uses it
+    with tcuda.stream(side):
+        y = x * 2
+    x.record_stream(side)  # x's memory is not reused before side's work is done
+    del x
+    tcuda.current_stream().wait_stream(side)
+    assert float(y.sum()) == 2 * (1 << 20)
+    ev = side.record_event()
+    ev.synchronize()
+    assert ev.query() and side.query()
+    with pytest.raises(RuntimeError, match="expected a CUDA tensor"):
+        tl.ones(2).record_stream(side)
+
+
+# ---- convolution (aten/native/cuda/ConvolutionKernel.cu) ------------------------------------
+# The registry samples (tests/opinfo/conv_pool.py, test_ops.py::test_cuda_matches_cpu) cover the
+# geometries in float32/float64; these cover the rest.
+
+
+@requires_gpu
+@pytest.mark.parametrize("dtype", [tl.float16, tl.bfloat16], ids=str)
+def test_convolution_low_precision_matches_cpu(dtype):
+    # Every device computes in float and rounds once, so CUDA and CPU agree to that rounding.
+    x, w, b = _operand((2, 4, 6, 5), dtype, 0), _operand((6, 2, 3, 2), dtype, 1), _operand((6,), dtype, 2)
+    gy = _operand((2, 6, 3, 3), dtype, 3)
+    _cpu_vs_cuda(lambda x, w, b: tl.convolution(x, w, b, [2, 1], [1, 0], [1, 2], False, [0, 0], 2), x, w, b)
+    _cpu_vs_cuda(lambda gy, w: tl.convolution(gy, w, None, [2, 1], [1, 0], [1, 2], True, [1, 0], 2), gy, w)
+    _cpu_vs_cuda(lambda gy, w: tl.convolution_backward_input(gy, w, [2, 4, 6, 5], [2, 1], [1, 0], [1, 2], 2), gy, w)
+    _cpu_vs_cuda(lambda gy, x: tl.convolution_backward_weight(gy, x, [6, 2, 3, 2], [2, 1], [1, 0], [1, 2], 2), gy, x)
+
+
+@requires_gpu
+def test_convolution_in_several_batch_chunks_matches_cpu():
+    # A sample's column matrix here holds 8*9*256*256 = 4.7M elements, so the 9 samples go through
+    # every map in more than one chunk (kColumnBudget).
+    rng = np.random.default_rng(0)
+    x, w, b, gy = (host(rng.standard_normal(s)) for s in ((9, 8, 256, 256), (4, 4, 3, 3), (4,), (9, 4, 256, 256)))
+    results = []
+    for dev in ("cpu", "cuda"):
+        xd, wd, bd = (t.to(dev).requires_grad_() for t in (x, w, b))
+        y = tl.nn.functional.conv2d(xd, wd, bd, padding=1, groups=2)
+        y.backward(gy.to(dev))
+        results.append([t.cpu() for t in (y.detach(), xd.grad, wd.grad, bd.grad)])
+    for got, expected in zip(results[1], results[0]):
+        assert_close(got, to_numpy(expected), rtol=1e-9, atol=1e-9)
+
+
+@requires_gpu
+def test_residual_network_training_steps_match_cpu():
+    """Two SGD-with-momentum steps of a small ResNet (convolutions, batch norm, max and adaptive
+    average pooling, relu, cross-entropy) on CUDA give the CPU's losses and parameters."""
+    nn = tl.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin, cout):
+            super().__init__()
+            self.conv1, self.bn1 = nn.Conv2d(cin, cout, 3, 2, 1, bias=False), nn.BatchNorm2d(cout)
+            self.conv2, self.bn2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False), nn.BatchNorm2d(cout)
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, 2, bias=False), nn.BatchNorm2d(cout))
+
+        def forward(self, x):
+            h = self.bn1(self.conv1(x)).relu()
+            return (self.bn2(self.conv2(h)) + self.shortcut(x)).relu()
+
+    rng = np.random.default_rng(0)
+    inputs, target = host(rng.standard_normal((4, 3, 16, 16)).astype(np.float32)), tl.tensor([0, 3, 1, 3])
+    runs = []
+    for dev in ("cpu", "cuda"):
+        tl.manual_seed(0)
+        model = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU(), nn.MaxPool2d(2),
+                              Block(8, 16), nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(16, 4)).to(dev)
+        opt = tl.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+        losses = []
+        for _ in range(2):
+            opt.zero_grad()
+            loss = nn.functional.cross_entropy(model(inputs.to(dev)), target.to(dev))
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+        runs.append((losses, [p.detach().cpu() for p in model.parameters()]))
+    (cpu_losses, cpu_params), (gpu_losses, gpu_params) = runs
+    assert_close(tl.tensor(gpu_losses), np.array(cpu_losses, dtype=np.float32), rtol=1e-4, atol=1e-5)
+    for got, expected in zip(gpu_params, cpu_params):
+        assert_close(got, to_numpy(expected), rtol=1e-4, atol=1e-5)

@@ -295,6 +295,12 @@ def _is_pinned(self, device=None):
     return False
 
 
+def _record_stream(self, stream):
+    """x.record_stream(stream): x is also used by work queued on `stream` (a torchlite.cuda.Stream),
+    so the caching allocator does not reuse its memory, once freed, before that work is done."""
+    _C._cuda._record_stream(self, stream.cuda_stream)
+
+
 def _is_distributed(self):
     return is_distributed(self)
 
@@ -319,7 +325,7 @@ _METHODS = {"new": _new, "lu": _lu, "type_as": _type_as, "apply_": _apply_, "map
             "is_inference": _is_inference, "is_nonzero": _is_nonzero, "is_same_size": _is_same_size,
             "narrow_copy": _narrow_copy, "nonzero_static": _nonzero_static, "dim_order": _dim_order,
             "const_data_ptr": _const_data_ptr, "is_set_to": _is_set_to, "module_load": _module_load,
-            "is_pinned": _is_pinned, "is_distributed": _is_distributed}
+            "is_pinned": _is_pinned, "is_distributed": _is_distributed, "record_stream": _record_stream}
 for _name, _fn in _METHODS.items():
     _fn.__doc__ = _fn.__doc__ or f"x.{_name}(...): torchlite.{_name}(x, ...)."
     setattr(Tensor, _name, _fn)

@@ -3,6 +3,7 @@
 // the same code on host memory where no GPU exists.
 #include "aten/cuda/CUDACachingAllocator.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <iomanip>
 #include <sstream>
@@ -37,9 +38,14 @@ CachingAllocatorCore::~CachingAllocatorCore() {
   for (Block* b : small_pool_) collect(b);
   for (Block* b : large_pool_) collect(b);
   for (auto& kv : active_) collect(kv.second);
+  for (auto& pending : pending_free_) collect(pending.first);
   std::set<Block*> all(small_pool_.begin(), small_pool_.end());
   all.insert(large_pool_.begin(), large_pool_.end());
   for (auto& kv : active_) all.insert(kv.second);
+  for (auto& pending : pending_free_) {
+    for (uintptr_t e : pending.second) raw_->event_done(e);  // destroys the events that completed
+    all.insert(pending.first);
+  }
   for (void* p : segments) raw_->free(p);
   for (Block* b : all) delete b;
 }
@@ -52,6 +58,9 @@ Block* CachingAllocatorCore::find_free(Pool& p, size_t size, StreamId stream) {
   // Do not hand a small request a huge cached segment of the large pool: keep large
   // blocks for large requests (PyTorch's max_split_size idea, with a fixed bound).
   if (!b->small && size < kMinLargeAlloc && b->size >= kMinLargeAlloc && b->size > 2 * kLargeBuffer) return nullptr;
+  // With max_split_size: oversize blocks serve only oversize requests of about their size.
+  if (!oversize(size) && oversize(b->size)) return nullptr;
+  if (oversize(size) && b->size >= size + kLargeBuffer) return nullptr;
   p.erase(it);
   return b;
 }
@@ -64,6 +73,7 @@ void* CachingAllocatorCore::raw_alloc(size_t size) {
 
 Block* CachingAllocatorCore::malloc(size_t nbytes, StreamId stream) {
   std::lock_guard<std::mutex> g(mu_);
+  process_events(false);
   const size_t size = round_size(nbytes);
   const bool small = size <= kSmallSize;
   Pool& p = pool(small);
@@ -80,6 +90,7 @@ Block* CachingAllocatorCore::malloc(size_t nbytes, StreamId stream) {
     if (!ptr) {
       // Out of memory: give every cached whole segment back and try once more.
       ++stats_.num_alloc_retries;
+      process_events(true);
       release_cached_segments();
       ptr = raw_alloc(seg);
     }
@@ -98,11 +109,12 @@ Block* CachingAllocatorCore::malloc(size_t nbytes, StreamId stream) {
     reserved_ += static_cast<int64_t>(seg);
     update(stats_.segment, small, 1);
     update(stats_.reserved_bytes, small, static_cast<int64_t>(seg));
+    if (oversize(seg)) stats_.oversize_segments.add(1);
   }
 
-  // Split off the tail when the remainder is worth keeping.
+  // Split off the tail when the remainder is worth keeping (an oversize request never splits).
   const size_t remaining = block->size - size;
-  if (small ? remaining >= kMinBlockSize : remaining > kSmallSize) {
+  if (small ? remaining >= kMinBlockSize : remaining > kSmallSize && !oversize(size)) {
     Block* rest = new Block{this, small, stream, remaining, 0, static_cast<char*>(block->ptr) + size};
     rest->prev = block;
     rest->next = block->next;
@@ -122,6 +134,7 @@ Block* CachingAllocatorCore::malloc(size_t nbytes, StreamId stream) {
   update(stats_.allocated_bytes, small, static_cast<int64_t>(block->size));
   update(stats_.active_bytes, small, static_cast<int64_t>(block->size));
   update(stats_.requested_bytes, small, static_cast<int64_t>(nbytes));
+  if (oversize(block->size)) stats_.oversize_allocations.add(1);
   return block;
 }
 
@@ -130,13 +143,38 @@ void CachingAllocatorCore::free(Block* block) {
   TL_CHECK(block && block->allocated, "CUDA caching allocator: free of a block that is not allocated");
   const bool small = block->small;
   active_.erase(block->ptr);
-  block->allocated = false;
   update(stats_.allocation, small, -1);
-  update(stats_.active, small, -1);
   update(stats_.allocated_bytes, small, -static_cast<int64_t>(block->size));
-  update(stats_.active_bytes, small, -static_cast<int64_t>(block->size));
   update(stats_.requested_bytes, small, -static_cast<int64_t>(block->requested));
+  if (oversize(block->size)) stats_.oversize_allocations.add(-1);
+  if (block->stream_uses.empty()) return free_block(block);
+  // Still in use on other streams: reusable once an event recorded on each has completed.
+  std::vector<uintptr_t> events;
+  for (StreamId s : block->stream_uses) events.push_back(raw_->record_event(s));
+  block->stream_uses.clear();
+  pending_free_.emplace_back(block, std::move(events));
+}
+
+void CachingAllocatorCore::process_events(bool wait) {
+  if (pending_free_.empty()) return;
+  if (wait) raw_->synchronize();
+  std::vector<std::pair<Block*, std::vector<uintptr_t>>> still;
+  for (auto& [block, events] : pending_free_) {
+    std::vector<uintptr_t> left;
+    for (uintptr_t e : events)
+      if (!raw_->event_done(e)) left.push_back(e);
+    if (left.empty()) free_block(block);
+    else still.emplace_back(block, std::move(left));
+  }
+  pending_free_ = std::move(still);
+}
+
+void CachingAllocatorCore::free_block(Block* block) {
+  const bool small = block->small;
+  block->allocated = false;
   block->requested = 0;
+  update(stats_.active, small, -1);
+  update(stats_.active_bytes, small, -static_cast<int64_t>(block->size));
 
   Pool& p = pool(small);
   // Merge with free neighbours of the same segment.
@@ -175,6 +213,79 @@ void CachingAllocatorCore::free_ptr(void* ptr) {
   free(b);
 }
 
+void CachingAllocatorCore::record_stream(void* ptr, StreamId stream) {
+  std::lock_guard<std::mutex> g(mu_);
+  auto it = active_.find(ptr);
+  TL_CHECK(it != active_.end(), "record_stream: the tensor's memory was not allocated by the CUDA caching allocator");
+  if (stream != it->second->stream) it->second->stream_uses.insert(stream);
+}
+
+std::vector<SegmentSnapshot> CachingAllocatorCore::snapshot() {
+  std::lock_guard<std::mutex> g(mu_);
+  std::set<Block*> heads;  // first block of each segment
+  auto head = [](Block* b) {
+    while (b->prev) b = b->prev;
+    return b;
+  };
+  for (Block* b : small_pool_) heads.insert(head(b));
+  for (Block* b : large_pool_) heads.insert(head(b));
+  for (auto& kv : active_) heads.insert(head(kv.second));
+  std::set<Block*> pending;
+  for (auto& entry : pending_free_) {
+    heads.insert(head(entry.first));
+    pending.insert(entry.first);
+  }
+  std::vector<SegmentSnapshot> out;
+  for (Block* h : heads) {
+    SegmentSnapshot seg;
+    seg.address = reinterpret_cast<uintptr_t>(h->ptr);
+    seg.stream = h->stream;
+    seg.small = h->small;
+    for (Block* b = h; b; b = b->next) {
+      const char* state = !b->allocated ? "inactive" : pending.count(b) ? "active_pending_free" : "active_allocated";
+      seg.blocks.push_back({reinterpret_cast<uintptr_t>(b->ptr), b->size, b->requested, state});
+      seg.total_size += b->size;
+      if (b->allocated) seg.active_size += b->size;
+      if (b->allocated && !pending.count(b)) {
+        seg.allocated_size += b->size;
+        seg.requested_size += b->requested;
+      }
+    }
+    out.push_back(std::move(seg));
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.address < b.address; });
+  return out;
+}
+
+AllocatorConfig parse_allocator_config(const std::string& conf) {
+  AllocatorConfig config;
+  size_t pos = 0;
+  while (pos < conf.size()) {
+    size_t end = conf.find(',', pos);
+    if (end == std::string::npos) end = conf.size();
+    const std::string item = conf.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    const size_t colon = item.find(':');
+    TL_CHECK_VALUE(colon != std::string::npos, "PYTORCH_CUDA_ALLOC_CONF: expected key:value, got '", item, "'");
+    const std::string key = item.substr(0, colon), value = item.substr(colon + 1);
+    if (key == "max_split_size_mb") {
+      char* rest = nullptr;
+      const long long mb = std::strtoll(value.c_str(), &rest, 10);
+      TL_CHECK_VALUE(!value.empty() && *rest == '\0' && mb > static_cast<long long>(kLargeBuffer >> 20),
+                     "PYTORCH_CUDA_ALLOC_CONF: max_split_size_mb must be an integer greater than ",
+                     kLargeBuffer >> 20, ", got '", value, "'");
+      config.max_split_size = static_cast<size_t>(mb) << 20;
+    } else {
+      static const std::set<std::string> known = {
+          "backend", "expandable_segments", "garbage_collection_threshold", "roundup_power2_divisions",
+          "release_lock_on_cudamalloc", "pinned_use_cuda_host_register", "pinned_num_register_threads"};
+      TL_CHECK_VALUE(known.count(key), "PYTORCH_CUDA_ALLOC_CONF: unrecognized option '", key, "'");
+    }
+  }
+  return config;
+}
+
 void CachingAllocatorCore::release_cached_segments() {
   bool synced = false;
   for (Pool* p : {&small_pool_, &large_pool_}) {
@@ -189,6 +300,7 @@ void CachingAllocatorCore::release_cached_segments() {
         synced = true;
       }
       raw_->free(b->ptr);
+      if (oversize(b->size)) stats_.oversize_segments.add(-1);
       reserved_ -= static_cast<int64_t>(b->size);
       update(stats_.segment, b->small, -1);
       update(stats_.reserved_bytes, b->small, -static_cast<int64_t>(b->size));
@@ -200,6 +312,7 @@ void CachingAllocatorCore::release_cached_segments() {
 
 void CachingAllocatorCore::empty_cache() {
   std::lock_guard<std::mutex> g(mu_);
+  process_events(true);
   release_cached_segments();
 }
 
@@ -225,6 +338,14 @@ std::map<std::string, int64_t> CachingAllocatorCore::stats() {
   put("active_bytes", stats_.active_bytes);
   put("inactive_split_bytes", stats_.inactive_split_bytes);
   put("requested_bytes", stats_.requested_bytes);
+  for (auto [name, stat] : {std::pair{"oversize_allocations", &stats_.oversize_allocations},
+                            std::pair{"oversize_segments", &stats_.oversize_segments}}) {
+    out[std::string(name) + ".current"] = stat->current;
+    out[std::string(name) + ".peak"] = stat->peak;
+    out[std::string(name) + ".allocated"] = stat->allocated;
+    out[std::string(name) + ".freed"] = stat->freed;
+  }
+  out["max_split_size"] = config_.max_split_size == SIZE_MAX ? -1 : static_cast<int64_t>(config_.max_split_size);
   out["num_alloc_retries"] = stats_.num_alloc_retries;
   out["num_ooms"] = stats_.num_ooms;
   return out;
@@ -237,36 +358,71 @@ void CachingAllocatorCore::reset_peak_stats() {
                       stats_.inactive_split_bytes, stats_.requested_bytes}) {
     for (int i = 0; i < kNumPools; ++i) group[i].reset_peak();
   }
+  stats_.oversize_allocations.reset_peak();
+  stats_.oversize_segments.reset_peak();
 }
 
 // ---- test hooks: the pool on host memory ---------------------------------------------------
 
 namespace {
 
+// Host memory, and events that complete when the test says so (test_pool_complete_events) or
+// at synchronize().
 class HostRawAllocator final : public RawAllocator {
  public:
   void* alloc(size_t nbytes) override { return std::aligned_alloc(kMinBlockSize, nbytes); }
   void free(void* ptr) override { std::free(ptr); }
+  void synchronize() override { running_.clear(); }
+  uintptr_t record_event(uintptr_t) override {
+    running_.insert(++last_event_);
+    return last_event_;
+  }
+  bool event_done(uintptr_t event) override { return !running_.count(event); }
+  void complete_events() { running_.clear(); }
+
+ private:
+  std::set<uintptr_t> running_;
+  uintptr_t last_event_ = 0;
 };
+
+HostRawAllocator* test_raw = nullptr;  // the current test pool's, owned by it
 
 std::unique_ptr<CachingAllocatorCore>& test_pool() {
   static std::unique_ptr<CachingAllocatorCore> p;
   return p;
 }
 
+void new_test_pool() {
+  auto raw = std::make_unique<HostRawAllocator>();
+  test_raw = raw.get();
+  test_pool() = std::make_unique<CachingAllocatorCore>(std::move(raw));
+}
+
 CachingAllocatorCore& get_test_pool() {
-  auto& p = test_pool();
-  if (!p) p = std::make_unique<CachingAllocatorCore>(std::make_unique<HostRawAllocator>());
-  return *p;
+  if (!test_pool()) new_test_pool();
+  return *test_pool();
 }
 
 }  // namespace
 
-void test_pool_reset(int64_t memory_limit) {
+void test_pool_reset(int64_t memory_limit, const std::string& alloc_conf) {
   TL_CHECK_VALUE(memory_limit >= 0, "test_pool_reset: memory_limit must be >= 0, got ", memory_limit);
-  test_pool() = std::make_unique<CachingAllocatorCore>(std::make_unique<HostRawAllocator>());
+  const AllocatorConfig config = parse_allocator_config(alloc_conf);
+  new_test_pool();
   test_pool()->set_memory_limit(static_cast<size_t>(memory_limit));
+  test_pool()->set_config(config);
 }
+
+void test_pool_record_stream(int64_t ptr, int64_t stream) {
+  get_test_pool().record_stream(reinterpret_cast<void*>(static_cast<uintptr_t>(ptr)), static_cast<StreamId>(stream));
+}
+
+void test_pool_complete_events() {
+  get_test_pool();
+  test_raw->complete_events();
+}
+
+std::vector<SegmentSnapshot> test_pool_snapshot() { return get_test_pool().snapshot(); }
 
 int64_t test_pool_malloc(int64_t nbytes, int64_t stream) {
   TL_CHECK_VALUE(nbytes >= 0, "test_pool_malloc: nbytes must be >= 0, got ", nbytes);

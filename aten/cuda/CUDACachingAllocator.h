@@ -13,7 +13,12 @@
 //   the request retried once; a second failure raises "CUDA out of memory" with the stats.
 // A block is reused only on the stream it was allocated for ("a pool per stream"): work
 // queued on that stream runs in order, so the memory is free once the host frees it.
-// Cross-stream use (record_stream) is not supported yet.
+// A block also used on other streams (Tensor.record_stream) is not reused when the host frees
+// it: an event is recorded on each of those streams, and the block returns to its pool once all
+// have completed (checked at each malloc; empty_cache and the out-of-memory retry wait for them).
+// - max_split_size_mb (PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:N", as PyTorch reads it):
+//   blocks of at least that size ("oversize") are never split, and a request below it never
+//   takes one, so that large cached blocks are not fragmented by small requests.
 //
 // The pool logic below knows nothing about CUDA: it gets raw memory from a RawAllocator, so
 // tests drive it with host memory (cuda::test_pool_* in CUDAHooks.h) on machines without a GPU.
@@ -25,6 +30,8 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace tl::cuda {
 
@@ -48,6 +55,33 @@ class RawAllocator {
   virtual void synchronize() {}
   // Extra context for the out-of-memory message ("GPU 0 has a total capacity of ...").
   virtual std::string describe() const { return ""; }
+  // An event recorded now on `stream` (cross-stream use of a freed block), and whether it has
+  // completed (a completed event is destroyed, and not asked about again).
+  virtual uintptr_t record_event(uintptr_t stream) = 0;
+  virtual bool event_done(uintptr_t event) = 0;
+};
+
+// The options of PYTORCH_CUDA_ALLOC_CONF that torchlite reads ("key:value,key:value").
+struct AllocatorConfig {
+  size_t max_split_size = SIZE_MAX;  // bytes; SIZE_MAX: no limit
+};
+// Raises ValueError on a malformed string or a value out of range; PyTorch's other options
+// (expandable_segments, garbage_collection_threshold, ...) are accepted and have no effect here.
+AllocatorConfig parse_allocator_config(const std::string& conf);
+
+// One segment as torch.cuda.memory_snapshot() describes it.
+struct SegmentSnapshot {
+  int device = 0;
+  uintptr_t address = 0;
+  size_t total_size = 0, allocated_size = 0, active_size = 0, requested_size = 0;
+  uintptr_t stream = 0;
+  bool small = false;
+  struct BlockSnapshot {
+    uintptr_t address;
+    size_t size, requested_size;
+    const char* state;  // "active_allocated", "active_pending_free" or "inactive"
+  };
+  std::vector<BlockSnapshot> blocks;  // in address order
 };
 
 class CachingAllocatorCore;
@@ -62,6 +96,7 @@ struct Block {
   bool allocated = false;
   Block* prev = nullptr;  // neighbours in the same segment
   Block* next = nullptr;
+  std::set<StreamId> stream_uses{};  // other streams it was recorded on (record_stream)
 };
 
 // One counter as torch.cuda.memory_stats reports it.
@@ -84,6 +119,10 @@ class CachingAllocatorCore {
   Block* malloc(size_t nbytes, StreamId stream);
   void free(Block* block);
   void free_ptr(void* ptr);  // by address (tests)
+  // Marks the allocated block at `ptr` (a storage's base address) as used on `stream` too.
+  void record_stream(void* ptr, StreamId stream);
+  std::vector<SegmentSnapshot> snapshot();
+  void set_config(const AllocatorConfig& config) { config_ = config; }
   // Releases every cached segment that is entirely free.
   void empty_cache();
   // torch.cuda.memory_stats keys: "allocated_bytes.all.current", "reserved_bytes.large_pool.peak", ...
@@ -119,11 +158,15 @@ class CachingAllocatorCore {
     Stat allocation[kNumPools], segment[kNumPools], active[kNumPools], inactive_split[kNumPools];
     Stat allocated_bytes[kNumPools], reserved_bytes[kNumPools], active_bytes[kNumPools];
     Stat inactive_split_bytes[kNumPools], requested_bytes[kNumPools];
+    Stat oversize_allocations, oversize_segments;
     int64_t num_alloc_retries = 0, num_ooms = 0;
   };
 
   Pool& pool(bool small) { return small ? small_pool_ : large_pool_; }
   Block* find_free(Pool& p, size_t size, StreamId stream);
+  bool oversize(size_t size) const { return size >= config_.max_split_size; }
+  void free_block(Block* block);      // back to its pool, merged with free neighbours; requires mu_
+  void process_events(bool wait);     // frees the pending blocks whose events completed; requires mu_
   void* raw_alloc(size_t size);
   void release_cached_segments();  // requires mu_
   void update(Stat (&s)[kNumPools], bool small, int64_t n) {
@@ -136,7 +179,10 @@ class CachingAllocatorCore {
   std::mutex mu_;
   Pool small_pool_, large_pool_;
   std::unordered_map<void*, Block*> active_;
+  // Freed blocks waiting for the events of the other streams they were used on.
+  std::vector<std::pair<Block*, std::vector<uintptr_t>>> pending_free_;
   Stats stats_;
+  AllocatorConfig config_;
   size_t limit_ = 0;
   int64_t reserved_ = 0;
   int64_t raw_alloc_calls_ = 0;

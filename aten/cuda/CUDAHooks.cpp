@@ -1,6 +1,7 @@
 // The CUDA runtime hooks (CUDAHooks.h, CUDAContext.h) and the device allocator, for builds
 // with CUDA. cudart is linked statically, so this loads on machines without a driver or
 // GPU: device_count() is then 0 and anything that needs a device raises a RuntimeError.
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -68,6 +69,24 @@ class CudaRawAllocator final : public RawAllocator {
     CUDAGuard g(device_);
     TL_CUDA_CHECK(cudaDeviceSynchronize());
   }
+  uintptr_t record_event(uintptr_t stream) override {
+    CUDAGuard g(device_);
+    cudaEvent_t e = nullptr;
+    TL_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+    TL_CUDA_CHECK(cudaEventRecord(e, reinterpret_cast<cudaStream_t>(stream)));
+    return reinterpret_cast<uintptr_t>(e);
+  }
+  bool event_done(uintptr_t event) override {
+    cudaEvent_t e = reinterpret_cast<cudaEvent_t>(event);
+    const cudaError_t err = cudaEventQuery(e);
+    if (err == cudaErrorNotReady) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    if (cudaEventDestroy(e) != cudaSuccess) (void)cudaGetLastError();
+    TL_CUDA_CHECK(err);
+    return true;
+  }
   std::string describe() const override {
     size_t free_b = 0, total = 0;
     CUDAGuard g(device_);
@@ -107,7 +126,10 @@ class CUDAAllocator final : public Allocator {
   CachingAllocatorCore& get(int index) {
     std::lock_guard<std::mutex> g(mu_);
     if (cores_.size() <= static_cast<size_t>(index)) cores_.resize(index + 1);
-    if (!cores_[index]) cores_[index] = std::make_unique<CachingAllocatorCore>(std::make_unique<CudaRawAllocator>(index));
+    if (!cores_[index]) {
+      cores_[index] = std::make_unique<CachingAllocatorCore>(std::make_unique<CudaRawAllocator>(index));
+      cores_[index]->set_config(config());
+    }
     return *cores_[index];
   }
 
@@ -119,6 +141,15 @@ class CUDAAllocator final : public Allocator {
   }
 
  private:
+  // PYTORCH_CUDA_ALLOC_CONF, read once, as PyTorch does, at the first device allocation.
+  static const AllocatorConfig& config() {
+    static const AllocatorConfig c = [] {
+      const char* env = std::getenv("PYTORCH_CUDA_ALLOC_CONF");
+      return parse_allocator_config(env ? env : "");
+    }();
+    return c;
+  }
+
   static void free_block(void* ctx) {
     Block* b = static_cast<Block*>(ctx);
     b->owner->free(b);
@@ -236,6 +267,24 @@ void reset_peak_memory_stats(int device) {
   if (CachingAllocatorCore* core = allocator().maybe_get(resolve_device(device))) core->reset_peak_stats();
 }
 
+std::vector<SegmentSnapshot> memory_snapshot() {
+  std::vector<SegmentSnapshot> out;
+  for (int d = 0; d < cached_device_count(); ++d) {
+    CachingAllocatorCore* core = allocator().maybe_get(d);
+    if (!core) continue;
+    for (SegmentSnapshot& seg : core->snapshot()) {
+      seg.device = d;
+      out.push_back(std::move(seg));
+    }
+  }
+  return out;
+}
+
+void record_stream(void* ptr, int device, int64_t stream) {
+  if (!ptr) return;  // an empty tensor holds no memory
+  allocator().get(resolve_device(device)).record_stream(ptr, static_cast<StreamId>(stream));
+}
+
 int64_t stream_create(int device, int priority) {
   CUDAGuard g(resolve_device(device));
   cudaStream_t s = nullptr;
@@ -266,5 +315,46 @@ bool stream_query(int64_t stream) {
 int64_t current_stream(int device) { return from_stream(current_cuda_stream(device)); }
 
 void set_current_stream(int device, int64_t stream) { thread_streams()[resolve_device(device)] = to_stream(stream); }
+
+namespace {
+cudaEvent_t to_event(int64_t e) { return reinterpret_cast<cudaEvent_t>(static_cast<intptr_t>(e)); }
+}  // namespace
+
+void stream_wait_event(int64_t stream, int64_t event) {
+  require_device("make a stream wait for an event");
+  TL_CUDA_CHECK(cudaStreamWaitEvent(to_stream(stream), to_event(event), 0));
+}
+
+int64_t event_create(int device, bool enable_timing, bool blocking) {
+  CUDAGuard g(resolve_device(device));
+  cudaEvent_t e = nullptr;
+  const unsigned flags = (enable_timing ? 0u : cudaEventDisableTiming) | (blocking ? cudaEventBlockingSync : 0u);
+  TL_CUDA_CHECK(cudaEventCreateWithFlags(&e, flags));
+  return static_cast<int64_t>(reinterpret_cast<intptr_t>(e));
+}
+
+void event_destroy(int64_t event) {
+  if (event != 0 && cudaEventDestroy(to_event(event)) != cudaSuccess) (void)cudaGetLastError();
+}
+
+void event_record(int64_t event, int64_t stream) { TL_CUDA_CHECK(cudaEventRecord(to_event(event), to_stream(stream))); }
+
+bool event_query(int64_t event) {
+  const cudaError_t err = cudaEventQuery(to_event(event));
+  if (err == cudaErrorNotReady) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  TL_CUDA_CHECK(err);
+  return true;
+}
+
+void event_synchronize(int64_t event) { TL_CUDA_CHECK(cudaEventSynchronize(to_event(event))); }
+
+float event_elapsed_time(int64_t start, int64_t end) {
+  float ms = 0;
+  TL_CUDA_CHECK(cudaEventElapsedTime(&ms, to_event(start), to_event(end)));
+  return ms;
+}
 
 }  // namespace tl::cuda

@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "aten/cuda/CUDACachingAllocator.h"
+
 namespace tl::cuda {
 
 bool is_built();
@@ -26,6 +28,9 @@ std::pair<int64_t, int64_t> mem_get_info(int device);  // (free, total) bytes
 std::map<std::string, int64_t> memory_stats(int device);
 void empty_cache();
 void reset_peak_memory_stats(int device);
+std::vector<SegmentSnapshot> memory_snapshot();  // every device's segments; empty without a GPU
+// Tensor.record_stream: the storage at `ptr` (its base address) on `device` is used on `stream`.
+void record_stream(void* ptr, int device, int64_t stream);
 
 // Streams (Note [Current stream] in CUDAContext.h). -1 as device: the current device.
 int64_t stream_create(int device, int priority);
@@ -34,6 +39,15 @@ void stream_synchronize(int64_t stream);
 bool stream_query(int64_t stream);  // true when all work queued on it has finished
 int64_t current_stream(int device);
 void set_current_stream(int device, int64_t stream);
+void stream_wait_event(int64_t stream, int64_t event);
+
+// Events (torch.cuda.Event), as integers like streams.
+int64_t event_create(int device, bool enable_timing, bool blocking);
+void event_destroy(int64_t event);
+void event_record(int64_t event, int64_t stream);
+bool event_query(int64_t event);  // true when the work it waits for has completed
+void event_synchronize(int64_t event);
+float event_elapsed_time(int64_t start, int64_t end);  // milliseconds
 
 // cuBLAS (Note [cuBLAS at run time] in CuBLAS.h). The paths the first GEMM tries, in order.
 void set_cublas_candidates(const std::vector<std::string>& paths);
@@ -49,11 +63,15 @@ void set_matmul_allow_tf32(bool allow);
 // Test hooks: the caching allocator's pool logic (CUDACachingAllocator.cpp) driven with
 // host memory, so its rounding, best-fit reuse, splitting, merging, statistics and
 // out-of-memory path are tested on machines without a GPU. Pointers are returned as integers.
-void test_pool_reset(int64_t memory_limit);  // fresh pool; limit on reserved bytes (0: none)
+// A fresh pool; limit on reserved bytes (0: none); options as PYTORCH_CUDA_ALLOC_CONF spells them.
+void test_pool_reset(int64_t memory_limit, const std::string& alloc_conf);
 int64_t test_pool_malloc(int64_t nbytes, int64_t stream);
 void test_pool_free(int64_t ptr);
 void test_pool_empty_cache();
 void test_pool_reset_peak();
 std::map<std::string, int64_t> test_pool_stats();  // memory_stats keys + "raw_alloc_calls"
+void test_pool_record_stream(int64_t ptr, int64_t stream);
+void test_pool_complete_events();  // the events recorded so far complete
+std::vector<SegmentSnapshot> test_pool_snapshot();
 
 }  // namespace tl::cuda

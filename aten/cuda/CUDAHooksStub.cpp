@@ -21,6 +21,8 @@ std::pair<int64_t, int64_t> mem_get_info(int) { not_built(); }
 std::map<std::string, int64_t> memory_stats(int) { return CachingAllocatorCore::zero_stats(); }
 void empty_cache() {}
 void reset_peak_memory_stats(int) {}
+std::vector<SegmentSnapshot> memory_snapshot() { return {}; }
+void record_stream(void*, int, int64_t) { not_built(); }
 
 int64_t stream_create(int, int) { not_built(); }
 void stream_destroy(int64_t) { not_built(); }
@@ -28,6 +30,14 @@ void stream_synchronize(int64_t) { not_built(); }
 bool stream_query(int64_t) { not_built(); }
 int64_t current_stream(int) { not_built(); }
 void set_current_stream(int, int64_t) { not_built(); }
+void stream_wait_event(int64_t, int64_t) { not_built(); }
+
+int64_t event_create(int, bool, bool) { not_built(); }
+void event_destroy(int64_t) { not_built(); }
+void event_record(int64_t, int64_t) { not_built(); }
+bool event_query(int64_t) { not_built(); }
+void event_synchronize(int64_t) { not_built(); }
+float event_elapsed_time(int64_t, int64_t) { not_built(); }
 
 void set_cublas_candidates(const std::vector<std::string>&) {}
 std::pair<std::string, std::string> gemm_backend() { return {"none", "torchlite was built without CUDA"}; }

@@ -1,6 +1,7 @@
 // Convolution: argument checks and geometry for convolution (forward and transposed) and its
-// two backward operators (Note [Convolution as three bilinear maps] in Convolution.h), plus the
-// conv1d/2d/3d, conv_transpose1d/2d/3d and conv_tbc composites. Loops: cpu/ConvolutionKernel.cpp.
+// two backward operators (Note [Convolution as three bilinear maps] in Convolution.h), for every
+// device, plus the conv1d/2d/3d, conv_transpose1d/2d/3d and conv_tbc composites. Loops (the
+// stubs): cpu/ConvolutionKernel.cpp, cuda/ConvolutionKernel.cu.
 #include "aten/native/Convolution.h"
 
 #include <algorithm>
@@ -129,7 +130,7 @@ Tensor to_float(const Tensor& t) { return t.defined() ? t.to(ScalarType::Float) 
 
 }  // namespace
 
-Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
+Tensor convolution(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias_opt,
                        IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, bool transposed,
                        IntArrayRef output_padding, int64_t groups) {
   const Tensor bias = bias_opt.has_value() ? *bias_opt : Tensor();
@@ -202,9 +203,9 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
     }
   }
   if (low_precision(input.dtype()))
-    return convolution_cpu(to_float(input), to_float(weight), bias.defined() ? std::optional<Tensor>(to_float(bias))
-                                                                               : std::nullopt,
-                           stride, padding, dilation, transposed, output_padding, groups)
+    return native::convolution(to_float(input), to_float(weight),
+                               bias.defined() ? std::optional<Tensor>(to_float(bias)) : std::nullopt, stride, padding,
+                               dilation, transposed, output_padding, groups)
         .to(input.dtype());
   if (transposed) {
     check_geometry_fits(out_sp, k_sp, in_sp, p);
@@ -216,9 +217,10 @@ Tensor convolution_cpu(const Tensor& input, const Tensor& weight, const std::opt
   Tensor out = empty_tensor(out_shape, input.options());
   const Tensor x = input.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : bias;
   if (!transposed) {
-    conv_forward_kernel(make_geom(N, Cin, in_sp, Cout, out_sp, k_sp, p, groups), x, w, b, out);
+    conv_forward_stub(input.device().type, make_geom(N, Cin, in_sp, Cout, out_sp, k_sp, p, groups), x, w, b, out);
   } else {  // the x side of the geometry is this op's output
-    conv_backward_input_kernel(make_geom(N, Cout, out_sp, Cin, in_sp, k_sp, p, groups), x, w, b, out);
+    conv_backward_input_stub(input.device().type, make_geom(N, Cout, out_sp, Cin, in_sp, k_sp, p, groups), x, w, b,
+                             out);
   }
   return out;
 }
@@ -246,39 +248,48 @@ ConvParams check_backward_args(const char* op, const Tensor& grad_output, const 
 
 }  // namespace
 
-Tensor convolution_backward_input_cpu(const Tensor& grad_output, const Tensor& weight, IntArrayRef input_size,
-                                      IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor convolution_backward_input(const Tensor& grad_output, const Tensor& weight, IntArrayRef input_size,
+                                  IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const IntArrayRef ws = weight.sizes(), gs = grad_output.sizes();
   const ConvParams p = check_backward_args("convolution_backward_input", grad_output, weight, "weight", input_size,
                                            "input_size", input_size, ws, stride, padding, dilation, groups);
   if (low_precision(weight.dtype()))
-    return convolution_backward_input_cpu(to_float(grad_output), to_float(weight), input_size, stride, padding,
-                                          dilation, groups)
+    return native::convolution_backward_input(to_float(grad_output), to_float(weight), input_size, stride, padding,
+                                              dilation, groups)
         .to(weight.dtype());
   check_geometry_fits(spatial(input_size), spatial(ws), spatial(gs), p);
   Tensor gx = empty_tensor(input_size, weight.options());
-  conv_backward_input_kernel(
+  conv_backward_input_stub(
+      weight.device().type,
       make_geom(input_size[0], input_size[1], spatial(input_size), ws[0], spatial(gs), spatial(ws), p, groups),
       grad_output.contiguous(), weight.contiguous(), Tensor(), gx);
   return gx;
 }
 
-Tensor convolution_backward_weight_cpu(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size,
-                                       IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
+Tensor convolution_backward_weight(const Tensor& grad_output, const Tensor& input, IntArrayRef weight_size,
+                                   IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation, int64_t groups) {
   const IntArrayRef is = input.sizes(), gs = grad_output.sizes();
   const ConvParams p = check_backward_args("convolution_backward_weight", grad_output, input, "input", weight_size,
                                            "weight_size", is, weight_size, stride, padding, dilation, groups);
   if (low_precision(input.dtype()))
-    return convolution_backward_weight_cpu(to_float(grad_output), to_float(input), weight_size, stride, padding,
-                                           dilation, groups)
+    return native::convolution_backward_weight(to_float(grad_output), to_float(input), weight_size, stride, padding,
+                                               dilation, groups)
         .to(input.dtype());
   check_geometry_fits(spatial(is), spatial(weight_size), spatial(gs), p);
   Tensor gw = empty_tensor(weight_size, input.options());
-  conv_backward_weight_kernel(
+  conv_backward_weight_stub(
+      input.device().type,
       make_geom(is[0], is[1], spatial(is), weight_size[0], spatial(gs), spatial(weight_size), p, groups),
       input.contiguous(), grad_output.contiguous(), gw);
   return gw;
 }
+
+DispatchStub<void(const ConvGeom&, const Tensor&, const Tensor&, const Tensor&, const Tensor&)> conv_forward_stub(
+    "convolution");
+DispatchStub<void(const ConvGeom&, const Tensor&, const Tensor&, const Tensor&, const Tensor&)>
+    conv_backward_input_stub("convolution_backward_input");
+DispatchStub<void(const ConvGeom&, const Tensor&, const Tensor&, const Tensor&)> conv_backward_weight_stub(
+    "convolution_backward_weight");
 
 // ---- composites ------------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 #pragma once
-// Convolution geometry shared by the argument checks (Convolution.cpp) and the CPU loops
-// (cpu/ConvolutionKernel.cpp). Note [Convolution as three bilinear maps]:
+// Convolution geometry shared by the argument checks (Convolution.cpp) and the loops
+// (cpu/ConvolutionKernel.cpp, cuda/ConvolutionKernel.cu). Note [Convolution as three bilinear maps]:
 // with F(x, w) the forward (cross-correlation) convolution, the other two maps are its
 // adjoints, Bx(gy, w) = dF/dx^T gy (= the transposed convolution) and Bw(x, gy) = dF/dw^T gy.
 // Every gradient of every one of them is again one of the three, so convolution,
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/DispatchStub.h"
 
 namespace tl::native {
 
@@ -35,14 +36,25 @@ T* scratch(std::vector<T>& buf, int64_t n) {
   return buf.data();
 }
 
-// y (N, O, *out) = F(x (N, C, *in), w (O, C/groups, *k)) + bias; all contiguous, y allocated by
-// the caller; bias may be undefined.
-void conv_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y);
+// Per-device loops (Note [Stubs]): the checks, shapes and the low-precision round trip through
+// float are Convolution.cpp's, for every device; a loop sees contiguous float or double tensors.
+// y (N, O, *out) = F(x (N, C, *in), w (O, C/groups, *k)) + bias; y allocated by the caller;
+// bias may be undefined.
+extern DispatchStub<void(const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y)>
+    conv_forward_stub;
 // gx (N, C, *in) = Bx(gy (N, O, *out), w) + bias (per C channel: the transposed convolution's
 // bias; may be undefined); gx is overwritten.
-void conv_backward_input_kernel(const ConvGeom& g, const Tensor& gy, const Tensor& w, const Tensor& bias,
-                                const Tensor& gx);
+extern DispatchStub<void(const ConvGeom& g, const Tensor& gy, const Tensor& w, const Tensor& bias, const Tensor& gx)>
+    conv_backward_input_stub;
 // gw (O, C/groups, *k) = Bw(x, gy); gw is overwritten.
-void conv_backward_weight_kernel(const ConvGeom& g, const Tensor& x, const Tensor& gy, const Tensor& gw);
+extern DispatchStub<void(const ConvGeom& g, const Tensor& x, const Tensor& gy, const Tensor& gw)>
+    conv_backward_weight_stub;
+
+// Each device registers the three: its kernels are named conv_forward_<suffix>,
+// conv_backward_input_<suffix> and conv_backward_weight_<suffix>.
+#define TL_REGISTER_CONVOLUTION_STUBS(DEVICE, suffix)                                 \
+  TL_REGISTER_STUB(conv_forward_stub, DEVICE, &conv_forward_##suffix);                \
+  TL_REGISTER_STUB(conv_backward_input_stub, DEVICE, &conv_backward_input_##suffix); \
+  TL_REGISTER_STUB(conv_backward_weight_stub, DEVICE, &conv_backward_weight_##suffix)
 
 }  // namespace tl::native

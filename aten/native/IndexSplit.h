@@ -3,9 +3,12 @@
 // (a 64-bit twin of every kernel cost a third of the CUDA build). An iteration whose element
 // count or byte extents do not fit is cut into pieces that do: the dim with the largest byte
 // extent is halved until each piece fits, and each piece is launched at its own base offsets.
-// PyTorch's TensorIterator::with_32bit_indexing does the same. Host-only code, so CPU builds
-// test it (torchlite._C._cuda._test_32bit_index_split).
+// PyTorch's TensorIterator::with_32bit_indexing does the same. Strides may be negative (flip's
+// restrided input walks backwards from its base): the offsets are signed 32-bit, so an operand
+// fits when its forward and its backward extent each do. Host-only code, so CPU builds test it
+// (torchlite._C._cuda._test_32bit_index_split).
 #include <algorithm>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -29,12 +32,9 @@ inline bool fits_32bit_indexing(const std::vector<int64_t>& shape, const std::ve
   for (int64_t s : shape) numel *= s;
   if (numel > kMax) return false;
   for (const auto& st : strides) {
-    int64_t extent = 0;
-    for (size_t d = 0; d < shape.size(); ++d) {
-      if (st[d] < 0) return false;
-      extent += (shape[d] - 1) * st[d];
-    }
-    if (extent > kMax) return false;
+    int64_t forward = 0, backward = 0;
+    for (size_t d = 0; d < shape.size(); ++d) (st[d] < 0 ? backward : forward) += (shape[d] - 1) * std::abs(st[d]);
+    if (forward > kMax || backward > kMax) return false;
   }
   return true;
 }
@@ -52,10 +52,7 @@ inline void split_for_32bit_indexing(const IndexPiece& piece, std::vector<IndexP
   for (size_t d = 0; d < piece.shape.size(); ++d) {
     if (piece.shape[d] < 2) continue;
     int64_t stride = 1;
-    for (const auto& st : piece.strides) {
-      TL_CHECK(st[d] >= 0, "CUDA elementwise kernel: negative strides are not supported");
-      stride = std::max(stride, st[d]);
-    }
+    for (const auto& st : piece.strides) stride = std::max(stride, std::abs(st[d]));
     const int64_t span = piece.shape[d] * stride;
     if (span > best_span) {
       best_span = span;

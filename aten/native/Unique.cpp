@@ -131,7 +131,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_runs(const Tensor& self, std::optional
   const std::vector<int64_t> flat{-1}, one{1};
   Tensor moved = !dim ? self.reshape(flat) : self.dim() == 0 ? self.reshape(one) : self.movedim(d, 0);
   const int64_t n = moved.size(0);
-  const std::vector<int64_t> row_shape{n, -1};
+  int64_t width = 1;  // named, not -1: reshape cannot infer it when there are no rows
+  for (int64_t i = 1; i < moved.dim(); ++i) width *= moved.size(i);
+  const std::vector<int64_t> row_shape{n, width};
   Tensor rows = moved.reshape(row_shape);
   Tensor order = tl::arange(Scalar(n), ScalarType::Long, std::nullopt, self.device());
   if (sort) {

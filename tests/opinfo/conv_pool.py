@@ -215,6 +215,8 @@ def _convolution_samples(dtype, rng):
     yield SampleInput((r(0, 3, 4, 4), r(5, 3, 2, 2), r(5), [1, 1], [0, 0], [1, 1], False, [0, 0], 1), grad=False)
     yield SampleInput((r(2, 2, 4, 3, 4), r(3, 2, 2, 2, 3), r(3), [1, 2, 1], [1, 0, 1], [1, 1, 2], False, [0, 0, 0], 1))
     yield SampleInput((r(1, 4, 2, 3, 2), r(4, 1, 2, 2, 2), r(2), [2, 1, 1], [1, 0, 0], [1], True, [1, 0, 0], 2))
+    # transposed without bias, several samples and groups, strided and dilated
+    yield SampleInput((r(3, 4, 2, 3), r(4, 2, 2, 2), None, [2, 3], [0, 1], [2, 1], True, [1, 2], 2))
 
 
 def _conv2d_samples(dtype, rng):
@@ -285,6 +287,8 @@ def _conv_backward_input_samples(dtype, rng):
     yield SampleInput((r(1, 6, 3, 4), r(6, 2, 2, 3), [1, 4, 6, 5], [2, 1], [1, 2], [2, 1], 2))
     yield SampleInput((r(2, 3, 4), r(3, 2, 3), [2, 2, 8], [2], [1], [1], 1))
     yield SampleInput((r(1, 4, 3, 3, 2), r(4, 1, 2, 2, 3), [1, 2, 4, 5, 4], [2, 1, 2], [1, 0, 1], [1, 2, 1], 2))
+    # stride 3 over a dilated kernel: some input elements meet no tap
+    yield SampleInput((r(3, 4, 3), r(4, 1, 2), [3, 2, 9], [3], [1], [2], 2))
 
 
 def _conv_backward_weight_samples(dtype, rng):
@@ -293,6 +297,7 @@ def _conv_backward_weight_samples(dtype, rng):
     yield SampleInput((r(1, 6, 3, 4), r(1, 4, 6, 5), [6, 2, 2, 3], [2, 1], [1, 2], [2, 1], 2))
     yield SampleInput((r(2, 3, 4), r(2, 2, 8), [3, 2, 3], [2], [1], [1], 1))
     yield SampleInput((r(1, 4, 3, 3, 2), r(1, 2, 4, 5, 4), [4, 1, 2, 2, 3], [2, 1, 2], [1, 0, 1], [1, 2, 1], 2))
+    yield SampleInput((r(3, 2, 3, 2), r(3, 3, 5, 4), [2, 3, 2, 2], [2, 2], [1, 1], [1, 2], 1))
 
 
 OPS = [

@@ -27,7 +27,7 @@ def _well(shape, dtype, rng):
 
 def _spd_op(lib, A):
     n = A.shape[-1]
-    return A @ _mT(A) + n * lib.eye(n, dtype=A.dtype)
+    return A @ _mT(A) + n * lib.eye(n, dtype=A.dtype, device=A.device)
 
 
 def _np_spd(A):

@@ -12,6 +12,26 @@
 
 namespace tl_python {
 
+namespace {
+
+// torch.cuda.memory_snapshot()'s form: a list of segment dicts, each with its blocks.
+py::list snapshot_to_python(const std::vector<tl::cuda::SegmentSnapshot>& segments) {
+  py::list out;
+  for (const auto& seg : segments) {
+    py::list blocks;
+    for (const auto& b : seg.blocks)
+      blocks.append(py::dict(py::arg("address") = b.address, py::arg("size") = b.size,
+                             py::arg("requested_size") = b.requested_size, py::arg("state") = b.state));
+    out.append(py::dict(py::arg("device") = seg.device, py::arg("address") = seg.address, py::arg("total_size") = seg.total_size,
+                        py::arg("allocated_size") = seg.allocated_size, py::arg("active_size") = seg.active_size,
+                        py::arg("requested_size") = seg.requested_size, py::arg("stream") = seg.stream,
+                        py::arg("segment_type") = seg.small ? "small" : "large", py::arg("blocks") = blocks));
+  }
+  return out;
+}
+
+}  // namespace
+
 void init_runtime(py::module_& m) {
   py::class_<Generator, GeneratorPtr>(m, "Generator")
       .def(py::init([](const std::optional<Device>& device) {
@@ -105,7 +125,22 @@ void init_runtime(py::module_& m) {
   c.def("_gemm_backend", &cuda::gemm_backend);
   c.def("_cublas_probe", &cuda::cublas_probe, py::arg("paths"));
   c.def("_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32, py::arg("allow"));
-  c.def("_test_pool_reset", &cuda::test_pool_reset, py::arg("memory_limit") = 0);
+  c.def("_stream_wait_event", &cuda::stream_wait_event, py::arg("stream"), py::arg("event"));
+  c.def("_event_create", &cuda::event_create, py::arg("device"), py::arg("enable_timing"), py::arg("blocking"));
+  c.def("_event_destroy", &cuda::event_destroy, py::arg("event"));
+  c.def("_event_record", &cuda::event_record, py::arg("event"), py::arg("stream"));
+  c.def("_event_query", &cuda::event_query, py::arg("event"));
+  c.def("_event_synchronize", &cuda::event_synchronize, py::arg("event"));
+  c.def("_event_elapsed_time", &cuda::event_elapsed_time, py::arg("start"), py::arg("end"));
+  c.def("_record_stream", [](const Tensor& t, int64_t stream) {
+    TL_CHECK(t.is_cuda(), "record_stream: expected a CUDA tensor, got one on ", t.device());
+    cuda::record_stream(t.impl()->storage()->data.ptr, t.device().index, stream);
+  }, py::arg("tensor"), py::arg("stream"));
+  c.def("memory_snapshot", [] { return snapshot_to_python(cuda::memory_snapshot()); });
+  c.def("_test_pool_reset", &cuda::test_pool_reset, py::arg("memory_limit") = 0, py::arg("alloc_conf") = "");
+  c.def("_test_pool_record_stream", &cuda::test_pool_record_stream, py::arg("ptr"), py::arg("stream"));
+  c.def("_test_pool_complete_events", &cuda::test_pool_complete_events);
+  c.def("_test_pool_snapshot", [] { return snapshot_to_python(cuda::test_pool_snapshot()); });
   c.def("_test_pool_malloc", &cuda::test_pool_malloc, py::arg("nbytes"), py::arg("stream") = 0);
   c.def("_test_pool_free", &cuda::test_pool_free, py::arg("ptr"));
   c.def("_test_pool_empty_cache", &cuda::test_pool_empty_cache);

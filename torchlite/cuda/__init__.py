@@ -7,8 +7,10 @@ are all zero.
 
 Streams: every device has a current stream per thread, initially the default stream.
 Kernels and copies are queued on it; `with torchlite.cuda.stream(s):` changes it for a
-block. The caching allocator keeps a pool per stream; using a tensor on a stream other
-than the one it was allocated on needs a synchronize() first (record_stream is not there).
+block; Events order work across streams and time it. The caching allocator keeps a pool per
+stream; a tensor used on a stream other than the one it was allocated on is marked with
+`tensor.record_stream(s)`, so that its memory is not reused before that stream's work is done.
+PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:N" is read as PyTorch reads it.
 
 Matrix products use cuBLAS when the nvidia-cublas wheel (or a system libcublas.so.13) is
 there, else a tiled kernel; TORCHLITE_CUBLAS=0 in the environment forces the tiled kernel.
@@ -132,6 +134,64 @@ def empty_cache() -> None:
     _cuda.empty_cache()
 
 
+def memory_snapshot() -> list:
+    """The caching allocator's segments on every device (torch.cuda.memory_snapshot): dicts with
+    device, address, total_size, allocated_size, active_size, requested_size, stream,
+    segment_type ('small' or 'large') and blocks (address, size, requested_size, state)."""
+    return _cuda.memory_snapshot()
+
+
+_SUMMARY_ROWS = (  # (label, memory_stats key, counts bytes)
+    ("Allocated memory", "allocated_bytes", True), ("Active memory", "active_bytes", True),
+    ("Requested memory", "requested_bytes", True), ("GPU reserved memory", "reserved_bytes", True),
+    ("Non-releasable memory", "inactive_split_bytes", True), ("Allocations", "allocation", False),
+    ("Active allocs", "active", False), ("GPU reserved segments", "segment", False),
+    ("Non-releasable allocs", "inactive_split", False),
+)
+
+
+def _format_bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(n) < 1024 * 10 or unit == "GiB":
+            return f"{n} {unit}"
+        n //= 1024
+    return f"{n} GiB"  # not reached
+
+
+def _format_memory_summary(stats: dict, title: str, abbreviated: bool) -> str:
+    width = 79
+    rule, thick = "|" + "-" * (width - 2) + "|", "|" + "=" * (width - 2) + "|"
+    fields = ("current", "peak", "allocated", "freed")
+
+    def row(label, cells):
+        return f"| {label:<24}| " + " | ".join(f"{c:>10}" for c in cells) + " |"
+
+    lines = [thick, "|" + title.center(width - 2) + "|", rule,
+             "|" + f"CUDA OOMs: {stats['num_ooms']}".center(37) + "|"
+             + f"cudaMalloc retries: {stats['num_alloc_retries']}".center(width - 40) + "|", thick,
+             row("Metric", ("Cur Usage", "Peak Usage", "Tot Alloc", "Tot Freed")), rule]
+    pools = (("all", ""),) if abbreviated else (("all", ""), ("large_pool", "      from large pool"),
+                                                ("small_pool", "      from small pool"))
+    for label, key, is_bytes in _SUMMARY_ROWS:
+        fmt = _format_bytes if is_bytes else str
+        for pool, sub in pools:
+            lines.append(row(sub or label, [fmt(stats[f"{key}.{pool}.{f}"]) for f in fields]))
+        lines.append(rule)
+    for label, key in (("Oversize allocations", "oversize_allocations"),
+                       ("Oversize GPU segments", "oversize_segments")):
+        lines.append(row(label, [str(stats[f"{key}.{f}"]) for f in fields]))
+    lines.append(thick)
+    return "\n".join(lines) + "\n"
+
+
+def memory_summary(device=None, abbreviated=False) -> str:
+    """A table of the caching allocator's statistics for one device (torch.cuda.memory_summary):
+    current, peak, total allocated and total freed bytes and counts, per pool unless abbreviated."""
+    idx = _index(device) if is_available() else 0
+    return _format_memory_summary(memory_stats(device), f"torchlite CUDA memory summary, device ID {idx}",
+                                  abbreviated)
+
+
 def reset_peak_memory_stats(device=None) -> None:
     _cuda.reset_peak_memory_stats(_index(device))
 
@@ -200,6 +260,20 @@ class Stream:
     def query(self) -> bool:
         return _cuda._stream_query(self.cuda_stream)
 
+    def wait_event(self, event) -> None:
+        """Work queued on this stream from now on waits for `event` (no-op if never recorded)."""
+        event.wait(self)
+
+    def wait_stream(self, stream) -> None:
+        """Work queued on this stream from now on waits for the work queued on `stream` so far."""
+        self.wait_event(stream.record_event())
+
+    def record_event(self, event=None):
+        """Records `event` (a new Event when None) on this stream and returns it."""
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
     def __eq__(self, other):
         return isinstance(other, Stream) and (self.cuda_stream, self.device_index) == (
             other.cuda_stream,
@@ -215,6 +289,56 @@ class Stream:
     def __del__(self):
         if getattr(self, "_owned", False) and self.cuda_stream:
             _cuda._stream_destroy(self.cuda_stream)  # never raises
+
+
+class Event:
+    """A CUDA event (torch.cuda.Event): a marker in a stream's work. Created on the device of the
+    stream it is first recorded on."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        if interprocess:
+            raise NotImplementedError("torchlite.cuda.Event: interprocess events are not supported")
+        self.enable_timing, self.blocking = bool(enable_timing), bool(blocking)
+        self.cuda_event, self.device_index, self._recorded = 0, None, False
+
+    def record(self, stream=None) -> None:
+        stream = current_stream() if stream is None else stream
+        if self.device_index is None:
+            self.cuda_event = _cuda._event_create(stream.device_index, self.enable_timing, self.blocking)
+            self.device_index = stream.device_index
+        elif stream.device_index != self.device_index:
+            raise RuntimeError(f"Event device {self.device_index} does not match recording stream's device "
+                               f"{stream.device_index}.")
+        _cuda._event_record(self.cuda_event, stream.cuda_stream)
+        self._recorded = True
+
+    def wait(self, stream=None) -> None:
+        if self._recorded:
+            stream = current_stream() if stream is None else stream
+            _cuda._stream_wait_event(stream.cuda_stream, self.cuda_event)
+
+    def query(self) -> bool:
+        return not self._recorded or _cuda._event_query(self.cuda_event)
+
+    def synchronize(self) -> None:
+        if self._recorded:
+            _cuda._event_synchronize(self.cuda_event)
+
+    def elapsed_time(self, end_event) -> float:
+        """Milliseconds between this event and `end_event` (both recorded, with enable_timing)."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if not (self._recorded and end_event._recorded):
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        return _cuda._event_elapsed_time(self.cuda_event, end_event.cuda_event)
+
+    def __repr__(self):
+        state = f"{self.cuda_event:#x}" if self.cuda_event else "uninitialized"
+        return f"<torchlite.cuda.Event {state}>"
+
+    def __del__(self):
+        if getattr(self, "cuda_event", 0):
+            _cuda._event_destroy(self.cuda_event)  # never raises
 
 
 def current_stream(device=None) -> Stream:
@@ -261,10 +385,20 @@ def stream(stream) -> StreamContext:
 
 
 class _HostPool:
-    """The caching allocator's pool logic on host memory (tests; works without a GPU)."""
+    """The caching allocator's pool logic on host memory (tests; works without a GPU). Its
+    events (record_stream) complete at complete_events() or empty_cache()."""
 
-    def __init__(self, memory_limit=0):
-        _cuda._test_pool_reset(memory_limit)
+    def __init__(self, memory_limit=0, alloc_conf=""):
+        _cuda._test_pool_reset(memory_limit, alloc_conf)
+
+    def record_stream(self, ptr, stream) -> None:
+        _cuda._test_pool_record_stream(ptr, stream)
+
+    def complete_events(self) -> None:
+        _cuda._test_pool_complete_events()
+
+    def snapshot(self) -> list:
+        return _cuda._test_pool_snapshot()
 
     def malloc(self, nbytes, stream=0) -> int:
         return _cuda._test_pool_malloc(nbytes, stream)

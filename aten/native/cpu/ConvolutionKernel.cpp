@@ -451,8 +451,6 @@ void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   }
 }
 
-}  // namespace
-
 void conv_forward_kernel(const ConvGeom& g, const Tensor& x, const Tensor& w, const Tensor& bias, const Tensor& y) {
   if (y.numel() == 0) return;
   dispatch_float_double(x.dtype(), "convolution", [&](auto tag) {
@@ -497,5 +495,9 @@ void conv_backward_weight_kernel(const ConvGeom& g, const Tensor& x, const Tenso
     backward_weight_impl<T>(g, x.data_ptr<T>(), gy.data_ptr<T>(), gw.data_ptr<T>());
   });
 }
+
+}  // namespace
+
+TL_REGISTER_CONVOLUTION_STUBS(CPU, kernel);
 
 }  // namespace tl::native

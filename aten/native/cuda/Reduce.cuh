@@ -3,8 +3,11 @@
 // `inner` consecutive elements of a contiguous CUDA tensor to one element of `out`
 // (rows = input.numel() / inner outputs, written densely into `out`'s memory). That covers
 // a reduction over all elements (inner = numel, one output) and over the innermost dims.
-// A reduction over other dims permutes them to the end and calls .contiguous() first
-// (one copy; a strided launcher that avoids it is a later optimisation).
+// gpu_reduce_columns(input, out, outer, R, inner, ops) reduces the middle dim of a contiguous
+// input viewed as [outer, R, inner] (inner > 1: the reduced dims are one block followed by kept
+// dims, as in x.sum(0)) without moving it: one thread per output walks its column, and
+// neighbouring threads read neighbouring addresses. Other reductions permute the reduced dims
+// to the end and call .contiguous() first.
 //
 // `ops` is a functor struct shared with the CPU engine (ReduceFunctors.h, TL_HOST_DEVICE):
 //   acc_t identity() const;                        // start value
@@ -13,7 +16,7 @@
 //   out_t project(acc_t acc) const;                // final value (mean divides here)
 // with `using acc_t = ...; using out_t = ...;` inside the struct (SumOp).
 //
-// Strategy: one block (256 threads) per row, threads striding over the row and combining
+// Strategy (rows): one block (256 threads) per row, threads striding over the row and combining
 // through shared memory. When there are few rows and they are long, each row is split over
 // several blocks (grid.y) that write partials to a scratch buffer from the caching
 // allocator, and a second kernel combines them. Runs on the current stream, asynchronously.
@@ -78,6 +81,35 @@ __global__ void __launch_bounds__(kReduceThreads)
   }
 }
 
+// grid.x strides over the outer * inner outputs (a thread each), grid.y splits R into chunks.
+// Four running accumulators per thread keep four loads in flight.
+template <typename in_t, typename Ops>
+__global__ void __launch_bounds__(kReduceThreads)
+    reduce_columns_kernel(const in_t* in, int64_t outer, int64_t R, int64_t inner, int64_t chunk,
+                          typename Ops::out_t* out, typename Ops::acc_t* partial, Ops ops) {
+  using acc_t = typename Ops::acc_t;
+  const int64_t splits = gridDim.y;
+  const int64_t begin = static_cast<int64_t>(blockIdx.y) * chunk;
+  const int64_t end = begin + chunk < R ? begin + chunk : R;
+  const int64_t cols = outer * inner;
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; c < cols;
+       c += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const in_t* p = in + (c / inner) * R * inner + c % inner;
+    acc_t a0 = ops.identity(), a1 = a0, a2 = a0, a3 = a0;
+    int64_t r = begin;
+    for (; r + 4 <= end; r += 4) {
+      a0 = ops.reduce(a0, p[r * inner]);
+      a1 = ops.reduce(a1, p[(r + 1) * inner]);
+      a2 = ops.reduce(a2, p[(r + 2) * inner]);
+      a3 = ops.reduce(a3, p[(r + 3) * inner]);
+    }
+    for (; r < end; ++r) a0 = ops.reduce(a0, p[r * inner]);
+    const acc_t acc = ops.combine(ops.combine(a0, a1), ops.combine(a2, a3));
+    if (splits == 1) out[c] = ops.project(acc);
+    else partial[c * splits + blockIdx.y] = acc;
+  }
+}
+
 inline int multiprocessor_count(int device) {
   int n = 0;
   TL_CUDA_CHECK(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, device));
@@ -133,6 +165,51 @@ void gpu_reduce_inner(const Tensor& input, const Tensor& out, int64_t inner, con
   TL_CUDA_KERNEL_LAUNCH_CHECK();
   cuda_detail::combine_partials_kernel<Ops>
       <<<grid_x, cuda_detail::kReduceThreads, 0, stream>>>(partial, rows, splits, o, ops);
+  TL_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+// `input`: contiguous CUDA tensor of in_t viewed as [outer, R, inner]; `out`: contiguous CUDA
+// tensor of Ops::out_t with outer * inner elements (out[o * inner + j] reduces input[o, :, j]).
+template <typename in_t, typename Ops>
+void gpu_reduce_columns(const Tensor& input, const Tensor& out, int64_t outer, int64_t R, int64_t inner,
+                        const Ops& ops) {
+  using acc_t = typename Ops::acc_t;
+  using out_t = typename Ops::out_t;
+  TL_CHECK(input.is_cuda() && out.is_cuda() && input.device() == out.device() && input.is_contiguous() &&
+               out.is_contiguous() && input.dtype() == CppToScalarType<in_t>::value &&
+               out.dtype() == CppToScalarType<out_t>::value && outer * R * inner == input.numel() &&
+               outer * inner == out.numel(),
+           "gpu_reduce_columns: input ", input.sizes(), " and out ", out.sizes(), " do not form [", outer, ", ", R,
+           ", ", inner, "] -> [", outer, ", ", inner, "]");
+  const int64_t cols = outer * inner;
+  if (cols == 0) return;
+  const int device = input.device().index;
+  cuda::CUDAGuard guard(device);
+  cudaStream_t stream = cuda::current_cuda_stream(device);
+  const int sms = cuda_detail::multiprocessor_count(device);
+  constexpr int64_t kThreads = cuda_detail::kReduceThreads, kMinChunk = 64;
+  const int64_t col_blocks = (cols + kThreads - 1) / kThreads;
+  int64_t splits = 1;
+  if (col_blocks < 2 * sms && R > 2 * kMinChunk)
+    splits = std::min<int64_t>({(4 * int64_t(sms) + col_blocks - 1) / col_blocks, (R + kMinChunk - 1) / kMinChunk, 1024});
+  const int64_t chunk = splits == 1 ? R : (R + splits - 1) / splits;
+  const unsigned grid_x = static_cast<unsigned>(std::min<int64_t>(col_blocks, 65535));
+  const in_t* in = static_cast<const in_t*>(input.data_ptr());
+  out_t* o = static_cast<out_t*>(out.data_ptr());
+  if (splits == 1) {
+    cuda_detail::reduce_columns_kernel<in_t, Ops>
+        <<<dim3(grid_x, 1), kThreads, 0, stream>>>(in, outer, R, inner, chunk, o, nullptr, ops);
+    TL_CUDA_KERNEL_LAUNCH_CHECK();
+    return;
+  }
+  const int64_t scratch_bytes = cols * splits * static_cast<int64_t>(sizeof(acc_t));
+  Tensor scratch = empty_tensor(IntArrayRef(&scratch_bytes, 1), TensorOptions(ScalarType::Byte, input.device()));
+  acc_t* partial = static_cast<acc_t*>(scratch.data_ptr());
+  cuda_detail::reduce_columns_kernel<in_t, Ops><<<dim3(grid_x, static_cast<unsigned>(splits)), kThreads, 0, stream>>>(
+      in, outer, R, inner, chunk, o, partial, ops);
+  TL_CUDA_KERNEL_LAUNCH_CHECK();
+  cuda_detail::combine_partials_kernel<Ops>
+      <<<static_cast<unsigned>(std::min<int64_t>(cols, 65535)), kThreads, 0, stream>>>(partial, cols, splits, o, ops);
   TL_CUDA_KERNEL_LAUNCH_CHECK();
 }
 

@@ -1,6 +1,8 @@
 // The CUDA engine behind the reduction stubs of ReduceOps.h (sum, mean, amax, amin), over
-// gpu_reduce_inner (Note [CUDA reductions]): the reduced dims are moved last and made
-// contiguous, and each run of them becomes one element of the keepdim-shaped result. The same
+// gpu_reduce_inner and gpu_reduce_columns (Note [CUDA reductions]): a contiguous input whose
+// reduced dims form one block before kept dims is reduced in place, column by column; otherwise
+// the reduced dims are moved last and made contiguous, and each run of them becomes one element
+// of the keepdim-shaped result. The same
 // engine runs prod, all and any (ProdOp, AllAnyOp of ReduceFunctors.h); max.dim, min.dim,
 // argmax and argmin track the index of the extreme in their own kernel below.
 #include <tuple>
@@ -28,16 +30,29 @@ namespace {
 struct CudaEngine {
   template <typename T, typename Op>
   static void run(const Tensor& input, const Tensor& result, const std::vector<bool>& mask, const Op& op) {
+    // Reduced dims forming one block [first, last] of a contiguous input followed by kept dims
+    // (x.sum(0)): reduce the columns in place.
+    const int64_t nd = input.dim();
+    int64_t first = 0, last = nd - 1;
+    while (first < nd && !mask[first]) ++first;
+    while (last >= 0 && !mask[last]) --last;
+    bool block = first <= last && last < nd - 1 && input.is_contiguous();
+    int64_t outer = 1, R = 1, inner = 1;
+    for (int64_t d = 0; d < nd; ++d) {
+      (d < first ? outer : d <= last ? R : inner) *= input.size(d);
+      if (d >= first && d <= last && !mask[d]) block = false;
+    }
+    if (block && inner > 1) return gpu_reduce_columns<T>(input, result, outer, R, inner, op);
     std::vector<int64_t> perm;
-    int64_t inner = 1;
-    for (int64_t d = 0; d < input.dim(); ++d)
+    int64_t reduced = 1;
+    for (int64_t d = 0; d < nd; ++d)
       if (!mask[d]) perm.push_back(d);
-    for (int64_t d = 0; d < input.dim(); ++d)
+    for (int64_t d = 0; d < nd; ++d)
       if (mask[d]) {
         perm.push_back(d);
-        inner *= input.size(d);
+        reduced *= input.size(d);
       }
-    gpu_reduce_inner<T>(input.permute(perm).contiguous(), result, inner, op);
+    gpu_reduce_inner<T>(input.permute(perm).contiguous(), result, reduced, op);
   }  template <bool IsMax>
   static void index_reduce(const char* name, const Tensor& x, int64_t dim, const Tensor& values, const Tensor& idxs);
 };
