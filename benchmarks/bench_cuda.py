@@ -103,6 +103,7 @@ def main() -> None:
         pass
     built = {name: cases(lib, args.n) for name, (lib, _) in libs.items()}
     print(f"{tcuda.get_device_name()}, n = {args.n} float32; medians of {args.repeats} x {args.number} calls")
+    print("GEMM: {} ({})".format(*tcuda._gemm_backend()))
     header = f"{'case':<24}{'torchlite us':>14}{'rate':>16}"
     print(header + (f"{'torch us':>12}{'tl/torch':>10}" if "torch" in libs else ""))
     scale = {"GB/s": 1e9, "TFLOP/s": 1e12, "steps/s": 1}

@@ -161,8 +161,9 @@ _matmul_precision = "highest"
 
 
 def set_float32_matmul_precision(precision):
-    """set_float32_matmul_precision(precision): "highest", "high" or "medium". torchlite's float32
-    matmul always computes in full float32 ("highest"), which every setting allows.
+    """set_float32_matmul_precision(precision): "highest", "high" or "medium". "high" and "medium"
+    let float32 matrix products on CUDA (cuBLAS) round their inputs to TF32 on tensor cores; the
+    CPU always computes in full float32, which every setting allows.
 
     >>> torchlite.set_float32_matmul_precision("highest")
     """
@@ -174,6 +175,7 @@ def set_float32_matmul_precision(precision):
                       f"set_float32_matmul_precision call has no effect.", UserWarning, stacklevel=2)
         return
     _matmul_precision = precision
+    _C._cuda._set_matmul_allow_tf32(precision != "highest")
 
 
 def get_float32_matmul_precision():

@@ -56,6 +56,17 @@ bool event_query(int64_t event);  // true when the work it waits for has complet
 void event_synchronize(int64_t event);
 float event_elapsed_time(int64_t start, int64_t end);  // milliseconds
 
+// cuBLAS (Note [cuBLAS at run time] in CuBLAS.h). The paths the first GEMM tries, in order.
+void set_cublas_candidates(const std::vector<std::string>& paths);
+// The GEMM the CUDA matrix products use now: ("cublas", the library's path), ("tiled", why not
+// cuBLAS), or ("none", why) in a build without CUDA. Loads cuBLAS on the first call.
+std::pair<std::string, std::string> gemm_backend();
+// Loads cuBLAS from `paths` as the first GEMM does, then lets it go: (the path that loaded, "")
+// or ("", what each path reported).
+std::pair<std::string, std::string> cublas_probe(const std::vector<std::string>& paths);
+// set_float32_matmul_precision: whether float32 GEMMs may round their inputs to TF32.
+void set_matmul_allow_tf32(bool allow);
+
 // Test hooks: the caching allocator's pool logic (CUDACachingAllocator.cpp) driven with
 // host memory, so its rounding, best-fit reuse, splitting, merging, statistics and
 // out-of-memory path are tested on machines without a GPU. Pointers are returned as integers.

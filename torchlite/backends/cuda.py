@@ -1,7 +1,7 @@
 """torchlite.backends.cuda: cuBLAS and attention switches.
 
 `matmul.allow_tf32` is another view of set_float32_matmul_precision, as in PyTorch (True is
-"high", False "highest"); torchlite's matmuls compute in full float32 either way. The
+"high", False "highest"): True lets float32 matmuls on CUDA use TF32 tensor cores. The
 reduced-precision-reduction flags and the scaled-dot-product-attention backend switches are
 recorded and read back: torchlite's attention has one (math) implementation.
 """

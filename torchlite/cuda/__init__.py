@@ -11,7 +11,13 @@ block; Events order work across streams and time it. The caching allocator keeps
 stream; a tensor used on a stream other than the one it was allocated on is marked with
 `tensor.record_stream(s)`, so that its memory is not reused before that stream's work is done.
 PYTORCH_CUDA_ALLOC_CONF="max_split_size_mb:N" is read as PyTorch reads it.
+
+Matrix products use cuBLAS when the nvidia-cublas wheel (or a system libcublas.so.13) is
+there, else a tiled kernel; TORCHLITE_CUBLAS=0 in the environment forces the tiled kernel.
 """
+
+import os
+import sys
 
 from torchlite import _C
 
@@ -31,6 +37,39 @@ def device_count() -> int:
 def is_built() -> bool:
     """True when torchlite was compiled with CUDA kernels."""
     return _cuda.is_built()
+
+
+_CUBLAS_SONAME = "libcublas.so.13"
+# Where the nvidia-cublas wheel puts it under site-packages: nvidia/cu13/lib for CUDA 13,
+# nvidia/cublas/lib in the wheels before.
+_CUBLAS_WHEEL_DIRS = (("nvidia", "cu13", "lib"), ("nvidia", "cublas", "lib"))
+
+
+def _cublas_library_candidates(search_path=None, toolkits=None) -> list:
+    """The paths cuBLAS is loaded from, in order: the wheel's library in each folder of
+    `search_path` (sys.path by default), the bare soname (which the system loader looks up), then
+    the library of a CUDA toolkit in `toolkits` ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda by
+    default) that the loader's path does not name."""
+    if toolkits is None:
+        toolkits = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
+    wheels = [os.path.join(os.path.abspath(entry), *parts, _CUBLAS_SONAME)
+              for entry in (sys.path if search_path is None else search_path) for parts in _CUBLAS_WHEEL_DIRS]
+    in_toolkits = [os.path.join(root, "lib64", _CUBLAS_SONAME) for root in toolkits if root]
+    found = []
+    for path in wheels + [_CUBLAS_SONAME] + in_toolkits:
+        if path not in found and (path == _CUBLAS_SONAME or os.path.isfile(path)):
+            found.append(path)
+    return found
+
+
+def _gemm_backend() -> tuple:
+    """The GEMM of the CUDA matrix products now: ("cublas", the library's path), ("tiled", why
+    not cuBLAS) or ("none", why) without CUDA. The first call loads cuBLAS."""
+    return _cuda._gemm_backend()
+
+
+if _cuda.is_built():
+    _cuda._set_cublas_candidates(_cublas_library_candidates())
 
 
 def _index(device) -> int:
