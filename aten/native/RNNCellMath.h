@@ -9,6 +9,14 @@
 #include "aten/core/Macros.h"
 #include "aten/native/ElementwiseFunctors.h"
 
+// The unit functions must inline into the CPU's element loops before GCC's vectoriser sees them
+// (it leaves them out of line otherwise, and the loops scalar).
+#if defined(__CUDACC__) || !defined(__GNUC__)
+#define TL_RNN_UNIT_INLINE inline
+#else
+#define TL_RNN_UNIT_INLINE inline __attribute__((always_inline))
+#endif
+
 namespace tl::native::rnn {
 
 // float tanh without a library call on the host, so the CPU gate loops vectorise: (1 - e) / (1 + e)
@@ -36,7 +44,7 @@ TL_HOST_DEVICE inline double tanh(double x) { return std::tanh(x); }
 // LSTM: pre-activations a = ig + hg (+ biases); c = f c0 + i g, h = o tanh(c); w gets the
 // activated gates i, f, g, o (4H).
 template <typename T>
-TL_HOST_DEVICE inline void lstm_cell_unit(int64_t H, int64_t j, const T* ig, const T* hg, const T* bi, const T* bh,
+TL_HOST_DEVICE TL_RNN_UNIT_INLINE void lstm_cell_unit(int64_t H, int64_t j, const T* ig, const T* hg, const T* bi, const T* bh,
                                           const T* c0, T* h, T* c, T* w) {
   T a[4];
   for (int k = 0; k < 4; ++k) {
@@ -56,7 +64,7 @@ TL_HOST_DEVICE inline void lstm_cell_unit(int64_t H, int64_t j, const T* ig, con
 // LSTM backward from dh (the gradient of h) and dc (of c, from later steps): the pre-activation
 // gradients (4H) into dg and the gradient of c0 into dc0 (which may be dc itself: read first).
 template <typename T>
-TL_HOST_DEVICE inline void lstm_cell_backward_unit(int64_t H, int64_t j, const T* dh, const T* dc, const T* c0,
+TL_HOST_DEVICE TL_RNN_UNIT_INLINE void lstm_cell_backward_unit(int64_t H, int64_t j, const T* dh, const T* dc, const T* c0,
                                                    const T* c1, const T* w, T* dg, T* dc0) {
   const T i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
   const T tc = tanh(c1[j]);
@@ -72,7 +80,7 @@ TL_HOST_DEVICE inline void lstm_cell_backward_unit(int64_t H, int64_t j, const T
 // GRU: r = s(ig_r + hg_r), z = s(ig_z + hg_z), n = tanh(ig_n + r hn) with hn = hg_n + b_hn,
 // h = n + z (h0 - n); w gets r, z, n, h0, hn (5H).
 template <typename T>
-TL_HOST_DEVICE inline void gru_cell_unit(int64_t H, int64_t j, const T* ig, const T* hg, const T* bi, const T* bh,
+TL_HOST_DEVICE TL_RNN_UNIT_INLINE void gru_cell_unit(int64_t H, int64_t j, const T* ig, const T* hg, const T* bi, const T* bh,
                                          const T* h0, T* h, T* w) {
   T ai[3], ah[3];
   for (int k = 0; k < 3; ++k) {
@@ -94,7 +102,7 @@ TL_HOST_DEVICE inline void gru_cell_unit(int64_t H, int64_t j, const T* ig, cons
 // GRU backward from dh: the input-gate (dgi) and hidden-gate (dgh) pre-activation gradients (3H
 // each; they differ in n) and the direct part of the h0 gradient, z dh, into dh0 (may be dh).
 template <typename T>
-TL_HOST_DEVICE inline void gru_cell_backward_unit(int64_t H, int64_t j, const T* dh, const T* w, T* dgi, T* dgh,
+TL_HOST_DEVICE TL_RNN_UNIT_INLINE void gru_cell_backward_unit(int64_t H, int64_t j, const T* dh, const T* w, T* dgi, T* dgh,
                                                   T* dh0) {
   const T r = w[j], z = w[H + j], n = w[2 * H + j], hp = w[3 * H + j], hn = w[4 * H + j];
   const T gy = dh ? dh[j] : T(0);
