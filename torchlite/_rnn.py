@@ -1,11 +1,11 @@
 """The recurrent math shared by torch.lstm / torch.gru / torch.rnn_tanh / torch.rnn_relu, their
 single-step *_cell functions, and the nn.RNN / nn.LSTM / nn.GRU modules.
 
-On float32 / float64 CPU tensors the recurrence runs in the fused kernels of aten/native/RNN.cpp
-(Note [Fused RNN kernels]): one GEMM projects the whole input sequence, then _fused_rnn_layer runs
-every step of a layer and direction in C++ (one autograd node for all of them), and single steps
-use _thnn_fused_lstm_cell / _thnn_fused_gru_cell. Other dtypes and devices take the same math
-from differentiable tensor ops. The weights of one layer and direction come in PyTorch's order:
+On float32 / float64 CPU and CUDA tensors the recurrence runs in the fused kernels of
+aten/native/RNN.cpp (Note [Fused RNN kernels]): one GEMM projects the whole input sequence, then
+_fused_rnn_layer runs every step of a layer and direction in C++ (one autograd node for all of
+them), and single steps use _thnn_fused_lstm_cell / _thnn_fused_gru_cell. Other dtypes take the
+same math from differentiable tensor ops. The weights of one layer and direction come in PyTorch's order:
 w_ih, w_hh, then b_ih, b_hh when there are biases, then w_hr for an LSTM with projections (the
 order of nn.LSTM's `_flat_weights`).
 """
@@ -19,8 +19,8 @@ _MODE_NUMBER = {"RNN_RELU": 0, "RNN_TANH": 1, "LSTM": 2, "GRU": 3}  # _fused_rnn
 
 
 def _fused(t):
-    """Whether the fused kernels take tensors like t (float32 / float64 on the CPU)."""
-    return t.device.type == "cpu" and t.dtype in (_C.float32, _C.float64)
+    """Whether the fused kernels take tensors like t (float32 / float64, on the CPU or CUDA)."""
+    return t.device.type in ("cpu", "cuda") and t.dtype in (_C.float32, _C.float64)
 
 
 def step(mode, gi, h, c, w_hh, b_ih, b_hh, w_hr=None):

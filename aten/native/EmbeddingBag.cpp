@@ -1,7 +1,10 @@
 // embedding_bag: bags of embedding rows reduced by sum, mean or max in one pass over each bag's
-// indices (bags in parallel). Its gradients are composites of index_select/index_add, so they
-// differentiate again. Bag b holds indices[offsets[b], offsets[b + 1]); the last bag runs to the
-// end of `indices`, include_last_offset or not (as in PyTorch).
+// indices (bags in parallel; the loop is a stub, EmbeddingBag.h). Its gradients are composites of
+// index_select/index_add, so they differentiate again. Bag b holds indices[offsets[b],
+// offsets[b + 1]); the last bag runs to the end of `indices`, include_last_offset or not (as in
+// PyTorch).
+#include "aten/native/EmbeddingBag.h"
+
 #include <algorithm>
 #include <optional>
 #include <sstream>
@@ -85,72 +88,17 @@ void sum_bag(T* __restrict o, const T* __restrict w, const int64_t* ip, const T*
   }
 }
 
-}  // namespace
-
-BagTuple _embedding_bag_cpu(const Tensor& weight, const Tensor& indices, const Tensor& offsets,
-                            bool scale_grad_by_freq, int64_t mode, bool sparse,
-                            const std::optional<Tensor>& per_sample_weights, bool include_last_offset,
-                            int64_t padding_idx) {
-  TL_CHECK(weight.dim() == 2, "weight has to be a 2D Tensor, but got Tensor of dimension ", weight.dim());
-  check_index_dtype(indices, 1, "indices");
-  check_index_dtype(offsets, 2, "offsets");
-  TL_CHECK(indices.dim() == 1, "embedding_bag: input has to be a 1D Tensor, but got Tensor of dimension ",
-           indices.dim());
-  TL_CHECK(offsets.dim() == 1, "embedding_bag: offsets has to be a 1D Tensor, but got Tensor of dimension ",
-           offsets.dim());
-  TL_CHECK(mode >= kSum && mode <= kMax, "`mode` must be sum, mean, or max.");
-  TL_CHECK(!sparse, "embedding_bag(): sparse=True (sparse gradients) is not supported");
-  const int64_t num_weights = weight.sizes()[0], D = weight.sizes()[1], n = indices.numel();
-  TL_CHECK(padding_idx >= -1 && padding_idx < num_weights, "embedding_bag: padding_idx must be -1 (none) or in [0, ",
-           num_weights, "), but got ", padding_idx);
-  if (has(per_sample_weights)) {
-    TL_CHECK(mode == kSum, "embedding_bag: per_sample_weights only supported with mode='sum'");
-    TL_CHECK(per_sample_weights->dtype() == weight.dtype(),
-             "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
-             "'per_sample_weights'; but type ", dtype_name(weight.dtype()), " does not equal ",
-             dtype_name(per_sample_weights->dtype()), " (while checking arguments for embedding_bag)");
-    TL_CHECK(per_sample_weights->dim() == 1 && per_sample_weights->numel() == n,
-             "embedding_bag: per_sample_weights of shape ", sizes_str(per_sample_weights->sizes()),
-             " must be 1-D with as many elements as indices (", n, ")");
-  }
-  if (include_last_offset) {
-    TL_CHECK(offsets.numel() >= 1, "include_last_offset: number of offset should be at least 1");
-  }
-  if (low_precision(weight.dtype())) {
-    auto [out, o2b, bag_size, max_idx] = _embedding_bag_cpu(
-        weight.to(ScalarType::Float), indices, offsets, scale_grad_by_freq, mode, sparse,
-        has(per_sample_weights) ? std::optional<Tensor>(per_sample_weights->to(ScalarType::Float)) : std::nullopt,
-        include_last_offset, padding_idx);
-    return {out.to(weight.dtype()), o2b, bag_size, max_idx};
-  }
-  const int64_t B = include_last_offset ? offsets.numel() - 1 : offsets.numel();
-  Tensor idx = indices.to(ScalarType::Long).contiguous(), off = offsets.to(ScalarType::Long).contiguous();
+// The CPU loop: bags in parallel, each one pass over its indices.
+void embedding_bag_kernel(const Tensor& w, const Tensor& idx, const Tensor& off, const Tensor& psw, int64_t mode,
+                          int64_t padding_idx, const Tensor& out, const Tensor& offset2bag, const Tensor& bag_size,
+                          const Tensor& max_indices) {
+  const int64_t B = out.sizes()[0], D = out.sizes()[1], n = idx.numel();
   const int64_t* ip = idx.data_ptr<int64_t>();
   const int64_t* op = off.data_ptr<int64_t>();
-  if (off.numel() > 0) {
-    TL_CHECK(op[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
-             "position 0. However, got ", op[0]);
-    const int64_t last = op[off.numel() - 1];
-    TL_CHECK(last <= n, "offsets[-1] can not be greater than input's length ", n, " but got offsets[-1] of ", last);
-    for (int64_t b = 1; b < off.numel(); ++b) {
-      TL_CHECK(op[b] >= op[b - 1], "embedding_bag: offsets must be non-decreasing, but offsets[", b, "] = ", op[b],
-               " is less than offsets[", b - 1, "] = ", op[b - 1]);
-    }
-  }
-  for (int64_t i = 0; i < n; ++i) {
-    TL_CHECK(ip[i] >= 0 && ip[i] < num_weights, "Index ", i, " of input takes value ", ip[i],
-             " which is not in the valid range [0, ", num_weights, ")");
-  }
-  Tensor w = weight.contiguous();
-  Tensor psw = has(per_sample_weights) ? per_sample_weights->contiguous() : Tensor();
-  Tensor out = empty_tensor({B, D}, weight.options());
-  Tensor offset2bag = tl::zeros({n}, ScalarType::Long);
-  Tensor bag_size = tl::zeros({B}, ScalarType::Long);
-  Tensor max_indices = mode == kMax ? tl::zeros({B, D}, ScalarType::Long) : Tensor();
   int64_t* o2bp = offset2bag.data_ptr<int64_t>();
   int64_t* bsp = bag_size.data_ptr<int64_t>();
   int64_t* mip = mode == kMax ? max_indices.data_ptr<int64_t>() : nullptr;
-  dispatch_float_double(weight.dtype(), "embedding_bag", [&](auto tag) {
+  dispatch_float_double(w.dtype(), "embedding_bag", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* wp = w.data_ptr<T>();
     const T* pp = psw.defined() ? psw.data_ptr<T>() : nullptr;
@@ -193,6 +141,81 @@ BagTuple _embedding_bag_cpu(const Tensor& weight, const Tensor& indices, const T
       }
     }
   });
+}
+
+}  // namespace
+
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, int64_t, int64_t, const Tensor&,
+                  const Tensor&, const Tensor&, const Tensor&)>
+    embedding_bag_stub("embedding_bag");
+TL_REGISTER_STUB(embedding_bag_stub, CPU, &embedding_bag_kernel);
+
+BagTuple _embedding_bag(const Tensor& weight, const Tensor& indices, const Tensor& offsets,
+                            bool scale_grad_by_freq, int64_t mode, bool sparse,
+                            const std::optional<Tensor>& per_sample_weights, bool include_last_offset,
+                            int64_t padding_idx) {
+  TL_CHECK(weight.dim() == 2, "weight has to be a 2D Tensor, but got Tensor of dimension ", weight.dim());
+  check_index_dtype(indices, 1, "indices");
+  check_index_dtype(offsets, 2, "offsets");
+  TL_CHECK(indices.dim() == 1, "embedding_bag: input has to be a 1D Tensor, but got Tensor of dimension ",
+           indices.dim());
+  TL_CHECK(offsets.dim() == 1, "embedding_bag: offsets has to be a 1D Tensor, but got Tensor of dimension ",
+           offsets.dim());
+  TL_CHECK(mode >= kSum && mode <= kMax, "`mode` must be sum, mean, or max.");
+  TL_CHECK(!sparse, "embedding_bag(): sparse=True (sparse gradients) is not supported");
+  const int64_t num_weights = weight.sizes()[0], D = weight.sizes()[1], n = indices.numel();
+  TL_CHECK(padding_idx >= -1 && padding_idx < num_weights, "embedding_bag: padding_idx must be -1 (none) or in [0, ",
+           num_weights, "), but got ", padding_idx);
+  if (has(per_sample_weights)) {
+    TL_CHECK(mode == kSum, "embedding_bag: per_sample_weights only supported with mode='sum'");
+    TL_CHECK(per_sample_weights->dtype() == weight.dtype(),
+             "Expected tensor for argument #1 'weight' to have the same type as tensor for argument #1 "
+             "'per_sample_weights'; but type ", dtype_name(weight.dtype()), " does not equal ",
+             dtype_name(per_sample_weights->dtype()), " (while checking arguments for embedding_bag)");
+    TL_CHECK(per_sample_weights->dim() == 1 && per_sample_weights->numel() == n,
+             "embedding_bag: per_sample_weights of shape ", sizes_str(per_sample_weights->sizes()),
+             " must be 1-D with as many elements as indices (", n, ")");
+  }
+  if (include_last_offset) {
+    TL_CHECK(offsets.numel() >= 1, "include_last_offset: number of offset should be at least 1");
+  }
+  if (low_precision(weight.dtype())) {
+    auto [out, o2b, bag_size, max_idx] = native::_embedding_bag(
+        weight.to(ScalarType::Float), indices, offsets, scale_grad_by_freq, mode, sparse,
+        has(per_sample_weights) ? std::optional<Tensor>(per_sample_weights->to(ScalarType::Float)) : std::nullopt,
+        include_last_offset, padding_idx);
+    return {out.to(weight.dtype()), o2b, bag_size, max_idx};
+  }
+  const int64_t B = include_last_offset ? offsets.numel() - 1 : offsets.numel();
+  Tensor idx = indices.to(ScalarType::Long).contiguous(), off = offsets.to(ScalarType::Long).contiguous();
+  {  // the index values are checked on a host copy (one transfer per tensor on another device)
+    const Device cpu(DeviceType::CPU);
+    const Tensor idx_h = idx.is_cpu() ? idx : idx.to(cpu), off_h = off.is_cpu() ? off : off.to(cpu);
+    const int64_t* ip = idx_h.data_ptr<int64_t>();
+    const int64_t* op = off_h.data_ptr<int64_t>();
+    if (off.numel() > 0) {
+      TL_CHECK(op[0] == 0, "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+               "position 0. However, got ", op[0]);
+      const int64_t last = op[off.numel() - 1];
+      TL_CHECK(last <= n, "offsets[-1] can not be greater than input's length ", n, " but got offsets[-1] of ", last);
+      for (int64_t b = 1; b < off.numel(); ++b) {
+        TL_CHECK(op[b] >= op[b - 1], "embedding_bag: offsets must be non-decreasing, but offsets[", b, "] = ", op[b],
+                 " is less than offsets[", b - 1, "] = ", op[b - 1]);
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      TL_CHECK(ip[i] >= 0 && ip[i] < num_weights, "Index ", i, " of input takes value ", ip[i],
+               " which is not in the valid range [0, ", num_weights, ")");
+    }
+  }
+  const Device dev = weight.device();
+  Tensor w = weight.contiguous();
+  Tensor psw = has(per_sample_weights) ? per_sample_weights->contiguous() : Tensor();
+  Tensor out = empty_tensor({B, D}, weight.options());
+  Tensor offset2bag = tl::zeros({n}, ScalarType::Long, std::nullopt, dev);
+  Tensor bag_size = tl::zeros({B}, ScalarType::Long, std::nullopt, dev);
+  Tensor max_indices = mode == kMax ? tl::zeros({B, D}, ScalarType::Long, std::nullopt, dev) : Tensor();
+  if (B > 0) embedding_bag_stub(dev.type, w, idx, off, psw, mode, padding_idx, out, offset2bag, bag_size, max_indices);
   // PyTorch's conventions for the by-products: sum mode reports no bag sizes, and outside max
   // mode max_indices repeats bag_size.
   if (mode == kSum) bag_size.zero_();

@@ -1,6 +1,7 @@
 // fractional_max_pool2d/3d (Graham, "Fractional Max-Pooling"): kernel_size windows whose starts
 // advance by a non-integer step, placed per plane by a sample u in [0, 1) per axis from
-// random_samples (N, C, 2 or 3). The checks and the CPU loop, which is small, live together here.
+// random_samples (N, C, 2 or 3). The checks and the CPU loop, which is small, live together here
+// (the loop behind a stub: FractionalMaxPool.h).
 // Indices are flat per plane/volume ((t * H + h) * W + w), as max pooling's, so the gradient is
 // _max_pool_scatter / max_pool3d_scatter (derivatives.yaml).
 #include <algorithm>
@@ -10,35 +11,71 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/FractionalMaxPool.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/fractional_max_pool2d_native.h"
 #include "generated/ops/fractional_max_pool3d_native.h"
+#include "generated/ops/narrow.h"
 #include "generated/ops/to.h"
 
 namespace tl::native {
 
 namespace {
 
-// The first input index of each of the `out` windows of size `pool` along an axis of size `in`:
-// floor((i + u) * alpha) - floor(u * alpha) with alpha = (in - pool) / (out - 1), computed in the
-// input's precision as PyTorch does; the last window ends at the last element.
+// The window starts along one axis (fractional_window_start).
 template <typename T>
 std::vector<int64_t> window_starts(T u, int64_t in, int64_t out, int64_t pool) {
   std::vector<int64_t> starts(static_cast<size_t>(out));
-  if (out > 1) {
-    const T alpha = static_cast<T>(in - pool) / static_cast<T>(out - 1);
-    for (int64_t i = 0; i + 1 < out; ++i)
-      starts[i] = static_cast<int64_t>((static_cast<T>(i) + u) * alpha) - static_cast<int64_t>(u * alpha);
-  }
-  if (out > 0) starts[out - 1] = in - pool;
-  for (int64_t& s : starts) s = std::clamp<int64_t>(s, 0, in - pool);  // float rounding stays inside
+  for (int64_t i = 0; i < out; ++i) starts[i] = fractional_window_start(u, in, out, pool, i);
   return starts;
+}
+
+// The CPU loop: planes in parallel, each window walked once.
+void fractional_max_pool_kernel(const FractionalPoolGeom& g, const Tensor& x, const Tensor& samples,
+                                const Tensor& out, const Tensor& indices) {
+  const int64_t nd = g.nd, P = g.planes;
+  const int64_t *in = g.in, *k = g.k, *o = g.out;
+  dispatch_float_double(x.dtype(), "fractional_max_pool", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* xp = x.data_ptr<T>();
+    const T* sp = samples.data_ptr<T>();
+    T* op = out.data_ptr<T>();
+    int64_t* ip = indices.data_ptr<int64_t>();
+    const int64_t in_plane = in[0] * in[1] * in[2], out_plane = o[0] * o[1] * o[2];
+#pragma omp parallel for schedule(static) if (P * out_plane * k[0] * k[1] * k[2] >= (1 << 15))
+    for (int64_t plane = 0; plane < P; ++plane) {
+      const T* u = sp + plane * nd;
+      const std::vector<int64_t> ts = nd == 3 ? window_starts<T>(u[0], in[0], o[0], k[0]) : std::vector<int64_t>{0};
+      const std::vector<int64_t> hs = window_starts<T>(u[1], in[1], o[1], k[1]);
+      const std::vector<int64_t> ws = window_starts<T>(nd == 3 ? u[2] : u[0], in[2], o[2], k[2]);
+      const T* xs = xp + plane * in_plane;
+      int64_t at = plane * out_plane;
+      for (int64_t ot = 0; ot < o[0]; ++ot)
+        for (int64_t oh = 0; oh < o[1]; ++oh)
+          for (int64_t ow = 0; ow < o[2]; ++ow, ++at) {
+            T best = -std::numeric_limits<T>::infinity();
+            int64_t best_i = (ts[ot] * in[1] + hs[oh]) * in[2] + ws[ow];
+            for (int64_t t = ts[ot]; t < ts[ot] + k[0]; ++t)
+              for (int64_t h = hs[oh]; h < hs[oh] + k[1]; ++h)
+                for (int64_t w = ws[ow]; w < ws[ow] + k[2]; ++w) {
+                  const int64_t i = (t * in[1] + h) * in[2] + w;
+                  const T v = xs[i];
+                  if (v > best || std::isnan(v)) {  // a NaN wins, the last one (as PyTorch)
+                    best = v;
+                    best_i = i;
+                  }
+                }
+            op[at] = best;
+            ip[at] = best_i;
+          }
+    }
+  });
 }
 
 // The 2-d and 3-d ops: `nd` spatial axes (a 2-d input runs as 3-d with a time axis of one).
 // PyTorch's messages differ between the two (and the 3-d op requires the windows to leave at least
 // one element, the 2-d op does not), so they come in as parameters.
-std::tuple<Tensor, Tensor> fractional_max_pool_cpu(const char* name, int64_t nd, const Tensor& self,
+std::tuple<Tensor, Tensor> fractional_max_pool_impl(const char* name, int64_t nd, const Tensor& self,
                                                    IntArrayRef kernel_size, IntArrayRef output_size,
                                                    const Tensor& random_samples) {
   static const char* const axis_names[] = {"time", "height", "width"};
@@ -77,7 +114,7 @@ std::tuple<Tensor, Tensor> fractional_max_pool_cpu(const char* name, int64_t nd,
   TL_CHECK(random_samples.device() == self.device(), name, ": expected input and _random_samples ",
            "on the same device, but got ", self.device(), " and ", random_samples.device());
   if (low_precision(self.dtype())) {
-    auto [out, idx] = fractional_max_pool_cpu(name, nd, self.to(ScalarType::Float), kernel_size, output_size,
+    auto [out, idx] = fractional_max_pool_impl(name, nd, self.to(ScalarType::Float), kernel_size, output_size,
                                               random_samples.to(ScalarType::Float));
     return {out.to(self.dtype()), idx};
   }
@@ -86,58 +123,40 @@ std::tuple<Tensor, Tensor> fractional_max_pool_cpu(const char* name, int64_t nd,
   Tensor out = empty_tensor(shape, self.options());
   Tensor indices = empty_tensor(shape, TensorOptions(ScalarType::Long, self.device()));
   if (out.numel() == 0) return {out, indices};
-  const Tensor x = self.contiguous(), samples = random_samples.contiguous();
-  dispatch_float_double(self.dtype(), name, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* xp = x.data_ptr<T>();
-    const T* sp = samples.data_ptr<T>();
-    for (int64_t i = 0; i < N * C * nd; ++i)
-      TL_CHECK(sp[i] >= 0 && sp[i] <= 1, name, ": expected _random_samples in [0, 1], but got ", sp[i]);
-    T* op = out.data_ptr<T>();
-    int64_t* ip = indices.data_ptr<int64_t>();
-    const int64_t in_plane = in[0] * in[1] * in[2], out_plane = o[0] * o[1] * o[2];
-#pragma omp parallel for schedule(static) if (N * C * out_plane * k[0] * k[1] * k[2] >= (1 << 15))
-    for (int64_t plane = 0; plane < N * C; ++plane) {
-      // PyTorch's sample order: 2-d (width, height), 3-d (time, height, width).
-      const T* u = sp + plane * nd;
-      const std::vector<int64_t> ts = nd == 3 ? window_starts<T>(u[0], in[0], o[0], k[0]) : std::vector<int64_t>{0};
-      const std::vector<int64_t> hs = window_starts<T>(u[1], in[1], o[1], k[1]);
-      const std::vector<int64_t> ws = window_starts<T>(nd == 3 ? u[2] : u[0], in[2], o[2], k[2]);
-      const T* xs = xp + plane * in_plane;
-      int64_t at = plane * out_plane;
-      for (int64_t ot = 0; ot < o[0]; ++ot)
-        for (int64_t oh = 0; oh < o[1]; ++oh)
-          for (int64_t ow = 0; ow < o[2]; ++ow, ++at) {
-            T best = -std::numeric_limits<T>::infinity();
-            int64_t best_i = (ts[ot] * in[1] + hs[oh]) * in[2] + ws[ow];
-            for (int64_t t = ts[ot]; t < ts[ot] + k[0]; ++t)
-              for (int64_t h = hs[oh]; h < hs[oh] + k[1]; ++h)
-                for (int64_t w = ws[ow]; w < ws[ow] + k[2]; ++w) {
-                  const int64_t i = (t * in[1] + h) * in[2] + w;
-                  const T v = xs[i];
-                  if (v > best || std::isnan(v)) {  // a NaN wins, the last one (as PyTorch)
-                    best = v;
-                    best_i = i;
-                  }
-                }
-            op[at] = best;
-            ip[at] = best_i;
-          }
-    }
-  });
+  const Tensor x = self.contiguous(), samples = random_samples.narrow(0, 0, N).contiguous();
+  {  // the samples' values are checked on a host copy (one transfer on another device)
+    const Tensor host = samples.is_cpu() ? samples : samples.to(Device(DeviceType::CPU));
+    dispatch_float_double(self.dtype(), name, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* sp = host.data_ptr<T>();
+      for (int64_t i = 0; i < N * C * nd; ++i)
+        TL_CHECK(sp[i] >= 0 && sp[i] <= 1, name, ": expected _random_samples in [0, 1], but got ", sp[i]);
+    });
+  }
+  FractionalPoolGeom g;
+  g.nd = nd;
+  g.planes = N * C;
+  std::copy(in, in + 3, g.in);
+  std::copy(k, k + 3, g.k);
+  std::copy(o, o + 3, g.out);
+  fractional_max_pool_stub(self.device().type, g, x, samples, out, indices);
   return {out, indices};
 }
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> fractional_max_pool2d_cpu(const Tensor& self, IntArrayRef kernel_size,
+DispatchStub<void(const FractionalPoolGeom&, const Tensor&, const Tensor&, const Tensor&, const Tensor&)>
+    fractional_max_pool_stub("fractional_max_pool");
+TL_REGISTER_STUB(fractional_max_pool_stub, CPU, &fractional_max_pool_kernel);
+
+std::tuple<Tensor, Tensor> fractional_max_pool2d(const Tensor& self, IntArrayRef kernel_size,
                                                      IntArrayRef output_size, const Tensor& random_samples) {
-  return fractional_max_pool_cpu("fractional_max_pool2d()", 2, self, kernel_size, output_size, random_samples);
+  return fractional_max_pool_impl("fractional_max_pool2d()", 2, self, kernel_size, output_size, random_samples);
 }
 
-std::tuple<Tensor, Tensor> fractional_max_pool3d_cpu(const Tensor& self, IntArrayRef kernel_size,
+std::tuple<Tensor, Tensor> fractional_max_pool3d(const Tensor& self, IntArrayRef kernel_size,
                                                      IntArrayRef output_size, const Tensor& random_samples) {
-  return fractional_max_pool_cpu("fractional_max_pool3d_out()", 3, self, kernel_size, output_size, random_samples);
+  return fractional_max_pool_impl("fractional_max_pool3d_out()", 3, self, kernel_size, output_size, random_samples);
 }
 
 }  // namespace tl::native

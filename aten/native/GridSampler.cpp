@@ -1,6 +1,6 @@
 // Spatial transformer operators: affine_grid_generator (a composite of mm, so its gradient
 // with respect to theta comes from autograd) and grid_sampler{,_2d,_3d} with their backward
-// operators: PyTorch's argument checks and output shapes here, loops in cpu/GridSamplerKernel.cpp.
+// operators: PyTorch's argument checks and output shapes here, loops behind stubs (GridSampler.h).
 #include <vector>
 
 #include "aten/core/Tensor.h"
@@ -70,6 +70,11 @@ Tensor affine_grid_generator(const Tensor& theta, IntArrayRef size, bool align_c
 
 // ---- grid_sampler ----------------------------------------------------------------------------
 
+DispatchStub<void(const GridSamplerGeom&, const Tensor&, const Tensor&, const Tensor&)> grid_sampler_stub(
+    "grid_sampler");
+DispatchStub<void(const GridSamplerGeom&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&)>
+    grid_sampler_backward_stub("grid_sampler_backward");
+
 namespace {
 
 // PyTorch's checks shared by the 2-d and 3-d samplers (and by grid_sampler before it picks one).
@@ -127,7 +132,7 @@ Tensor grid_sampler_nd(int nd, const Tensor& input, const Tensor& grid, int64_t 
                            padding_mode, align_corners)
         .to(input.dtype());
   Tensor out = empty_tensor(output_sizes(input, grid), input.options());
-  if (out.numel() > 0) grid_sampler_kernel(g, input.contiguous(), grid.contiguous(), out);
+  if (out.numel() > 0) grid_sampler_stub(input.device().type, g, input.contiguous(), grid.contiguous(), out);
   return out;
 }
 
@@ -151,8 +156,8 @@ std::tuple<Tensor, Tensor> grid_sampler_nd_backward(int nd, const Tensor& grad_o
     if (gi.defined()) gi.zero_();
     if (gg.defined()) gg.zero_();
     if (out_sizes[0] * out_sizes[1] > 0 && g.points > 0)
-      grid_sampler_backward_kernel(g, grad_output.to(input.dtype()).contiguous(), input.contiguous(),
-                                   grid.contiguous(), gi, gg);
+      grid_sampler_backward_stub(input.device().type, g, grad_output.to(input.dtype()).contiguous(),
+                                 input.contiguous(), grid.contiguous(), gi, gg);
   }
   return {gi, gg};
 }
@@ -166,17 +171,17 @@ Tensor grid_sampler(const Tensor& input, const Tensor& grid, int64_t interpolati
   return tl::grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
-Tensor grid_sampler_2d_cpu(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+Tensor grid_sampler_2d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
                            bool align_corners) {
   return grid_sampler_nd(2, input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
-Tensor grid_sampler_3d_cpu(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+Tensor grid_sampler_3d(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
                            bool align_corners) {
   return grid_sampler_nd(3, input, grid, interpolation_mode, padding_mode, align_corners);
 }
 
-std::tuple<Tensor, Tensor> grid_sampler_2d_backward_cpu(const Tensor& grad_output, const Tensor& input,
+std::tuple<Tensor, Tensor> grid_sampler_2d_backward(const Tensor& grad_output, const Tensor& input,
                                                         const Tensor& grid, int64_t interpolation_mode,
                                                         int64_t padding_mode, bool align_corners,
                                                         std::array<bool, 2> output_mask) {
@@ -184,7 +189,7 @@ std::tuple<Tensor, Tensor> grid_sampler_2d_backward_cpu(const Tensor& grad_outpu
                                   output_mask);
 }
 
-std::tuple<Tensor, Tensor> grid_sampler_3d_backward_cpu(const Tensor& grad_output, const Tensor& input,
+std::tuple<Tensor, Tensor> grid_sampler_3d_backward(const Tensor& grad_output, const Tensor& input,
                                                         const Tensor& grid, int64_t interpolation_mode,
                                                         int64_t padding_mode, bool align_corners,
                                                         std::array<bool, 2> output_mask) {

@@ -1,12 +1,13 @@
 #pragma once
-// grid_sampler_2d / grid_sampler_3d (argument checks in GridSampler.cpp, loops in
-// cpu/GridSamplerKernel.cpp). The input is contiguous (N, C, *in) and the grid contiguous
+// grid_sampler_2d / grid_sampler_3d (argument checks in GridSampler.cpp, loops behind the stubs
+// below in cpu/GridSamplerKernel.cpp and cuda/GridSamplerKernel.cu). The input is contiguous (N, C, *in) and the grid contiguous
 // (N, *out, nd) in the same float or double dtype; the grid's last dimension holds (x, y[, z])
 // normalised to [-1, 1], x indexing the last (width) axis, as in PyTorch.
 #include <array>
 #include <cstdint>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/DispatchStub.h"
 
 namespace tl::native {
 
@@ -25,10 +26,12 @@ struct GridSamplerGeom {
 };
 
 // out: contiguous (N, C, *out).
-void grid_sampler_kernel(const GridSamplerGeom& g, const Tensor& input, const Tensor& grid, const Tensor& out);
+extern DispatchStub<void(const GridSamplerGeom& g, const Tensor& input, const Tensor& grid, const Tensor& out)>
+    grid_sampler_stub;
 // grad_input (N, C, *in; zeroed by the caller, accumulated into) and grad_grid (N, *out, nd;
 // written), contiguous, or undefined when not asked for; grad_output is contiguous (N, C, *out).
-void grid_sampler_backward_kernel(const GridSamplerGeom& g, const Tensor& grad_output, const Tensor& input,
-                                  const Tensor& grid, const Tensor& grad_input, const Tensor& grad_grid);
+extern DispatchStub<void(const GridSamplerGeom& g, const Tensor& grad_output, const Tensor& input, const Tensor& grid,
+                         const Tensor& grad_input, const Tensor& grad_grid)>
+    grid_sampler_backward_stub;
 
 }  // namespace tl::native

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/LossCTC.h"
 #include "generated/ops/_ctc_loss.h"
 #include "generated/ops/_ctc_loss_backward_native.h"
 #include "generated/ops/_ctc_loss_native.h"
@@ -42,13 +43,6 @@ std::string sizes_str(IntArrayRef s) {
   os << s;
   return os.str();
 }
-
-// Where each sample's labels start in the flattened targets, checked against the lengths.
-struct CtcGeom {
-  int64_t T, N, C, max_target;
-  std::vector<int64_t> target_start;
-  Tensor labels;  // the targets, flattened to contiguous int64
-};
 
 CtcGeom check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
                   IntArrayRef target_lengths, int64_t blank) {
@@ -86,7 +80,7 @@ CtcGeom check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRef in
     TL_CHECK(false, "Expected 1 to 2 dimensions, but got ", targets.dim(),
              "-dimensional tensor for argument #2 'targets' (while checking arguments for ctc_loss)");
   }
-  g.labels = targets.to(ScalarType::Long).contiguous();
+  g.labels = targets.to(ScalarType::Long).to(Device(DeviceType::CPU)).contiguous();
   const int64_t* lp = g.labels.data_ptr<int64_t>();
   for (int64_t n = 0; n < g.N; ++n) {
     for (int64_t k = 0; k < target_lengths[n]; ++k) {
@@ -98,26 +92,6 @@ CtcGeom check_ctc(const Tensor& log_probs, const Tensor& targets, IntArrayRef in
   return g;
 }
 
-// log(exp(a) + exp(b) + exp(c)), -inf when all three are.
-template <typename T>
-T log_sum3(T a, T b, T c) {
-  const T m = std::max(a, std::max(b, c));
-  if (m == -std::numeric_limits<T>::infinity()) return m;
-  return m + std::log(std::exp(a - m) + std::exp(b - m) + std::exp(c - m));
-}
-
-template <typename T>
-T log_add(T a, T b) {
-  return log_sum3(a, b, -std::numeric_limits<T>::infinity());
-}
-
-// The extended label of state s: blank on even states, the target's labels on odd ones.
-struct Extended {
-  const int64_t* labels;
-  int64_t blank;
-  int64_t operator()(int64_t s) const { return s % 2 == 0 ? blank : labels[s / 2]; }
-};
-
 std::vector<int64_t> lengths_of(const Tensor& t, const char* name) {
   TL_CHECK(!t.is_floating_point() && !is_complex(t.dtype()) && t.dtype() != ScalarType::Bool, name, " must be integral");
   TL_CHECK(t.dim() <= 1, name, " must be a 0-D or 1-D tensor, but got shape ", sizes_str(t.sizes()));
@@ -128,15 +102,26 @@ std::vector<int64_t> lengths_of(const Tensor& t, const char* name) {
 
 }  // namespace
 
-std::tuple<Tensor, Tensor> ctc_loss_cpu(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
-                                        IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
+std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths,
+                                     IntArrayRef target_lengths, int64_t blank, bool zero_infinity) {
   const CtcGeom g = check_ctc(log_probs, targets, input_lengths, target_lengths, blank);
   const int64_t Smax = 2 * g.max_target + 1;
-  Tensor x = log_probs.contiguous();
   Tensor nll = empty_tensor({g.N}, log_probs.options());
   Tensor log_alpha = empty_tensor({g.N, g.T, Smax}, log_probs.options());
+  if (g.N > 0)
+    ctc_loss_stub(log_probs.device().type, g, log_probs.contiguous(), input_lengths, target_lengths, blank, nll,
+                  log_alpha);
+  return {nll, log_alpha};
+}
+
+namespace {
+
+// The CPU recursions: samples in parallel.
+void ctc_loss_kernel(const CtcGeom& g, const Tensor& x, IntArrayRef input_lengths, IntArrayRef target_lengths,
+                     int64_t blank, const Tensor& nll, const Tensor& log_alpha) {
+  const int64_t Smax = 2 * g.max_target + 1;
   const int64_t* labels = g.labels.data_ptr<int64_t>();
-  dispatch_float_double(log_probs.dtype(), "ctc_loss_cpu", [&](auto tag) {
+  dispatch_float_double(x.dtype(), "ctc_loss", [&](auto tag) {
     using T = typename decltype(tag)::type;
     constexpr T kNegInf = -std::numeric_limits<T>::infinity();
     const T* xp = x.data_ptr<T>();
@@ -145,7 +130,7 @@ std::tuple<Tensor, Tensor> ctc_loss_cpu(const Tensor& log_probs, const Tensor& t
 #pragma omp parallel for schedule(dynamic, 1) if (g.N > 1 && g.T * Smax > 4096)
     for (int64_t n = 0; n < g.N; ++n) {
       const int64_t Tn = input_lengths[n], L = target_lengths[n], S = 2 * L + 1;
-      const Extended label{labels + g.target_start[n], blank};
+      const ctc::Extended label{labels + g.target_start[n], blank};
       auto lp = [&](int64_t t, int64_t c) { return xp[(t * g.N + n) * g.C + c]; };
       T* la = lap + n * g.T * Smax;
       std::fill(la, la + g.T * Smax, kNegInf);
@@ -161,21 +146,85 @@ std::tuple<Tensor, Tensor> ctc_loss_cpu(const Tensor& log_probs, const Tensor& t
         for (int64_t s = 0; s < S; ++s) {
           const T stay = prev[s], step = s > 0 ? prev[s - 1] : kNegInf;
           const T skip = s > 1 && label(s) != label(s - 2) ? prev[s - 2] : kNegInf;
-          cur[s] = log_sum3(stay, step, skip) + lp(t, label(s));
+          cur[s] = ctc::log_sum3(stay, step, skip) + lp(t, label(s));
         }
       }
       const T* last = la + (Tn - 1) * Smax;
-      nllp[n] = -(S > 1 ? log_add(last[S - 1], last[S - 2]) : last[0]);
+      nllp[n] = -(S > 1 ? ctc::log_add(last[S - 1], last[S - 2]) : last[0]);
     }
   });
-  return {nll, log_alpha};
 }
+
+// The CPU gradient (see _ctc_loss_backward): samples in parallel.
+void ctc_loss_backward_kernel(const CtcGeom& g, const Tensor& go, const Tensor& x, IntArrayRef input_lengths,
+                              IntArrayRef target_lengths, const Tensor& nll, const Tensor& la_all, int64_t blank,
+                              bool zero_infinity, const Tensor& result) {
+  const int64_t Smax = 2 * g.max_target + 1;
+  const ScalarType dt = x.dtype();
+  const int64_t* labels = g.labels.data_ptr<int64_t>();
+  dispatch_float_double(dt, "ctc_loss_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
+    const T* xp = x.data_ptr<T>();
+    const T* gp = go.data_ptr<T>();
+    const T* nllp = nll.data_ptr<T>();
+    const T* lap = la_all.data_ptr<T>();
+    T* rp = result.data_ptr<T>();
+#pragma omp parallel for schedule(dynamic, 1) if (g.N > 1 && g.T * Smax > 4096)
+    for (int64_t n = 0; n < g.N; ++n) {
+      const int64_t Tn = input_lengths[n], L = target_lengths[n], S = 2 * L + 1;
+      const T loss = nllp[n];
+      if (Tn == 0 || (zero_infinity && loss == std::numeric_limits<T>::infinity())) continue;
+      const ctc::Extended label{labels + g.target_start[n], blank};
+      auto lp = [&](int64_t t, int64_t c) { return xp[(t * g.N + n) * g.C + c]; };
+      std::vector<T> lb(static_cast<size_t>(Tn * S), kNegInf);
+      std::vector<T> occupancy(static_cast<size_t>(g.C));
+      T* end = lb.data() + (Tn - 1) * S;
+      end[S - 1] = lp(Tn - 1, label(S - 1));
+      if (S > 1) end[S - 2] = lp(Tn - 1, label(S - 2));
+      for (int64_t t = Tn - 2; t >= 0; --t) {
+        const T* next = lb.data() + (t + 1) * S;
+        T* cur = lb.data() + t * S;
+        for (int64_t s = 0; s < S; ++s) {
+          const T stay = next[s], step = s + 1 < S ? next[s + 1] : kNegInf;
+          const T skip = s + 2 < S && label(s + 2) != label(s) ? next[s + 2] : kNegInf;
+          cur[s] = ctc::log_sum3(stay, step, skip) + lp(t, label(s));
+        }
+      }
+      const T gn = gp[n];
+      for (int64_t t = 0; t < Tn; ++t) {
+        std::fill(occupancy.begin(), occupancy.end(), kNegInf);
+        const T* a = lap + (n * g.T + t) * Smax;
+        const T* b = lb.data() + t * S;
+        for (int64_t s = 0; s < S; ++s) {
+          T& o = occupancy[static_cast<size_t>(label(s))];
+          o = ctc::log_add(o, a[s] + b[s]);
+        }
+        T* r = rp + (t * g.N + n) * g.C;
+        for (int64_t c = 0; c < g.C; ++c) {
+          const T v = lp(t, c);
+          r[c] = (std::exp(v) - std::exp(occupancy[static_cast<size_t>(c)] + loss - v)) * gn;
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+DispatchStub<void(const CtcGeom&, const Tensor&, IntArrayRef, IntArrayRef, int64_t, const Tensor&, const Tensor&)>
+    ctc_loss_stub("ctc_loss");
+DispatchStub<void(const CtcGeom&, const Tensor&, const Tensor&, IntArrayRef, IntArrayRef, const Tensor&, const Tensor&,
+                  int64_t, bool, const Tensor&)>
+    ctc_loss_backward_stub("ctc_loss_backward");
+TL_REGISTER_STUB(ctc_loss_stub, CPU, &ctc_loss_kernel);
+TL_REGISTER_STUB(ctc_loss_backward_stub, CPU, &ctc_loss_backward_kernel);
 
 // PyTorch's gradient: exp(lp) - exp(log(sum of alpha * beta over the states labelled c) + nll - lp),
 // times grad; zero past each input length, and for samples of infinite loss under zero_infinity.
-Tensor ctc_loss_backward_cpu(const Tensor& grad, const Tensor& log_probs, const Tensor& targets,
-                             IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& neg_log_likelihood,
-                             const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
+Tensor _ctc_loss_backward(const Tensor& grad, const Tensor& log_probs, const Tensor& targets,
+                          IntArrayRef input_lengths, IntArrayRef target_lengths, const Tensor& neg_log_likelihood,
+                          const Tensor& log_alpha, int64_t blank, bool zero_infinity) {
   const CtcGeom g = check_ctc(log_probs, targets, input_lengths, target_lengths, blank);
   const int64_t Smax = 2 * g.max_target + 1;
   TL_CHECK(grad.numel() == g.N && neg_log_likelihood.numel() == g.N,
@@ -189,53 +238,9 @@ Tensor ctc_loss_backward_cpu(const Tensor& grad, const Tensor& log_probs, const 
   Tensor x = log_probs.contiguous(), go = grad.to(dt).contiguous();
   Tensor nll = neg_log_likelihood.to(dt).contiguous(), la_all = log_alpha.to(dt).contiguous();
   Tensor result = tl::zeros({g.T, g.N, g.C}, dt, std::nullopt, log_probs.device());
-  const int64_t* labels = g.labels.data_ptr<int64_t>();
-  dispatch_float_double(dt, "ctc_loss_backward_cpu", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    constexpr T kNegInf = -std::numeric_limits<T>::infinity();
-    const T* xp = x.data_ptr<T>();
-    const T* gp = go.data_ptr<T>();
-    const T* nllp = nll.data_ptr<T>();
-    const T* lap = la_all.data_ptr<T>();
-    T* rp = result.data_ptr<T>();
-#pragma omp parallel for schedule(dynamic, 1) if (g.N > 1 && g.T * Smax > 4096)
-    for (int64_t n = 0; n < g.N; ++n) {
-      const int64_t Tn = input_lengths[n], L = target_lengths[n], S = 2 * L + 1;
-      const T loss = nllp[n];
-      if (Tn == 0 || (zero_infinity && loss == std::numeric_limits<T>::infinity())) continue;
-      const Extended label{labels + g.target_start[n], blank};
-      auto lp = [&](int64_t t, int64_t c) { return xp[(t * g.N + n) * g.C + c]; };
-      std::vector<T> lb(static_cast<size_t>(Tn * S), kNegInf);
-      std::vector<T> occupancy(static_cast<size_t>(g.C));
-      T* end = lb.data() + (Tn - 1) * S;
-      end[S - 1] = lp(Tn - 1, label(S - 1));
-      if (S > 1) end[S - 2] = lp(Tn - 1, label(S - 2));
-      for (int64_t t = Tn - 2; t >= 0; --t) {
-        const T* next = lb.data() + (t + 1) * S;
-        T* cur = lb.data() + t * S;
-        for (int64_t s = 0; s < S; ++s) {
-          const T stay = next[s], step = s + 1 < S ? next[s + 1] : kNegInf;
-          const T skip = s + 2 < S && label(s + 2) != label(s) ? next[s + 2] : kNegInf;
-          cur[s] = log_sum3(stay, step, skip) + lp(t, label(s));
-        }
-      }
-      const T gn = gp[n];
-      for (int64_t t = 0; t < Tn; ++t) {
-        std::fill(occupancy.begin(), occupancy.end(), kNegInf);
-        const T* a = lap + (n * g.T + t) * Smax;
-        const T* b = lb.data() + t * S;
-        for (int64_t s = 0; s < S; ++s) {
-          T& o = occupancy[static_cast<size_t>(label(s))];
-          o = log_add(o, a[s] + b[s]);
-        }
-        T* r = rp + (t * g.N + n) * g.C;
-        for (int64_t c = 0; c < g.C; ++c) {
-          const T v = lp(t, c);
-          r[c] = (std::exp(v) - std::exp(occupancy[static_cast<size_t>(c)] + loss - v)) * gn;
-        }
-      }
-    }
-  });
+  if (g.N > 0)
+    ctc_loss_backward_stub(log_probs.device().type, g, go, x, input_lengths, target_lengths, nll, la_all, blank,
+                           zero_infinity, result);
   return result;
 }
 

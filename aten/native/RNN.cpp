@@ -1,8 +1,11 @@
 // Recurrent kernels: the fused LSTM / GRU cells (Note [Fused RNN kernels], native_functions.yaml)
-// and _fused_rnn_layer, which runs one layer and direction over a whole padded sequence. Per
-// step it does one GEMM (h W_hh^T), then one pass of gate math over the batch; its backward does
-// one pass of gate gradients and one GEMM per step, then one GEMM over the whole sequence for
-// each weight gradient. float and double; CPU.
+// and _fused_rnn_layer, which runs one layer and direction over a whole padded sequence. The cells
+// check their arguments here and run their gate math through stubs (RNN.h) on either device. On
+// the CPU, the layer per step does one GEMM (h W_hh^T), then one pass of gate math over the
+// batch; its backward does one pass of gate gradients and one GEMM per step, then one GEMM over
+// the whole sequence for each weight gradient. float and double.
+#include "aten/native/RNN.h"
+
 #include <omp.h>
 
 #include <algorithm>
@@ -12,7 +15,7 @@
 #include <tuple>
 
 #include "aten/core/Tensor.h"
-#include "aten/native/ElementwiseFunctors.h"
+#include "aten/native/RNNCellMath.h"
 #include "aten/native/cpu/Gemm.h"
 #include "generated/ops/_fused_rnn_layer_backward_native.h"
 #include "generated/ops/_fused_rnn_layer_native.h"
@@ -28,11 +31,13 @@
 
 namespace tl::native {
 
+using rnn::check_same_dtype;
+using rnn::contiguous_or_undefined;
+using rnn::kGru;
+using rnn::kLstm;
+using rnn::kRelu;
+
 namespace {
-
-enum Mode : int64_t { kRelu = 0, kTanh = 1, kLstm = 2, kGru = 3 };
-
-bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
 
 template <typename T>
 const T* ptr_or_null(const Tensor& t) {
@@ -45,29 +50,6 @@ bool parallel_rows(int64_t rows, int64_t width) {
   return rows > 1 && rows * width >= (1 << 14) && !omp_in_parallel() && omp_get_max_threads() > 1;
 }
 
-template <typename T>
-inline T sigmoid(T x) {
-  return T(1) / (T(1) + ew::exp(-x));
-}
-
-// float tanh without a library call, so the gate loops vectorise: (1 - e) / (1 + e) with
-// e = exp(-2|x|), and below |x| = 1/4 (where 1 - e would cancel) its Taylor series to x^11
-// (relative error < 1e-9 there). About 2 ulp. Doubles use std::tanh.
-inline float tanh_(float x) {
-  const float a = std::fabs(x), x2 = x * x;
-  const float e = ew::exp(-2.f * a);
-  float big = (1.f - e) / (1.f + e);
-  big = x < 0 ? -big : big;
-  float p = -1382.f / 155925.f;
-  p = p * x2 + 62.f / 2835.f;
-  p = p * x2 - 17.f / 315.f;
-  p = p * x2 + 2.f / 15.f;
-  p = p * x2 - 1.f / 3.f;
-  const float small = x + x * x2 * p;
-  return a < 0.25f ? small : big;
-}
-inline double tanh_(double x) { return std::tanh(x); }
-
 // A row-major matrix of the batch: row b starts at p + b * ld.
 template <typename T>
 struct Rows {
@@ -79,9 +61,12 @@ template <typename T>
 Rows<T> rows_of(const Tensor& t) {
   return {t.data_ptr<T>(), t.dim() ? t.sizes()[t.dim() - 1] : 1};
 }
+template <typename T>
+Rows<const T> rows_or_none(const Tensor& t) {
+  return t.defined() ? rows_of<const T>(t) : Rows<const T>{nullptr, 0};
+}
 
-// LSTM step: pre-activations a = ig + hg (+ biases, either may be null); writes h = o tanh(c) with
-// c = f cx + i g, c, and the activated gates i, f, g, o (4H) into ws.
+// LSTM step (rnn::lstm_cell_unit) over N rows; biases may be null.
 template <typename T>
 void lstm_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, const T* bi, const T* bh,
                     Rows<const T> cx, Rows<T> hy, Rows<T> cy, Rows<T> ws) {
@@ -90,27 +75,12 @@ void lstm_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, co
     const T *x = ig[b], *h = hg[b], *c0 = cx[b];
     T *ho = hy[b], *co = cy[b], *w = ws[b];
 #pragma omp simd
-    for (int64_t j = 0; j < H; ++j) {
-      T a[4];
-      for (int k = 0; k < 4; ++k) {
-        const int64_t q = k * H + j;
-        a[k] = x[q] + h[q] + (bi ? bi[q] : T(0)) + (bh ? bh[q] : T(0));
-      }
-      const T i = sigmoid(a[0]), f = sigmoid(a[1]), g = tanh_(a[2]), o = sigmoid(a[3]);
-      const T c = f * c0[j] + i * g;
-      co[j] = c;
-      ho[j] = o * tanh_(c);
-      w[j] = i;
-      w[H + j] = f;
-      w[2 * H + j] = g;
-      w[3 * H + j] = o;
-    }
+    for (int64_t j = 0; j < H; ++j) rnn::lstm_cell_unit(H, j, x, h, bi, bh, c0, ho, co, w);
   }
 }
 
-// LSTM step backward from dh (the gradient of h = o tanh(c); null: zero) and dc (the gradient of c
-// from later steps; null: zero): the pre-activation gradients (4H) into dg and the gradient of cx
-// into dcx (which may be dc itself).
+// LSTM step backward (rnn::lstm_cell_backward_unit) over N rows; dh, dc may be null (zero); dcx
+// may be dc itself.
 template <typename T>
 void lstm_cell_backward_rows(int64_t N, int64_t H, Rows<const T> dh, Rows<const T> dc, Rows<const T> cx,
                              Rows<const T> cy, Rows<const T> ws, Rows<T> dg, Rows<T> dcx) {
@@ -119,22 +89,11 @@ void lstm_cell_backward_rows(int64_t N, int64_t H, Rows<const T> dh, Rows<const 
     const T *gh = dh.p ? dh[b] : nullptr, *gc = dc.p ? dc[b] : nullptr, *c0 = cx[b], *c1 = cy[b], *w = ws[b];
     T *d = dg[b], *dc0 = dcx[b];
 #pragma omp simd
-    for (int64_t j = 0; j < H; ++j) {
-      const T i = w[j], f = w[H + j], g = w[2 * H + j], o = w[3 * H + j];
-      const T tc = tanh_(c1[j]);
-      const T gho = gh ? gh[j] : T(0);
-      const T dct = (gc ? gc[j] : T(0)) + gho * o * (T(1) - tc * tc);
-      d[j] = dct * g * i * (T(1) - i);
-      d[H + j] = dct * c0[j] * f * (T(1) - f);
-      d[2 * H + j] = dct * i * (T(1) - g * g);
-      d[3 * H + j] = gho * tc * o * (T(1) - o);
-      dc0[j] = dct * f;
-    }
+    for (int64_t j = 0; j < H; ++j) rnn::lstm_cell_backward_unit(H, j, gh, gc, c0, c1, w, d, dc0);
   }
 }
 
-// GRU step: r = s(ig_r + hg_r), z = s(ig_z + hg_z), n = tanh(ig_n + r hn) with hn = hg_n + b_hn,
-// h = n + z (hx - n); ws gets r, z, n, hx, hn (5H).
+// GRU step (rnn::gru_cell_unit) over N rows; biases may be null.
 template <typename T>
 void gru_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, const T* bi, const T* bh,
                    Rows<const T> hx, Rows<T> hy, Rows<T> ws) {
@@ -143,28 +102,11 @@ void gru_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, con
     const T *x = ig[b], *h = hg[b], *h0 = hx[b];
     T *ho = hy[b], *w = ws[b];
 #pragma omp simd
-    for (int64_t j = 0; j < H; ++j) {
-      T ai[3], ah[3];
-      for (int k = 0; k < 3; ++k) {
-        const int64_t q = k * H + j;
-        ai[k] = x[q] + (bi ? bi[q] : T(0));
-        ah[k] = h[q] + (bh ? bh[q] : T(0));
-      }
-      const T r = sigmoid(ai[0] + ah[0]), z = sigmoid(ai[1] + ah[1]);
-      const T n = tanh_(ai[2] + r * ah[2]);
-      const T hp = h0[j];
-      ho[j] = n + z * (hp - n);
-      w[j] = r;
-      w[H + j] = z;
-      w[2 * H + j] = n;
-      w[3 * H + j] = hp;
-      w[4 * H + j] = ah[2];
-    }
+    for (int64_t j = 0; j < H; ++j) rnn::gru_cell_unit(H, j, x, h, bi, bh, h0, ho, w);
   }
 }
 
-// GRU step backward from dh: the input-gate (dgi) and hidden-gate (dgh) pre-activation gradients
-// (3H each; they differ in n) and the direct part of the hx gradient, z dh, into dhx (may be dh).
+// GRU step backward (rnn::gru_cell_backward_unit) over N rows; dh may be null (zero); dhx may be dh.
 template <typename T>
 void gru_cell_backward_rows(int64_t N, int64_t H, Rows<const T> dh, Rows<const T> ws, Rows<T> dgi, Rows<T> dgh,
                             Rows<T> dhx) {
@@ -173,20 +115,7 @@ void gru_cell_backward_rows(int64_t N, int64_t H, Rows<const T> dh, Rows<const T
     const T *g = dh.p ? dh[b] : nullptr, *w = ws[b];
     T *di = dgi[b], *dhh = dgh[b], *d0 = dhx[b];
 #pragma omp simd
-    for (int64_t j = 0; j < H; ++j) {
-      const T r = w[j], z = w[H + j], n = w[2 * H + j], hp = w[3 * H + j], hn = w[4 * H + j];
-      const T gy = g ? g[j] : T(0);
-      const T dan = gy * (T(1) - z) * (T(1) - n * n);
-      const T dar = dan * hn * r * (T(1) - r);
-      const T daz = gy * (hp - n) * z * (T(1) - z);
-      di[j] = dar;
-      di[H + j] = daz;
-      di[2 * H + j] = dan;
-      dhh[j] = dar;
-      dhh[H + j] = daz;
-      dhh[2 * H + j] = dan * r;
-      d0[j] = gy * z;
-    }
+    for (int64_t j = 0; j < H; ++j) rnn::gru_cell_backward_unit(H, j, g, w, di, dhh, d0);
   }
 }
 
@@ -200,7 +129,7 @@ void elman_cell_rows(int64_t N, int64_t H, bool relu, Rows<const T> ig, Rows<con
 #pragma omp simd
     for (int64_t j = 0; j < H; ++j) {
       const T a = x[j] + h[j] + (bh ? bh[j] : T(0));
-      ho[j] = relu ? (a > T(0) ? a : T(0)) : tanh_(a);
+      ho[j] = relu ? (a > T(0) ? a : T(0)) : rnn::tanh(a);
     }
   }
 }
@@ -213,13 +142,6 @@ void sum_rows(int64_t R, int64_t W, const T* m, T* out) {
 #pragma omp simd
     for (int64_t j = 0; j < W; ++j) out[j] += m[r * W + j];
   }
-}
-
-Tensor contiguous_or_undefined(const std::optional<Tensor>& t) { return has(t) ? t->contiguous() : Tensor(); }
-
-void check_same_dtype(const Tensor& ref, const Tensor& t, const char* op, const char* name) {
-  TL_CHECK(!t.defined() || t.dtype() == ref.dtype(), op, ": expected ", name, " to have dtype ", ref.dtype(),
-           ", got ", t.dtype());
 }
 
 // Checks a cell's gate pre-activations (N, G*H), its state (N, H) and biases (G*H); returns H.
@@ -238,28 +160,90 @@ int64_t check_cell(const char* op, int64_t gates, const Tensor& ig, const Tensor
   return H;
 }
 
-}  // namespace
-
-std::tuple<Tensor, Tensor, Tensor> fused_lstm_cell_cpu(const Tensor& input_gates, const Tensor& hidden_gates,
-                                                       const Tensor& cx, const std::optional<Tensor>& input_bias,
-                                                       const std::optional<Tensor>& hidden_bias) {
-  Tensor ig = input_gates.contiguous(), hg = hidden_gates.contiguous(), c = cx.contiguous();
-  Tensor bi = contiguous_or_undefined(input_bias), bh = contiguous_or_undefined(hidden_bias);
-  const int64_t H = check_cell("_thnn_fused_lstm_cell", 4, ig, hg, c, bi, bh), N = c.sizes()[0];
-  Tensor hy = empty_tensor(c.sizes(), c.options()), cy = empty_tensor(c.sizes(), c.options());
-  Tensor ws = empty_tensor(ig.sizes(), ig.options());
+// The CPU cell stubs (Note [Stubs]).
+void lstm_cell_cpu(const Tensor& ig, const Tensor& hg, const Tensor& bi, const Tensor& bh, const Tensor& cx,
+                   const Tensor& hy, const Tensor& cy, const Tensor& ws) {
   dispatch_float_double(ig.dtype(), "_thnn_fused_lstm_cell", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    lstm_cell_rows<T>(N, H, rows_of<const T>(ig), rows_of<const T>(hg), ptr_or_null<T>(bi), ptr_or_null<T>(bh),
-                      rows_of<const T>(c), rows_of<T>(hy), rows_of<T>(cy), rows_of<T>(ws));
+    lstm_cell_rows<T>(cx.sizes()[0], cx.sizes()[1], rows_of<const T>(ig), rows_of<const T>(hg), ptr_or_null<T>(bi),
+                      ptr_or_null<T>(bh), rows_of<const T>(cx), rows_of<T>(hy), rows_of<T>(cy), rows_of<T>(ws));
   });
+}
+
+void lstm_cell_backward_cpu(const Tensor& dh, const Tensor& dc, const Tensor& cx, const Tensor& cy, const Tensor& ws,
+                            const Tensor& dg, const Tensor& dcx, const Tensor& db) {
+  const int64_t N = cx.sizes()[0], H = cx.sizes()[1];
+  dispatch_float_double(cx.dtype(), "_thnn_fused_lstm_cell_backward_impl", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    lstm_cell_backward_rows<T>(N, H, rows_or_none<T>(dh), rows_or_none<T>(dc), rows_of<const T>(cx),
+                               rows_of<const T>(cy), rows_of<const T>(ws), rows_of<T>(dg), rows_of<T>(dcx));
+    if (db.defined()) sum_rows<T>(N, 4 * H, dg.data_ptr<T>(), db.data_ptr<T>());
+  });
+}
+
+void gru_cell_cpu(const Tensor& ig, const Tensor& hg, const Tensor& bi, const Tensor& bh, const Tensor& hx,
+                  const Tensor& hy, const Tensor& ws) {
+  dispatch_float_double(ig.dtype(), "_thnn_fused_gru_cell", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_cell_rows<T>(hx.sizes()[0], hx.sizes()[1], rows_of<const T>(ig), rows_of<const T>(hg), ptr_or_null<T>(bi),
+                     ptr_or_null<T>(bh), rows_of<const T>(hx), rows_of<T>(hy), rows_of<T>(ws));
+  });
+}
+
+void gru_cell_backward_cpu(const Tensor& dh, const Tensor& ws, const Tensor& dgi, const Tensor& dgh, const Tensor& dhx,
+                           const Tensor& dbi, const Tensor& dbh) {
+  const int64_t N = dhx.sizes()[0], H = dhx.sizes()[1];
+  dispatch_float_double(ws.dtype(), "_thnn_fused_gru_cell_backward", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    gru_cell_backward_rows<T>(N, H, rows_or_none<T>(dh), rows_of<const T>(ws), rows_of<T>(dgi), rows_of<T>(dgh),
+                              rows_of<T>(dhx));
+    if (dbi.defined()) {
+      sum_rows<T>(N, 3 * H, dgi.data_ptr<T>(), dbi.data_ptr<T>());
+      sum_rows<T>(N, 3 * H, dgh.data_ptr<T>(), dbh.data_ptr<T>());
+    }
+  });
+}
+
+}  // namespace
+
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                  const Tensor&, const Tensor&)>
+    lstm_cell_stub("lstm_cell");
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                  const Tensor&, const Tensor&)>
+    lstm_cell_backward_stub("lstm_cell_backward");
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                  const Tensor&)>
+    gru_cell_stub("gru_cell");
+DispatchStub<void(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                  const Tensor&)>
+    gru_cell_backward_stub("gru_cell_backward");
+TL_REGISTER_STUB(lstm_cell_stub, CPU, &lstm_cell_cpu);
+TL_REGISTER_STUB(lstm_cell_backward_stub, CPU, &lstm_cell_backward_cpu);
+TL_REGISTER_STUB(gru_cell_stub, CPU, &gru_cell_cpu);
+TL_REGISTER_STUB(gru_cell_backward_stub, CPU, &gru_cell_backward_cpu);
+
+void rnn::check_same_dtype(const Tensor& ref, const Tensor& t, const char* op, const char* name) {
+  TL_CHECK(!t.defined() || t.dtype() == ref.dtype(), op, ": expected ", name, " to have dtype ", ref.dtype(),
+           ", got ", t.dtype());
+}
+
+std::tuple<Tensor, Tensor, Tensor> fused_lstm_cell(const Tensor& input_gates, const Tensor& hidden_gates,
+                                                   const Tensor& cx, const std::optional<Tensor>& input_bias,
+                                                   const std::optional<Tensor>& hidden_bias) {
+  Tensor ig = input_gates.contiguous(), hg = hidden_gates.contiguous(), c = cx.contiguous();
+  Tensor bi = contiguous_or_undefined(input_bias), bh = contiguous_or_undefined(hidden_bias);
+  check_cell("_thnn_fused_lstm_cell", 4, ig, hg, c, bi, bh);
+  Tensor hy = empty_tensor(c.sizes(), c.options()), cy = empty_tensor(c.sizes(), c.options());
+  Tensor ws = empty_tensor(ig.sizes(), ig.options());
+  if (c.numel() > 0) lstm_cell_stub(c.device().type, ig, hg, bi, bh, c, hy, cy, ws);
   return {hy, cy, ws};
 }
 
-std::tuple<Tensor, Tensor, Tensor> fused_lstm_cell_backward_impl_cpu(const std::optional<Tensor>& grad_hy,
-                                                                     const std::optional<Tensor>& grad_cy,
-                                                                     const Tensor& cx, const Tensor& cy,
-                                                                     const Tensor& workspace, bool has_bias) {
+std::tuple<Tensor, Tensor, Tensor> fused_lstm_cell_backward_impl(const std::optional<Tensor>& grad_hy,
+                                                                 const std::optional<Tensor>& grad_cy,
+                                                                 const Tensor& cx, const Tensor& cy,
+                                                                 const Tensor& workspace, bool has_bias) {
   const char* op = "_thnn_fused_lstm_cell_backward_impl";
   Tensor gh = contiguous_or_undefined(grad_hy), gc = contiguous_or_undefined(grad_cy);
   Tensor c0 = cx.contiguous(), c1 = cy.contiguous(), ws = workspace.contiguous();
@@ -276,42 +260,31 @@ std::tuple<Tensor, Tensor, Tensor> fused_lstm_cell_backward_impl_cpu(const std::
   if (!gh.defined() && !gc.defined()) return {Tensor(), Tensor(), Tensor()};
   Tensor dg = empty_tensor(ws.sizes(), ws.options()), dcx = empty_tensor(c0.sizes(), c0.options());
   Tensor db = has_bias ? empty_tensor({4 * H}, ws.options()) : Tensor();
-  dispatch_float_double(c0.dtype(), op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const Rows<const T> none{nullptr, 0};
-    lstm_cell_backward_rows<T>(N, H, gh.defined() ? rows_of<const T>(gh) : none,
-                               gc.defined() ? rows_of<const T>(gc) : none, rows_of<const T>(c0),
-                               rows_of<const T>(c1), rows_of<const T>(ws), rows_of<T>(dg), rows_of<T>(dcx));
-    if (has_bias) sum_rows<T>(N, 4 * H, dg.data_ptr<T>(), db.data_ptr<T>());
-  });
+  if (N == 0 && db.defined()) db.zero_();
+  if (N > 0 && H > 0) lstm_cell_backward_stub(c0.device().type, gh, gc, c0, c1, ws, dg, dcx, db);
   return {dg, dcx, db};
 }
 
-std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> fused_lstm_cell_backward_cpu(
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> fused_lstm_cell_backward(
     const std::optional<Tensor>& grad_hy, const std::optional<Tensor>& grad_cy, const Tensor& cx, const Tensor& cy,
     const Tensor& workspace, bool has_bias) {
-  auto [dg, dcx, db] = fused_lstm_cell_backward_impl_cpu(grad_hy, grad_cy, cx, cy, workspace, has_bias);
+  auto [dg, dcx, db] = fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias);
   return {dg, dg, dcx, db, db};
 }
 
-std::tuple<Tensor, Tensor> fused_gru_cell_cpu(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx,
-                                              const std::optional<Tensor>& input_bias,
-                                              const std::optional<Tensor>& hidden_bias) {
+std::tuple<Tensor, Tensor> fused_gru_cell(const Tensor& input_gates, const Tensor& hidden_gates, const Tensor& hx,
+                                          const std::optional<Tensor>& input_bias,
+                                          const std::optional<Tensor>& hidden_bias) {
   Tensor ig = input_gates.contiguous(), hg = hidden_gates.contiguous(), h = hx.contiguous();
   Tensor bi = contiguous_or_undefined(input_bias), bh = contiguous_or_undefined(hidden_bias);
   const int64_t H = check_cell("_thnn_fused_gru_cell", 3, ig, hg, h, bi, bh), N = h.sizes()[0];
   Tensor hy = empty_tensor(h.sizes(), h.options()), ws = empty_tensor({N, 5 * H}, h.options());
-  dispatch_float_double(ig.dtype(), "_thnn_fused_gru_cell", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    gru_cell_rows<T>(N, H, rows_of<const T>(ig), rows_of<const T>(hg), ptr_or_null<T>(bi), ptr_or_null<T>(bh),
-                     rows_of<const T>(h), rows_of<T>(hy), rows_of<T>(ws));
-  });
+  if (h.numel() > 0) gru_cell_stub(h.device().type, ig, hg, bi, bh, h, hy, ws);
   return {hy, ws};
 }
 
-std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> fused_gru_cell_backward_cpu(const Tensor& grad_hy,
-                                                                               const Tensor& workspace,
-                                                                               bool has_bias) {
+std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> fused_gru_cell_backward(const Tensor& grad_hy,
+                                                                           const Tensor& workspace, bool has_bias) {
   const char* op = "_thnn_fused_gru_cell_backward";
   Tensor ws = workspace.contiguous();
   TL_CHECK(ws.dim() == 2 && ws.sizes()[1] % 5 == 0, op, ": expected a workspace of size [N, 5 * H], got ",
@@ -325,36 +298,25 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor> fused_gru_cell_backward_cpu(c
   Tensor dhx = empty_tensor({N, H}, ws.options());
   Tensor dbi = has_bias ? empty_tensor({3 * H}, ws.options()) : Tensor();
   Tensor dbh = has_bias ? empty_tensor({3 * H}, ws.options()) : Tensor();
-  dispatch_float_double(ws.dtype(), op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    gru_cell_backward_rows<T>(N, H, g.defined() ? rows_of<const T>(g) : Rows<const T>{nullptr, 0},
-                              rows_of<const T>(ws), rows_of<T>(dgi), rows_of<T>(dgh), rows_of<T>(dhx));
-    if (has_bias) {
-      sum_rows<T>(N, 3 * H, dgi.data_ptr<T>(), dbi.data_ptr<T>());
-      sum_rows<T>(N, 3 * H, dgh.data_ptr<T>(), dbh.data_ptr<T>());
-    }
-  });
+  if (N == 0 && has_bias) {
+    dbi.zero_();
+    dbh.zero_();
+  }
+  if (N > 0 && H > 0) gru_cell_backward_stub(ws.device().type, g, ws, dgi, dgh, dhx, dbi, dbh);
   return {dgi, dgh, dhx, dbi, dbh};
 }
 
-namespace {
-
-// The sizes of one _fused_rnn_layer call, checked.
-struct LayerShape {
-  int64_t L, N, H, Ho, G;  // steps, batch, hidden, output width (proj_size or H), gates
-  int64_t ws_width;        // workspace columns per step
-};
-
-int64_t gates_of(int64_t mode) { return mode == kLstm ? 4 : mode == kGru ? 3 : 1; }
+using rnn::LayerShape;
+using rnn::time_of;
 
 // ig_sizes: the input gates' sizes (L, N, G * H).
-LayerShape check_layer(const char* op, IntArrayRef ig_sizes, const Tensor& hx, const Tensor& cx, const Tensor& w_hh,
-                       const Tensor& b_hh, const Tensor& w_hr, int64_t mode) {
+LayerShape rnn::check_layer(const char* op, IntArrayRef ig_sizes, const Tensor& hx, const Tensor& cx,
+                            const Tensor& w_hh, const Tensor& b_hh, const Tensor& w_hr, int64_t mode) {
   TL_CHECK(mode >= kRelu && mode <= kGru, op, ": mode must be 0 (RNN_RELU), 1 (RNN_TANH), 2 (LSTM) or 3 (GRU), got ",
            mode);
   TL_CHECK(ig_sizes.size() == 3, op, ": expected 3-D input_gates (L, N, G * H), got ", ig_sizes.size(), "-D");
   TL_CHECK(hx.dim() == 2 && w_hh.dim() == 2, op, ": expected 2-D hx and weight_hh");
-  LayerShape s{ig_sizes[0], ig_sizes[1], 0, hx.sizes()[1], gates_of(mode), 0};
+  LayerShape s{ig_sizes[0], ig_sizes[1], 0, hx.sizes()[1], rnn::gates_of(mode), 0};
   s.H = w_hh.sizes()[0] / s.G;
   TL_CHECK(w_hh.sizes()[0] == s.G * s.H && w_hh.sizes()[1] == s.Ho && ig_sizes[2] == s.G * s.H &&
                hx.sizes()[0] == s.N,
@@ -373,8 +335,24 @@ LayerShape check_layer(const char* op, IntArrayRef ig_sizes, const Tensor& hx, c
   return s;
 }
 
-// Step s of the processing order is time index t.
-inline int64_t time_of(int64_t s, int64_t L, bool reverse) { return reverse ? L - 1 - s : s; }
+LayerShape rnn::check_layer_backward(const char* op, const Tensor& go, const Tensor& ghy, const Tensor& gcy,
+                                     const Tensor& hx, const Tensor& cx, const Tensor& w_hh, const Tensor& b_hh,
+                                     const Tensor& w_hr, const Tensor& output, const Tensor& workspace, int64_t mode) {
+  TL_CHECK(output.dim() == 3, op, ": expected a 3-D output, got ", output.dim(), "-D");
+  const int64_t ig_sizes[] = {output.sizes()[0], output.sizes()[1], w_hh.dim() ? w_hh.sizes()[0] : 0};
+  const LayerShape s = check_layer(op, IntArrayRef(ig_sizes, 3), hx, cx, w_hh, b_hh, w_hr, mode);
+  TL_CHECK(output.sizes()[2] == s.Ho && workspace.dim() == 3 && workspace.sizes()[0] == s.L &&
+               workspace.sizes()[1] == s.N && workspace.sizes()[2] == s.ws_width,
+           op, ": output ", output.sizes(), " or workspace ", workspace.sizes(), " does not match the layer");
+  TL_CHECK(!go.defined() || go.sizes().equals(output.sizes()), op, ": expected grad_output of size ", output.sizes());
+  TL_CHECK(!ghy.defined() || ghy.sizes().equals(hx.sizes()), op, ": expected grad_hy of size ", hx.sizes());
+  TL_CHECK(!gcy.defined() || (cx.defined() && gcy.sizes().equals(cx.sizes())), op, ": expected grad_cy of size [",
+           s.N, ", ", s.H, "]");
+  for (const Tensor* t : {&output, &workspace, &go, &ghy, &gcy}) check_same_dtype(hx, *t, op, "every tensor");
+  return s;
+}
+
+namespace {
 
 // C (m x n, contiguous) = A (m x k) @ B (k x n), strided operands; on one thread inside a batch split.
 template <typename T>
@@ -430,7 +408,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_cpu(const Tensor& inp
   Tensor ig = input_gates.contiguous(), h0 = hx.contiguous(), c0 = contiguous_or_undefined(cx);
   Tensor w_hh = weight_hh.contiguous(), b_hh = contiguous_or_undefined(bias_hh);
   Tensor w_hr = contiguous_or_undefined(weight_hr);
-  const LayerShape s = check_layer(op, ig.sizes(), h0, c0, w_hh, b_hh, w_hr, mode);
+  const LayerShape s = rnn::check_layer(op, ig.sizes(), h0, c0, w_hh, b_hh, w_hr, mode);
   check_same_dtype(h0, ig, op, "input_gates");
   const int64_t L = s.L, N = s.N, H = s.H, Ho = s.Ho, GH = s.G * s.H;
   Tensor out = empty_tensor({L, N, Ho}, ig.options());
@@ -486,21 +464,10 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
   Tensor h0 = hx.contiguous(), c0 = contiguous_or_undefined(cx), w_hh = weight_hh.contiguous();
   Tensor b_hh = contiguous_or_undefined(bias_hh), w_hr = contiguous_or_undefined(weight_hr);
   Tensor out = output.contiguous(), ws = workspace.contiguous();
-  TL_CHECK(out.dim() == 3, op, ": expected a 3-D output, got ", out.dim(), "-D");
-  const int64_t G = gates_of(mode);
-  const int64_t ig_sizes[] = {out.sizes()[0], out.sizes()[1], w_hh.sizes()[0]};
-  const LayerShape s = check_layer(op, IntArrayRef(ig_sizes, 3), h0, c0, w_hh, b_hh, w_hr, mode);
-  const int64_t L = s.L, N = s.N, H = s.H, Ho = s.Ho, GH = G * H, W5 = s.ws_width;
-  TL_CHECK(out.sizes()[2] == Ho && ws.dim() == 3 && ws.sizes()[0] == L && ws.sizes()[1] == N &&
-               ws.sizes()[2] == W5,
-           op, ": output ", out.sizes(), " or workspace ", ws.sizes(), " does not match the layer");
   Tensor go = contiguous_or_undefined(grad_output), ghy = contiguous_or_undefined(grad_hy);
   Tensor gcy = contiguous_or_undefined(grad_cy);
-  TL_CHECK(!go.defined() || go.sizes().equals(out.sizes()), op, ": expected grad_output of size ", out.sizes());
-  TL_CHECK(!ghy.defined() || ghy.sizes().equals(h0.sizes()), op, ": expected grad_hy of size ", h0.sizes());
-  TL_CHECK(!gcy.defined() || (c0.defined() && gcy.sizes().equals(c0.sizes())), op, ": expected grad_cy of size [", N,
-           ", ", H, "]");
-  for (const Tensor* t : {&out, &ws, &go, &ghy, &gcy}) check_same_dtype(h0, *t, op, "every tensor");
+  const LayerShape s = rnn::check_layer_backward(op, go, ghy, gcy, h0, c0, w_hh, b_hh, w_hr, out, ws, mode);
+  const int64_t L = s.L, N = s.N, H = s.H, Ho = s.Ho, GH = s.G * H, W5 = s.ws_width;
   const auto& o = out.options();
   Tensor d_ig = empty_tensor({L, N, GH}, o);
   Tensor d_hg = mode == kGru ? empty_tensor({L, N, GH}, o) : d_ig;  // the GRU's n gate differs
@@ -545,7 +512,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
             T* hp = hpre_all.data_ptr<T>() + (t * N + b0) * H;  // o tanh(c_t), recomputed
             for (int64_t b = 0; b < nb; ++b)
               for (int64_t j = 0; j < H; ++j)
-                hp[b * H + j] = ws_t[b * W5 + 3 * H + j] * tanh_(ws_t[b * W5 + 4 * H + j]);
+                hp[b * H + j] = ws_t[b * W5 + 3 * H + j] * rnn::tanh(ws_t[b * W5 + 4 * H + j]);
           }
           lstm_cell_backward_rows<T>(nb, H, {dh_cell, H}, {dc_b, H}, {cprev, ld_cprev}, {ws_t + 4 * H, W5},
                                      {ws_t, W5}, {dig_t, GH}, {dc_b, H});

@@ -14,16 +14,24 @@
 #include "aten/native/Sorting.h"
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/add.h"
+#include "generated/ops/arange.h"
+#include "generated/ops/argmax.h"
 #include "generated/ops/argsort.h"
 #include "generated/ops/argsort_native.h"
+#include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/contiguous.h"
+#include "generated/ops/cummax.h"
 #include "generated/ops/div.h"
 #include "generated/ops/empty.h"
+#include "generated/ops/eq.h"
 #include "generated/ops/full.h"
 #include "generated/ops/gather.h"
 #include "generated/ops/gt.h"
 #include "generated/ops/kthvalue.h"
 #include "generated/ops/kthvalue_native.h"
+#include "generated/ops/logical_and.h"
+#include "generated/ops/logical_not.h"
+#include "generated/ops/logical_or.h"
 #include "generated/ops/median.h"
 #include "generated/ops/median_native.h"
 #include "generated/ops/mode.h"
@@ -320,6 +328,25 @@ std::tuple<Tensor, Tensor> nanmedian_dim_composite(const Tensor& self, int64_t d
   TL_CHECK_INDEX(row_length(self, wrap_dim(dim, self.dim())) > 0, "nanmedian(): Expected reduction dim ",
                  wrap_dim(dim, self.dim()), " to have non-zero size.");
   return median_composite(self, dim, keepdim, true);
+}
+
+// mode over the sorted row: a value's run (NaNs equal each other) starts where it differs from its
+// left neighbour; each position's distance from its run's start (a running maximum of the starts)
+// peaks first at the end of the smallest most frequent value's run, whose last element has that
+// value's largest index (the sort is stable), as the CPU picks.
+std::tuple<Tensor, Tensor> mode_composite(const Tensor& self, int64_t dim, bool keepdim) {
+  const int64_t d = wrap_dim(dim, self.dim());
+  const int64_t n = row_length(self, d);
+  TL_CHECK_INDEX(n > 0, "mode(): Expected reduction dim ", d, " to have non-zero size.");
+  auto sorted = sorted_rows(self, d, false);
+  const Tensor left = sorted.first.narrow(-1, 0, n - 1), right = sorted.first.narrow(-1, 1, n - 1);
+  const Tensor same = left.eq(right).logical_or(left.ne(left).logical_and(right.ne(right)));
+  const Tensor pos = tl::arange(Scalar(n), ScalarType::Long, std::nullopt, self.device());
+  const int64_t first_column[] = {1, 0};
+  const Tensor starts = tl::constant_pad_nd(tl::where(same.logical_not(), pos.narrow(0, 1, n - 1), Scalar(int64_t(0))),
+                                            IntArrayRef(first_column, 2), Scalar(int64_t(0)));
+  const Tensor run_length = pos.sub(std::get<0>(starts.cummax(-1)));
+  return select_along(self, d, keepdim, pick_sorted(sorted, run_length.argmax(-1, false)));
 }
 
 // Whole-tensor nanmedian: over the flattened tensor, so its gradient comes from nanmedian.dim.

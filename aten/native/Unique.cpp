@@ -24,6 +24,7 @@
 #include "generated/ops/ones_like.h"
 #include "generated/ops/reshape.h"
 #include "generated/ops/scatter.h"
+#include "generated/ops/select.h"
 #include "generated/ops/sort.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/unique_consecutive_native.h"
@@ -120,8 +121,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_consecutive_cpu(const Tensor& self, bo
   return unique_rows(self, dim, false, return_inverse, return_counts, "unique_consecutive");
 }
 
-// ---- the CUDA path of unique (without dim) and unique_consecutive: a stable sort, run starts
-// where a row differs from the one before it (a NaN equals nothing), and their running count.
+// ---- the CUDA path of unique and unique_consecutive: stable sorts (one per column of the rows),
+// run starts where a row differs from the one before it (a NaN equals nothing), and their running
+// count.
 
 namespace {
 
@@ -130,15 +132,16 @@ std::tuple<Tensor, Tensor, Tensor> unique_runs(const Tensor& self, std::optional
   const int64_t d = dim ? wrap_dim(*dim, self.dim()) : 0;
   const std::vector<int64_t> flat{-1}, one{1};
   Tensor moved = !dim ? self.reshape(flat) : self.dim() == 0 ? self.reshape(one) : self.movedim(d, 0);
-  const int64_t n = moved.size(0);
-  int64_t width = 1;  // named, not -1: reshape cannot infer it when there are no rows
-  for (int64_t i = 1; i < moved.dim(); ++i) width *= moved.size(i);
-  const std::vector<int64_t> row_shape{n, width};
+  const int64_t n = moved.size(0), m = n == 0 ? 0 : moved.numel() / n;
+  const std::vector<int64_t> row_shape{n, m};
   Tensor rows = moved.reshape(row_shape);
   Tensor order = tl::arange(Scalar(n), ScalarType::Long, std::nullopt, self.device());
-  if (sort) {
-    auto [sorted, perm] = tl::sort(rows.reshape(flat), std::optional<bool>(true), 0, false);
-    order = perm;
+  if (sort) {  // lexicographic order: a stable sort by each column, the last column first
+    for (int64_t j = m - 1; j >= 0; --j) {
+      const Tensor column = m == 1 ? rows.reshape(flat) : rows.select(1, j).index_select(0, order);
+      auto [sorted, perm] = tl::sort(column, std::optional<bool>(true), 0, false);
+      order = m == 1 ? perm : order.index_select(0, perm);
+    }
   }
   Tensor ordered = rows.index_select(0, order);
   // starts[i]: row i (in visiting order) begins a run.
@@ -173,6 +176,12 @@ std::tuple<Tensor, Tensor, Tensor> _unique2_composite(const Tensor& self, bool s
                                                       bool return_counts) {
   (void)sorted;  // the values always come sorted, which sorted=False allows
   return unique_runs(self, std::nullopt, true, return_inverse, return_counts);
+}
+
+std::tuple<Tensor, Tensor, Tensor> unique_dim_composite(const Tensor& self, int64_t dim, bool sorted,
+                                                        bool return_inverse, bool return_counts) {
+  (void)sorted;
+  return unique_runs(self, dim, true, return_inverse, return_counts);
 }
 
 std::tuple<Tensor, Tensor, Tensor> unique_consecutive_composite(const Tensor& self, bool return_inverse,
