@@ -22,13 +22,11 @@
 
 #include <array>
 #include <cstdint>
-#include <limits>
 #include <type_traits>
 #include <utility>
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/FunctionTraits.h"
-#include "aten/native/IndexSplit.h"
 #include "aten/native/TensorIterator.h"
 
 namespace tl::native {
@@ -134,80 +132,65 @@ __global__ void __launch_bounds__(kThreads) vectorized_elementwise_kernel(uint32
   for (uint32_t idx = first; idx < n; ++idx) apply_contiguous(f, data, idx, std::make_index_sequence<NARGS - 1>{});
 }
 
-// Launches one piece of the iteration that fits 32-bit indexing (Note [32-bit index splits]):
-// the vectorized kernel when it is one dim, dense and aligned in every operand, else the
-// strided one.
+// One piece of the iteration that fits 32-bit indexing (Note [32-bit index splits]), ready to
+// launch: the vectorized kernel's arguments when it is one dim, dense and aligned to kVecWidth
+// elements in every operand, else the strided one's (sizes, and signed byte strides
+// [dim][operand]).
+struct LaunchPiece {
+  static constexpr int kMaxArgs = 8;  // operands: the output and up to 7 inputs
+  uint32_t n = 0;
+  unsigned blocks = 0;
+  bool vectorized = false;
+  int ndim = 0;
+  char* data[kMaxArgs];
+  uint32_t sizes[kMaxDims];
+  int32_t strides[kMaxDims][kMaxArgs];
+};
+
+// Launches one piece with functor *f on `stream`: the only host code that depends on the functor.
+using LaunchFn = void (*)(const LaunchPiece& piece, cudaStream_t stream, const void* f);
+
+// The functor-independent host side of gpu_kernel, compiled once (Loops.cu) instead of once per
+// functor and dtype, which made the host compiler the largest part of a stub shard's build:
+// checks the iterator against the functor's operand types (`types`: the result's, then each
+// argument's), cuts it into pieces and calls `launch` for each on the device's current stream.
+void run_gpu_kernel(TensorIterator& iter, int nargs, const ScalarType* types, LaunchFn launch, const void* f);
+
 template <int NARGS, typename F>
-void launch_32bit(const IndexPiece& piece, const Array<char*, NARGS>& base, const Array<int64_t, NARGS>& elem_sizes,
-                  const F& f, cudaStream_t stream) {
-  int64_t numel = 1;
-  for (int64_t s : piece.shape) numel *= s;
-  if (numel == 0) return;
+void launch_piece(const LaunchPiece& piece, cudaStream_t stream, const void* fp) {
+  const F& f = *static_cast<const F*>(fp);
   Array<char*, NARGS> data;
-  for (int a = 0; a < NARGS; ++a) data[a] = base[a] + piece.offsets[a];
-  const uint32_t n = static_cast<uint32_t>(numel);
-  const unsigned blocks = static_cast<unsigned>((numel + kBlockWork - 1) / kBlockWork);
-  const int ndim = static_cast<int>(piece.shape.size());
-  bool contiguous = ndim == 1;
-  for (int a = 0; a < NARGS && contiguous; ++a) contiguous = piece.strides[a][0] == elem_sizes[a];
-  for (int a = 0; a < NARGS && contiguous; ++a)
-    contiguous = reinterpret_cast<uintptr_t>(data[a]) % (elem_sizes[a] * kVecWidth) == 0;
-  if (contiguous) {
-    vectorized_elementwise_kernel<NARGS><<<blocks, kThreads, 0, stream>>>(n, data, f);
+  for (int a = 0; a < NARGS; ++a) data[a] = piece.data[a];
+  if (piece.vectorized) {
+    vectorized_elementwise_kernel<NARGS><<<piece.blocks, kThreads, 0, stream>>>(piece.n, data, f);
     TL_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
   OffsetCalculator<NARGS, uint32_t> calc;
-  calc.ndim = ndim;
-  for (int d = 0; d < ndim; ++d) {
-    calc.sizes[d] = static_cast<uint32_t>(piece.shape[d]);
-    for (int a = 0; a < NARGS; ++a) calc.strides[d][a] = static_cast<int32_t>(piece.strides[a][d]);
+  calc.ndim = piece.ndim;
+  for (int d = 0; d < piece.ndim; ++d) {
+    calc.sizes[d] = piece.sizes[d];
+    for (int a = 0; a < NARGS; ++a) calc.strides[d][a] = piece.strides[d][a];
   }
-  strided_elementwise_kernel<NARGS, uint32_t><<<blocks, kThreads, 0, stream>>>(n, calc, data, f);
+  strided_elementwise_kernel<NARGS, uint32_t><<<piece.blocks, kThreads, 0, stream>>>(piece.n, calc, data, f);
   TL_CUDA_KERNEL_LAUNCH_CHECK();
 }
 
 template <typename F, size_t... I>
-std::array<ScalarType, sizeof...(I) + 1> arg_scalar_types(std::index_sequence<I...>) {
+std::array<ScalarType, sizeof...(I) + 1> operand_scalar_types(std::index_sequence<I...>) {
   using traits = function_traits<F>;
-  return {CppToScalarType<typename traits::template arg<I>>::value..., ScalarType::Bool};  // + padding for N == 0
+  return {CppToScalarType<typename traits::result_type>::value,
+          CppToScalarType<typename traits::template arg<I>>::value...};
 }
 
 }  // namespace cuda_detail
 
 template <typename F>
 void gpu_kernel(TensorIterator& iter, const F& f) {
-  using traits = function_traits<F>;
-  constexpr int N = static_cast<int>(traits::arity);
-  constexpr int NARGS = N + 1;
-  TL_CHECK(iter.noutputs() == 1 && iter.ninputs() == N, "gpu_kernel: functor arity ", N,
-           " does not match the iterator's ", iter.ninputs(), " inputs");
-  TL_CHECK(iter.device().is_cuda(), "gpu_kernel: expected CUDA tensors, got ", iter.device());
-  TL_CHECK(CppToScalarType<typename traits::result_type>::value == iter.dtype(0), "gpu_kernel: functor result type ",
-           CppToScalarType<typename traits::result_type>::value, " does not match the output dtype ", iter.dtype(0));
-  const auto arg_types = cuda_detail::arg_scalar_types<F>(std::make_index_sequence<N>{});
-  for (int i = 0; i < N; ++i) {
-    TL_CHECK(arg_types[i] == iter.dtype(i + 1), "gpu_kernel: functor argument ", i, " has type ", arg_types[i],
-             " but the input dtype is ", iter.dtype(i + 1));
-  }
-  if (iter.numel() == 0) return;
-  TL_CHECK(iter.ndim() <= cuda_detail::kMaxDims, "gpu_kernel: ", iter.ndim(),
-           " dims after coalescing; at most ", cuda_detail::kMaxDims, " are supported");
-
-  const int device = iter.device().index;
-  cuda::CUDAGuard guard(device);
-  cudaStream_t stream = cuda::current_cuda_stream(device);
-  cuda_detail::Array<char*, NARGS> data;
-  cuda_detail::Array<int64_t, NARGS> elem_sizes;
-  IndexPiece whole{iter.shape(), {}, std::vector<int64_t>(NARGS, 0)};
-  for (int a = 0; a < NARGS; ++a) {
-    data[a] = static_cast<char*>(iter.data_ptr(a));
-    elem_sizes[a] = static_cast<int64_t>(iter.operand(a).element_size());
-    whole.strides.push_back(iter.strides(a));
-  }
-  std::vector<IndexPiece> pieces;
-  split_for_32bit_indexing(whole, pieces);
-  for (const IndexPiece& piece : pieces) cuda_detail::launch_32bit<NARGS>(piece, data, elem_sizes, f, stream);
+  constexpr int N = static_cast<int>(function_traits<F>::arity);
+  static_assert(N + 1 <= cuda_detail::LaunchPiece::kMaxArgs, "gpu_kernel: too many functor arguments");
+  const auto types = cuda_detail::operand_scalar_types<F>(std::make_index_sequence<N>{});
+  cuda_detail::run_gpu_kernel(iter, N + 1, types.data(), &cuda_detail::launch_piece<N + 1, F>, &f);
 }
 
 }  // namespace tl::native
