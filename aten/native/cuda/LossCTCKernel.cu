@@ -8,6 +8,7 @@
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/LossCTC.h"
+#include "generated/ops/to.h"
 
 namespace tl::native {
 
