@@ -302,10 +302,10 @@ def _pin_memory(self, device=None):
     return self if _C._cuda._is_pinned(self) else _C._cuda._pin_memory(self)
 
 
-def _record_stream(self, stream):
-    """x.record_stream(stream): x is also used by work queued on `stream` (a torchlite.cuda.Stream),
-    so the caching allocator does not reuse its memory, once freed, before that work is done."""
-    _C._cuda._record_stream(self, stream.cuda_stream)
+def _record_stream(self, s):
+    """x.record_stream(s): x is also used by work queued on the torchlite.cuda.Stream `s`, so the
+    caching allocator does not reuse its memory, once freed, before that work is done."""
+    _C._cuda._record_stream(self, s.cuda_stream)
 
 
 def _is_distributed(self):

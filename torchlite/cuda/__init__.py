@@ -134,10 +134,13 @@ def empty_cache() -> None:
     _cuda.empty_cache()
 
 
-def memory_snapshot() -> list:
+def memory_snapshot(mempool_id=None, include_traces=True) -> list:
     """The caching allocator's segments on every device (torch.cuda.memory_snapshot): dicts with
     device, address, total_size, allocated_size, active_size, requested_size, stream,
-    segment_type ('small' or 'large') and blocks (address, size, requested_size, state)."""
+    segment_type ('small' or 'large') and blocks (address, size, requested_size, state).
+    torchlite has one pool per device and records no allocation traces."""
+    if mempool_id is not None:
+        raise NotImplementedError("torchlite.cuda.memory_snapshot: memory pools (mempool_id) are not supported")
     return _cuda.memory_snapshot()
 
 
@@ -295,9 +298,9 @@ class Event:
     """A CUDA event (torch.cuda.Event): a marker in a stream's work. Created on the device of the
     stream it is first recorded on."""
 
-    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
-        if interprocess:
-            raise NotImplementedError("torchlite.cuda.Event: interprocess events are not supported")
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, external=False):
+        if interprocess or external:
+            raise NotImplementedError("torchlite.cuda.Event: interprocess and external events are not supported")
         self.enable_timing, self.blocking = bool(enable_timing), bool(blocking)
         self.cuda_event, self.device_index, self._recorded = 0, None, False
 
