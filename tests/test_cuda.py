@@ -985,7 +985,7 @@ def test_convolution_in_several_batch_chunks_matches_cpu():
     x, w, b, gy = (host(rng.standard_normal(s)) for s in ((9, 8, 256, 256), (4, 4, 3, 3), (4,), (9, 4, 256, 256)))
     results = []
     for dev in ("cpu", "cuda"):
-        xd, wd, bd = (t.to(dev).requires_grad_() for t in (x, w, b))
+        xd, wd, bd = (t.to(dev).detach().requires_grad_() for t in (x, w, b))  # leaves on both devices
         y = tl.nn.functional.conv2d(xd, wd, bd, padding=1, groups=2)
         y.backward(gy.to(dev))
         results.append([t.cpu() for t in (y.detach(), xd.grad, wd.grad, bd.grad)])

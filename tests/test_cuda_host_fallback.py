@@ -62,9 +62,12 @@ def test_errors_are_the_cpus(case):
 def test_info_codes_are_the_cpus(op):
     A = np.stack([np.eye(3), np.zeros((3, 3)), np.diag([1.0, -1.0, 1.0])])
     cpu, cuda = _both(lambda a: tuple(op(a)), A)
-    for c, g in zip(cpu, cuda):
+    info = to_numpy(cpu[-1])
+    np.testing.assert_array_equal(to_numpy(cuda[-1].cpu()), info)
+    ok = info == 0  # where a factorization failed its other results are unspecified, as in PyTorch
+    for c, g in zip(cpu[:-1], cuda[:-1]):
         assert g.device.type == "cuda"
-        np.testing.assert_array_equal(to_numpy(g.cpu()), to_numpy(c))
+        np.testing.assert_allclose(to_numpy(g.cpu())[ok], to_numpy(c)[ok], rtol=1e-10, atol=1e-10)
 
 
 @requires_gpu

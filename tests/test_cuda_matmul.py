@@ -166,7 +166,7 @@ def test_out_stream_and_threads(backend):
     s.synchronize()
     np.testing.assert_allclose(to_numpy(on_stream.cpu()), expected, rtol=5e-4, atol=5e-4)
     results = []
-    for _ in range(2):  # the second thread takes over the first one's cuBLAS handle
+    for _ in range(2):  # each thread creates its own cuBLAS handle (a handle outliving its thread failed)
         t = threading.Thread(target=lambda: results.append(to_numpy(tl.mm(ga, gb).cpu())))
         t.start()
         t.join()

@@ -110,45 +110,16 @@ void check(const Library& lib, Status s, const char* call) {
     TL_ERROR("CUDA error: ", lib.status_name(s), " when calling `", call, "` (cuBLAS ", lib.path, ")");
 }
 
-// Handles not owned by a live thread, by device. Never freed: the handles stay valid until
-// the process ends, whatever order static and thread-local objects are destroyed in.
-struct HandlePool {
-  std::mutex mutex;
-  std::vector<std::pair<int, Handle>> free;
-};
-HandlePool& handle_pool() {
-  static auto* pool = new HandlePool;
-  return *pool;
-}
-
-struct ThreadHandles {
-  std::vector<Handle> by_device;
-  ~ThreadHandles() {
-    HandlePool& pool = handle_pool();
-    std::lock_guard<std::mutex> g(pool.mutex);
-    for (size_t d = 0; d < by_device.size(); ++d)
-      if (by_device[d]) pool.free.emplace_back(static_cast<int>(d), by_device[d]);
-  }
-};
-
-// This thread's handle for `device`, which must be the current device.
+// This thread's handle for `device`, which must be the current device. A handle is used only by
+// the thread that created it: on the H100, a handle taken over from a thread that had exited
+// failed its next GEMM with CUBLAS_STATUS_INTERNAL_ERROR. Handles are not destroyed at thread
+// exit either (cuBLAS's own per-thread state may already be gone then): one handle per thread
+// that ran a CUDA matrix product stays allocated until the process ends.
 Handle handle_for(const Library& lib, int device) {
-  thread_local ThreadHandles mine;
-  if (mine.by_device.size() <= static_cast<size_t>(device)) mine.by_device.resize(device + 1, nullptr);
-  Handle& h = mine.by_device[device];
-  if (h) return h;
-  {
-    HandlePool& pool = handle_pool();
-    std::lock_guard<std::mutex> g(pool.mutex);
-    for (auto it = pool.free.begin(); it != pool.free.end(); ++it) {
-      if (it->first == device) {
-        h = it->second;
-        pool.free.erase(it);
-        return h;
-      }
-    }
-  }
-  check(lib, lib.create(&h), "cublasCreate_v2");
+  thread_local std::vector<Handle> mine;
+  if (mine.size() <= static_cast<size_t>(device)) mine.resize(device + 1, nullptr);
+  Handle& h = mine[device];
+  if (!h) check(lib, lib.create(&h), "cublasCreate_v2");
   return h;
 }
 

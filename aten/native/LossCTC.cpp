@@ -264,7 +264,7 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
   if (reduction == kMean) {
     Tensor lengths = empty_tensor({static_cast<int64_t>(target_lengths.size())}, TensorOptions(ScalarType::Long));
     std::copy(target_lengths.begin(), target_lengths.end(), lengths.data_ptr<int64_t>());
-    return nll.div(lengths.clamp_min(1).to(nll.dtype())).mean();
+    return nll.div(lengths.clamp_min(1).to(nll.device(), nll.dtype())).mean();  // lengths are host values
   }
   if (reduction == kSum) return nll.sum();
   return unbatched ? nll.squeeze(0) : nll;

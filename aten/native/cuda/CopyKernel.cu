@@ -14,6 +14,7 @@
 #include "aten/native/cuda/Loops.cuh"
 #include "generated/ops/copy.h"
 #include "generated/ops/copy_native.h"
+#include "generated/ops/view_as_real.h"
 
 namespace tl::native {
 
@@ -104,6 +105,11 @@ Tensor copy_cuda_(const Tensor& self, const Tensor& src, bool non_blocking) {
   // Shape check up front, with the same message for every direction.
   TL_CHECK(broadcast_shapes(self.sizes(), src.sizes()) == self.sizes().vec(), "copy_: the source of shape ",
            src.sizes(), " cannot be broadcast to the destination of shape ", self.sizes());
+  // Complex values move as their (real, imaginary) pairs: the cast kernels are real-only.
+  if (is_complex(self.dtype()) && is_complex(src.dtype())) {
+    copy_cuda_(tl::view_as_real(self), tl::view_as_real(src), non_blocking);
+    return self;
+  }
   if (self.is_cuda() && src.is_cuda()) copy_device_to_device(self, src);
   else if (self.is_cuda()) copy_host_to_device(self, src);
   else copy_device_to_host(self, src, non_blocking);
