@@ -10,7 +10,7 @@
 // variable TORCHLITE_CUBLAS is "0" (read at each call, so tests switch between both paths),
 // the matrix products run the tiled kernel of MatmulKernel.cu. An error cuBLAS reports raises
 // a RuntimeError naming its status and the call. Each host thread keeps one cuBLAS handle per
-// device, bound to the current stream at each call; a finished thread's handles are reused.
+// device, bound to the current stream at each call (never shared across threads: CuBLAS.cpp).
 #include <cstdint>
 
 #include "aten/core/ScalarType.h"
