@@ -14,6 +14,7 @@
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/Convolution.h"
+#include "aten/native/cuda/GridStride.cuh"
 #include "generated/ops/add.h"
 #include "generated/ops/bmm.h"
 #include "generated/ops/contiguous.h"
@@ -27,14 +28,12 @@ namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
+using grid_stride::kThreads;
 // Most elements one chunk's column matrix may hold (128 MiB of float): enough for GEMMs wide
 // enough to fill the GPU, and bounded memory for large batches.
 constexpr int64_t kColumnBudget = int64_t(1) << 25;
 
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
 
 // col (C*K x nb x L) of samples [n0, n0 + nb) of x (N, C, *in): a thread per (c, n, l) writes
 // that position's K taps (one index decomposition for all of them).

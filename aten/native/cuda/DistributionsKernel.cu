@@ -4,12 +4,13 @@
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/DistributionGradients.h"
+#include "aten/native/cuda/GridStride.cuh"
 
 namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
+using grid_stride::kThreads;
 
 __global__ void standard_gamma_grad_kernel(int64_t n, const double* a, const double* x, double* out) {
   for (int64_t i = blockIdx.x * int64_t(kThreads) + threadIdx.x; i < n; i += int64_t(gridDim.x) * kThreads)
@@ -22,9 +23,7 @@ __global__ void dirichlet_grad_kernel(int64_t n, const double* x, const double* 
     out[i] = dirichlet_grad_one(x[i], alpha[i], total[i]);
 }
 
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
 
 const double* in(const Tensor& t) { return static_cast<const double*>(t.data_ptr()); }
 

@@ -5,17 +5,16 @@
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/EmbeddingBag.h"
+#include "aten/native/cuda/GridStride.cuh"
 
 namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
+using grid_stride::kThreads;
 constexpr int64_t kMean = 1, kMax = 2;
 
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
 
 __device__ void bag_span(const int64_t* off, int64_t b, int64_t B, int64_t n, int64_t& start, int64_t& end) {
   start = off[b];

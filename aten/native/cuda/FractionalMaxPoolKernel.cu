@@ -5,16 +5,14 @@
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/FractionalMaxPool.h"
+#include "aten/native/cuda/GridStride.cuh"
 
 namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
+using grid_stride::kThreads;
 
 template <typename T>
 __global__ void fractional_max_pool_kernel(FractionalPoolGeom g, int64_t n, const T* x, const T* samples, T* out,

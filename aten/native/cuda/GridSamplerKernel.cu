@@ -9,16 +9,14 @@
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/GridSampler.h"
 #include "aten/native/GridSamplerTaps.h"
+#include "aten/native/cuda/GridStride.cuh"
 
 namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
+using grid_stride::kThreads;
 
 int64_t plane_size(const GridSamplerGeom& g) { return g.in[0] * g.in[1] * (g.nd == 3 ? g.in[2] : 1); }
 

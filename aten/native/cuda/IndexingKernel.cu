@@ -17,6 +17,7 @@
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/IndexingUtils.h"
 #include "aten/native/ShapeUtils.h"
+#include "aten/native/cuda/GridStride.cuh"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/fill.h"
@@ -28,12 +29,10 @@ namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
+using grid_stride::kThreads;
 constexpr int kMaxDims = 16;
 
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
 
 // The walk of gather_walk (IndexingOps.cpp): index position i of `sizes` (row-major) maps to
 // a_off = sum coord_d * a_strides[d] + index[i] * a_dim_stride (a_strides[dim] = 0) and

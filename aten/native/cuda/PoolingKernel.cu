@@ -8,6 +8,7 @@
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/Pooling.h"
+#include "aten/native/cuda/GridStride.cuh"
 #include "generated/ops/amax.h"
 #include "generated/ops/amin.h"
 #include "generated/ops/zero.h"
@@ -16,11 +17,8 @@ namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
+using grid_stride::kThreads;
 
 // Output element i as (plane, od, oh, ow).
 struct OutPos {

@@ -5,16 +5,14 @@
 #include "aten/cuda/CUDAContext.h"
 #include "aten/native/RNN.h"
 #include "aten/native/RNNCellMath.h"
+#include "aten/native/cuda/GridStride.cuh"
 
 namespace tl::native {
 
 namespace {
 
-constexpr int kThreads = 256;
-
-unsigned grid_for(int64_t n) {
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 65535)));
-}
+using grid_stride::grid_for;
+using grid_stride::kThreads;
 
 #define TL_GRID_STRIDE_LOOP(i, n) \
   for (int64_t i = blockIdx.x * int64_t(kThreads) + threadIdx.x; i < (n); i += int64_t(gridDim.x) * kThreads)
