@@ -2,11 +2,14 @@
 MatmulKernel.cu, Note [cuBLAS at run time] in aten/cuda/CuBLAS.h).
 
 Without a GPU: the library search and the backend query. With one: mm, bmm and matmul on both
-backends (TORCHLITE_CUBLAS=0 forces the tiled kernel) against the CPU, over dtypes, shapes
+backends (TORCHLITE_CUBLAS=0, or _set_cublas_enabled(False), forces the tiled kernel) against the CPU, over dtypes, shapes
 (empty, one element, sizes across the tile edges), transposed and strided operands and
 broadcast batches; TF32 only when set_float32_matmul_precision allows it.
 """
 
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -35,12 +38,22 @@ def test_candidates_are_the_wheels_then_the_soname_then_toolkits(tmp_path):
     (tmp_path / "empty").mkdir()
     search = [str(tmp_path / "empty"), str(tmp_path / "site"), str(tmp_path / "old"), str(tmp_path / "site")]
     toolkits = [None, str(tmp_path / "empty"), str(tmp_path / "cuda")]
-    assert tcuda._cublas_library_candidates(search, toolkits) == [str(new / SONAME), str(old / SONAME), SONAME,
-                                                                  str(toolkit / SONAME)]
+    assert tcuda._library_candidates(SONAME, search, toolkits) == [str(new / SONAME), str(old / SONAME), SONAME,
+                                                                   str(toolkit / SONAME)]
 
 
 def test_candidates_without_the_wheel_are_the_soname(tmp_path):
-    assert tcuda._cublas_library_candidates([str(tmp_path)], [str(tmp_path)]) == [SONAME]
+    assert tcuda._library_candidates(SONAME, [str(tmp_path)], [str(tmp_path)]) == [SONAME]
+
+
+def test_candidates_of_another_library_use_its_folder(tmp_path):
+    soname = "libcusolver.so.12"
+    old = tmp_path / "nvidia" / "cusolver" / "lib"
+    old.mkdir(parents=True)
+    (old / soname).write_bytes(b"")
+    (tmp_path / "nvidia" / "cublas" / "lib").mkdir(parents=True)
+    (tmp_path / "nvidia" / "cublas" / "lib" / SONAME).write_bytes(b"")
+    assert tcuda._library_candidates(soname, [str(tmp_path)], []) == [str(old / soname), soname]
 
 
 def test_gemm_backend_says_which_and_why():
@@ -52,9 +65,23 @@ def test_gemm_backend_says_which_and_why():
 
 
 @requires_cuda_build
-def test_environment_forces_the_tiled_kernel(monkeypatch):
-    monkeypatch.setenv("TORCHLITE_CUBLAS", "0")
-    assert tcuda._gemm_backend() == ("tiled", "TORCHLITE_CUBLAS=0")
+def test_environment_forces_the_tiled_kernel():
+    # The variable is read once per process, at the first query: ask a fresh one.
+    code = "import torchlite.cuda as c; print(c._gemm_backend())"
+    env = dict(os.environ, TORCHLITE_CUBLAS="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(("tiled", "TORCHLITE_CUBLAS=0"))
+
+
+@requires_cuda_build
+def test_switching_cublas_off_and_on():
+    try:
+        tcuda._cuda._set_cublas_enabled(False)
+        assert tcuda._gemm_backend() == ("tiled", "cuBLAS disabled by _set_cublas_enabled(False)")
+        tcuda._cuda._set_cublas_enabled(True)
+        assert tcuda._gemm_backend()[0] in ("cublas", "tiled") and "disabled" not in tcuda._gemm_backend()[1]
+    finally:
+        tcuda._cuda._set_cublas_enabled(True)
 
 
 @requires_cuda_build
@@ -62,7 +89,7 @@ def test_probe_reports_each_path_that_did_not_load(tmp_path):
     missing = str(tmp_path / "nowhere" / SONAME)
     not_elf = tmp_path / SONAME
     not_elf.write_bytes(b"not a library")
-    path, error = tcuda._cuda._cublas_probe([missing, str(not_elf), "libm.so.6"])
+    path, error = tcuda._cuda._library_probe([missing, str(not_elf), "libm.so.6"], ["cublasCreate_v2"])
     assert path == ""
     assert missing in error and str(not_elf) in error and "libm.so.6: no cublasCreate_v2" in error
 
@@ -70,7 +97,7 @@ def test_probe_reports_each_path_that_did_not_load(tmp_path):
 @pytest.mark.skipif(tcuda.is_built(), reason="built with CUDA")
 def test_probe_without_cuda_raises():
     with pytest.raises(RuntimeError, match="not compiled with CUDA"):
-        tcuda._cuda._cublas_probe([SONAME])
+        tcuda._cuda._library_probe([SONAME], [])
 
 
 # ---- both backends against the CPU (GPU) --------------------------------------------------
@@ -86,15 +113,13 @@ SHAPES = [(1, 1, 1), (0, 3, 4), (3, 0, 4), (3, 4, 0), (7, 5, 3), (64, 16, 64), (
 
 
 @pytest.fixture(params=["cublas", "tiled"])
-def backend(request, monkeypatch):
+def backend(request):
     if not HAS_GPU:
         pytest.skip("no CUDA device")
-    if request.param == "tiled":
-        monkeypatch.setenv("TORCHLITE_CUBLAS", "0")
-    else:
-        monkeypatch.delenv("TORCHLITE_CUBLAS", raising=False)
-        if tcuda._gemm_backend()[0] != "cublas":
-            pytest.skip(f"no cuBLAS: {tcuda._gemm_backend()[1]}")
+    tcuda._cuda._set_cublas_enabled(request.param == "cublas")
+    request.addfinalizer(lambda: tcuda._cuda._set_cublas_enabled(True))
+    if request.param == "cublas" and tcuda._gemm_backend()[0] != "cublas":
+        pytest.skip(f"no cuBLAS: {tcuda._gemm_backend()[1]}")
     assert tcuda._gemm_backend()[0] == request.param
     return request.param
 

@@ -56,14 +56,17 @@ bool event_query(int64_t event);  // true when the work it waits for has complet
 void event_synchronize(int64_t event);
 float event_elapsed_time(int64_t start, int64_t end);  // milliseconds
 
-// cuBLAS (Note [cuBLAS at run time] in CuBLAS.h). The paths the first GEMM tries, in order.
-void set_cublas_candidates(const std::vector<std::string>& paths);
+// cuBLAS (Note [cuBLAS at run time] in CuBLAS.h). Switches the matrix products between cuBLAS
+// and the tiled kernel (the tests run both).
+void set_cublas_enabled(bool enabled);
 // The GEMM the CUDA matrix products use now: ("cublas", the library's path), ("tiled", why not
 // cuBLAS), or ("none", why) in a build without CUDA. Loads cuBLAS on the first call.
 std::pair<std::string, std::string> gemm_backend();
-// Loads cuBLAS from `paths` as the first GEMM does, then lets it go: (the path that loaded, "")
-// or ("", what each path reported).
-std::pair<std::string, std::string> cublas_probe(const std::vector<std::string>& paths);
+// Opens the first of `paths` that loads and defines every symbol in `required`, as the CUDA
+// library search does (Note [CUDA libraries]), then lets it go: (the path that loaded, "") or
+// ("", what each path reported).
+std::pair<std::string, std::string> library_probe(const std::vector<std::string>& paths,
+                                                  const std::vector<std::string>& required);
 // set_float32_matmul_precision: whether float32 GEMMs may round their inputs to TF32.
 void set_matmul_allow_tf32(bool allow);
 

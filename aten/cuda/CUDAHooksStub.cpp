@@ -41,9 +41,11 @@ bool event_query(int64_t) { not_built(); }
 void event_synchronize(int64_t) { not_built(); }
 float event_elapsed_time(int64_t, int64_t) { not_built(); }
 
-void set_cublas_candidates(const std::vector<std::string>&) {}
+void set_cublas_enabled(bool) {}
 std::pair<std::string, std::string> gemm_backend() { return {"none", "torchlite was built without CUDA"}; }
-std::pair<std::string, std::string> cublas_probe(const std::vector<std::string>&) { not_built(); }
+std::pair<std::string, std::string> library_probe(const std::vector<std::string>&, const std::vector<std::string>&) {
+  not_built();
+}
 void set_matmul_allow_tf32(bool) {}
 
 }  // namespace tl::cuda

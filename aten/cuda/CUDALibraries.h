@@ -1,25 +1,39 @@
 #pragma once
-// Note [CUDA libraries]: the CUDA math libraries (cuSOLVER, cuFFT, ...) are not linked into _C:
-// each is dlopen'ed at its first use, from NVIDIA's wheel (nvidia-cusolver, nvidia-cufft; CUDA 13
-// wheels keep their libraries in site-packages/nvidia/cu13/lib), so torchlite imports, and every
-// operator runs, without them: a kernel that finds no library takes its fallback (for linalg,
-// Note [Host fallback]). Where to look: $TORCHLITE_<NAME>_LIBRARY (a path) if set, else the path
-// the resolver the extension registers finds in the Python environment (cuda_library_resolver.cpp;
-// it asks Python, since the wheels may sit on PYTHONPATH rather than beside torchlite). The
-// system's library search is not used: a toolkit's library may not match the wheels' CUDA version.
+// Note [CUDA libraries]: the CUDA math libraries (cuBLAS, cuSOLVER, cuFFT) are not linked into _C:
+// each is dlopen'ed at its first use, so torchlite imports, and every operator runs, without
+// them: a kernel that finds no library takes its fallback (the tiled GEMM of MatmulKernel.cu; for
+// linalg and FFT, Note [Host fallback]). The candidates, in order: $TORCHLITE_<NAME>_LIBRARY alone
+// when it is set (a path); else what torchlite.cuda._library_candidates(soname) lists: the
+// library in NVIDIA's wheels on sys.path (site-packages/nvidia/cu13/lib for CUDA 13, or
+// nvidia/<library>/lib), the bare soname (the system loader's search), then a CUDA toolkit's
+// lib64. The soname carries the ABI version, so any of them matches what the kernels call. The
+// first candidate that loads and defines every required symbol is kept for the process.
 #include <dlfcn.h>
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace tl::cuda {
 
-// soname (libcusolver.so.12) -> the path of that file in the installed NVIDIA wheels, or "".
-void set_library_resolver(std::function<std::string(const std::string& soname)> resolver);
+// A library as loaded: handle is nullptr when no candidate loaded, and error says why each failed.
+struct CudaLibrary {
+  void* handle = nullptr;
+  std::string path;
+  std::string error;
+};
 
-// The handle of the library (name: CUSOLVER, the environment variable's middle part), loaded once
-// per process; nullptr when it is not installed or does not load.
-void* cuda_library(const char* name, const char* soname);
+// soname (libcusolver.so.12) -> the paths to try, in order (cuda_library_resolver.cpp asks Python).
+void set_library_resolver(std::function<std::vector<std::string>(const std::string& soname)> resolver);
+
+// The library (name: CUSOLVER, the environment variable's middle part), loaded once per process
+// from the first candidate that has every symbol in `required`.
+const CudaLibrary& cuda_library(const std::string& name, const std::string& soname,
+                                const std::vector<std::string>& required);
+
+// Opens the first of `paths` that loads and has every symbol in `required`; the caller owns the
+// handle (dlclose). Exposed for the tests of the search.
+CudaLibrary open_first_library(const std::vector<std::string>& paths, const std::vector<std::string>& required);
 
 // Points fn at the library's symbol `name`; false when it lacks one.
 template <typename Fn>

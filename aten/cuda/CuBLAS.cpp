@@ -1,20 +1,18 @@
 // cuBLAS loaded at run time (Note [cuBLAS at run time] in CuBLAS.h) and the GEMM call over it.
 #include "aten/cuda/CuBLAS.h"
 
-#include <dlfcn.h>
 #include <library_types.h>
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "aten/cuda/CUDAContext.h"
 #include "aten/cuda/CUDAHooks.h"
+#include "aten/cuda/CUDALibraries.h"
 
 namespace tl::cuda {
 
@@ -28,6 +26,7 @@ constexpr Status kStatusSuccess = 0;
 constexpr int kOpN = 0, kOpT = 1;
 constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77, kCompute64F = 70;
 constexpr int kGemmDefault = -1;
+constexpr const char* kSoname = "libcublas.so.13";
 
 using CreateFn = Status (*)(Handle*);
 using SetStreamFn = Status (*)(Handle, cudaStream_t);
@@ -39,75 +38,50 @@ using GemmStridedBatchedExFn = Status (*)(Handle, int transa, int transb, int m,
                                           int batch_count, int compute_type, int algo);
 
 struct Library {
-  void* dl = nullptr;
-  std::string path;
+  const CudaLibrary* found = nullptr;  // found->handle is nullptr when no candidate loaded
   CreateFn create = nullptr;
   SetStreamFn set_stream = nullptr;
   StatusNameFn status_name = nullptr;
   GemmStridedBatchedExFn gemm_strided_batched = nullptr;
 };
 
-// Opens the first of `paths` that loads and has every function; `error` collects why the
-// others did not.
-Library open_library(const std::vector<std::string>& paths, std::string& error) {
-  for (const std::string& path : paths) {
-    void* dl = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!dl) {
-      const char* why = dlerror();
-      error += (error.empty() ? "" : "; ") + std::string(why ? why : path + ": cannot be loaded");
-      continue;
-    }
-    Library lib;
-    lib.dl = dl;
-    lib.path = path;
-    const char* missing = nullptr;
-    auto find = [&](auto& fn, const char* name) {
-      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(dl, name));
-      if (!fn && !missing) missing = name;
-    };
-    find(lib.create, "cublasCreate_v2");
-    find(lib.set_stream, "cublasSetStream_v2");
-    find(lib.status_name, "cublasGetStatusName");
-    find(lib.gemm_strided_batched, "cublasGemmStridedBatchedEx");
-    if (!missing) return lib;
-    error += (error.empty() ? "" : "; ") + path + ": no " + missing;
-    dlclose(dl);
-  }
-  return Library{};
+// Loaded on first use (Note [CUDA libraries]) and kept for the life of the process.
+const Library& library() {
+  static const Library lib = [] {
+    Library l;
+    const CudaLibrary& found = cuda_library(
+        "CUBLAS", kSoname, {"cublasCreate_v2", "cublasSetStream_v2", "cublasGetStatusName", "cublasGemmStridedBatchedEx"});
+    l.found = &found;
+    if (!found.handle) return l;
+    library_symbol(found.handle, l.create, "cublasCreate_v2");
+    library_symbol(found.handle, l.set_stream, "cublasSetStream_v2");
+    library_symbol(found.handle, l.status_name, "cublasGetStatusName");
+    library_symbol(found.handle, l.gemm_strided_batched, "cublasGemmStridedBatchedEx");
+    return l;
+  }();
+  return lib;
 }
 
-std::mutex candidates_mutex;
-std::vector<std::string> candidates{"libcublas.so.13"};  // until torchlite.cuda sets them
+// Whether the matrix products may use cuBLAS: TORCHLITE_CUBLAS=0 in the environment (read once)
+// or set_cublas_enabled(false) turn it off.
+enum class Switch { Unread, On, OffByEnvironment, OffByCall };
+std::atomic<Switch> cublas_switch{Switch::Unread};
 std::atomic<bool> allow_tf32{false};
 
-struct Loaded {
-  Library lib;
-  std::string error;  // why nothing loaded
-};
-
-// Loaded once, on first use, and kept for the life of the process.
-const Loaded& loaded() {
-  static const Loaded* l = [] {
-    std::vector<std::string> paths;
-    {
-      std::lock_guard<std::mutex> g(candidates_mutex);
-      paths = candidates;
-    }
-    auto* r = new Loaded;
-    r->lib = open_library(paths, r->error);
-    return r;
-  }();
-  return *l;
-}
-
-bool forced_off() {
-  const char* v = std::getenv("TORCHLITE_CUBLAS");
-  return v && std::strcmp(v, "0") == 0;
+Switch current_switch() {
+  Switch s = cublas_switch.load(std::memory_order_relaxed);
+  if (s == Switch::Unread) {
+    const char* v = std::getenv("TORCHLITE_CUBLAS");
+    Switch from_env = v && std::strcmp(v, "0") == 0 ? Switch::OffByEnvironment : Switch::On;
+    cublas_switch.compare_exchange_strong(s, from_env);
+    s = cublas_switch.load();
+  }
+  return s;
 }
 
 void check(const Library& lib, Status s, const char* call) {
   if (s != kStatusSuccess)
-    TL_ERROR("CUDA error: ", lib.status_name(s), " when calling `", call, "` (cuBLAS ", lib.path, ")");
+    TL_ERROR("CUDA error: ", lib.status_name(s), " when calling `", call, "` (cuBLAS ", lib.found->path, ")");
 }
 
 // This thread's handle for `device`, which must be the current device. A handle is used only by
@@ -125,24 +99,20 @@ Handle handle_for(const Library& lib, int device) {
 
 }  // namespace
 
-void set_cublas_candidates(const std::vector<std::string>& paths) {
-  std::lock_guard<std::mutex> g(candidates_mutex);
-  candidates = paths;
-}
+void set_cublas_enabled(bool enabled) { cublas_switch = enabled ? Switch::On : Switch::OffByCall; }
 
 std::pair<std::string, std::string> gemm_backend() {
-  if (forced_off()) return {"tiled", "TORCHLITE_CUBLAS=0"};
-  const Loaded& l = loaded();
-  if (l.lib.dl) return {"cublas", l.lib.path};
-  return {"tiled", "cuBLAS not found: " + l.error};
-}
-
-std::pair<std::string, std::string> cublas_probe(const std::vector<std::string>& paths) {
-  std::string error;
-  Library lib = open_library(paths, error);
-  if (!lib.dl) return {"", error};
-  dlclose(lib.dl);
-  return {lib.path, ""};
+  switch (current_switch()) {
+    case Switch::OffByEnvironment:
+      return {"tiled", "TORCHLITE_CUBLAS=0"};
+    case Switch::OffByCall:
+      return {"tiled", "cuBLAS disabled by _set_cublas_enabled(False)"};
+    default:
+      break;
+  }
+  const Library& lib = library();
+  if (lib.found->handle) return {"cublas", lib.found->path};
+  return {"tiled", "cuBLAS not found: " + lib.found->error};
 }
 
 void set_matmul_allow_tf32(bool allow) { allow_tf32 = allow; }
@@ -152,13 +122,13 @@ namespace blas {
 bool enabled(ScalarType dtype) {
   const bool supported = dtype == ScalarType::Float || dtype == ScalarType::Double || dtype == ScalarType::Half ||
                          dtype == ScalarType::BFloat16;
-  return supported && !forced_off() && loaded().lib.dl;
+  return supported && current_switch() == Switch::On && library().found->handle;
 }
 
 void gemm_strided_batched(ScalarType dtype, int64_t m, int64_t n, int64_t k, const GemmOperand& a,
                           const GemmOperand& b, void* c, int64_t ldc, int64_t stride_c, int64_t batches,
                           int device) {
-  const Library& lib = loaded().lib;
+  const Library& lib = library();
   Handle h = handle_for(lib, device);
   check(lib, lib.set_stream(h, current_cuda_stream(device)), "cublasSetStream_v2");
   const float one_f = 1.f, zero_f = 0.f;

@@ -2,14 +2,11 @@
 // cuBLAS for the CUDA matrix products, loaded at run time (CUDA builds only).
 //
 // Note [cuBLAS at run time]: torchlite does not link cuBLAS (a wheel of hundreds of MiB that
-// the CPU-only and most test installs lack). torchlite/cuda/__init__.py hands the candidate
-// paths (libcublas.so.13 in the nvidia-cublas wheel's lib folders on sys.path, the bare soname
-// for the system loader's path, then a CUDA toolkit's lib64) to set_cublas_candidates; the
-// first GEMM dlopens the
-// first candidate that loads and has every function used. When none does, or the environment
-// variable TORCHLITE_CUBLAS is "0" (read at each call, so tests switch between both paths),
-// the matrix products run the tiled kernel of MatmulKernel.cu. An error cuBLAS reports raises
-// a RuntimeError naming its status and the call. Each host thread keeps one cuBLAS handle per
+// the CPU-only and most test installs lack). The first GEMM loads libcublas.so.13 as Note [CUDA
+// libraries] (CUDALibraries.h) describes. When it finds none, or the environment variable
+// TORCHLITE_CUBLAS is "0" (read once; the tests switch with set_cublas_enabled), the matrix
+// products run the tiled kernel of MatmulKernel.cu. An error cuBLAS reports raises a
+// RuntimeError naming its status and the call. Each host thread keeps one cuBLAS handle per
 // device, bound to the current stream at each call (never shared across threads: CuBLAS.cpp).
 #include <cstdint>
 
@@ -18,7 +15,7 @@
 namespace tl::cuda::blas {
 
 // Whether GEMMs of `dtype` go to cuBLAS now: Float, Double, Half or BFloat16, the library
-// loaded (tried on the first call) and TORCHLITE_CUBLAS is not "0".
+// loaded (tried on the first call) and cuBLAS not switched off.
 bool enabled(ScalarType dtype);
 
 // An operand as cuBLAS (column-major) takes it: op(stored) where `stored` has leading

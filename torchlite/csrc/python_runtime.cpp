@@ -122,9 +122,9 @@ void init_runtime(py::module_& m) {
   c.def("_stream_query", &cuda::stream_query, py::arg("stream"));
   c.def("_current_stream", &cuda::current_stream, py::arg("device"));
   c.def("_set_current_stream", &cuda::set_current_stream, py::arg("device"), py::arg("stream"));
-  c.def("_set_cublas_candidates", &cuda::set_cublas_candidates, py::arg("paths"));
+  c.def("_set_cublas_enabled", &cuda::set_cublas_enabled, py::arg("enabled"));
   c.def("_gemm_backend", &cuda::gemm_backend);
-  c.def("_cublas_probe", &cuda::cublas_probe, py::arg("paths"));
+  c.def("_library_probe", &cuda::library_probe, py::arg("paths"), py::arg("required"));
   c.def("_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32, py::arg("allow"));
   c.def("_stream_wait_event", &cuda::stream_wait_event, py::arg("stream"), py::arg("event"));
   c.def("_event_create", &cuda::event_create, py::arg("device"), py::arg("enable_timing"), py::arg("blocking"));

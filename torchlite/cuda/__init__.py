@@ -39,25 +39,21 @@ def is_built() -> bool:
     return _cuda.is_built()
 
 
-_CUBLAS_SONAME = "libcublas.so.13"
-# Where the nvidia-cublas wheel puts it under site-packages: nvidia/cu13/lib for CUDA 13,
-# nvidia/cublas/lib in the wheels before.
-_CUBLAS_WHEEL_DIRS = (("nvidia", "cu13", "lib"), ("nvidia", "cublas", "lib"))
-
-
-def _cublas_library_candidates(search_path=None, toolkits=None) -> list:
-    """The paths cuBLAS is loaded from, in order: the wheel's library in each folder of
-    `search_path` (sys.path by default), the bare soname (which the system loader looks up), then
-    the library of a CUDA toolkit in `toolkits` ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda by
-    default) that the loader's path does not name."""
+def _library_candidates(soname, search_path=None, toolkits=None) -> list:
+    """The paths a CUDA math library (soname: libcublas.so.13) is loaded from, in order (Note [CUDA
+    libraries] in aten/cuda/CUDALibraries.h): the NVIDIA wheel's copy in each folder of
+    `search_path` (sys.path by default) -- nvidia/cu13/lib for CUDA 13 wheels, nvidia/<library>/lib
+    before -- then the bare soname (which the system loader looks up), then the library of a CUDA
+    toolkit in `toolkits` ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda by default)."""
     if toolkits is None:
         toolkits = [os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"]
-    wheels = [os.path.join(os.path.abspath(entry), *parts, _CUBLAS_SONAME)
-              for entry in (sys.path if search_path is None else search_path) for parts in _CUBLAS_WHEEL_DIRS]
-    in_toolkits = [os.path.join(root, "lib64", _CUBLAS_SONAME) for root in toolkits if root]
+    library = soname[3:].split(".so")[0]  # libcublas.so.13 -> cublas
+    wheels = [os.path.join(os.path.abspath(entry), "nvidia", folder, "lib", soname)
+              for entry in (sys.path if search_path is None else search_path) for folder in ("cu13", library)]
+    in_toolkits = [os.path.join(root, "lib64", soname) for root in toolkits if root]
     found = []
-    for path in wheels + [_CUBLAS_SONAME] + in_toolkits:
-        if path not in found and (path == _CUBLAS_SONAME or os.path.isfile(path)):
+    for path in wheels + [soname] + in_toolkits:
+        if path not in found and (path == soname or os.path.isfile(path)):
             found.append(path)
     return found
 
@@ -66,10 +62,6 @@ def _gemm_backend() -> tuple:
     """The GEMM of the CUDA matrix products now: ("cublas", the library's path), ("tiled", why
     not cuBLAS) or ("none", why) without CUDA. The first call loads cuBLAS."""
     return _cuda._gemm_backend()
-
-
-if _cuda.is_built():
-    _cuda._set_cublas_candidates(_cublas_library_candidates())
 
 
 def _index(device) -> int:

@@ -49,7 +49,7 @@ struct CuFFT {
 // The loaded library's functions; nullptr without the library (or with one that lacks a function).
 const CuFFT* cufft() {
   static const CuFFT* lib = []() -> const CuFFT* {
-    void* h = cuda::cuda_library("CUFFT", "libcufft.so.12");
+    void* h = cuda::cuda_library("CUFFT", "libcufft.so.12", {"cufftPlanMany"}).handle;
     static CuFFT c;
     const bool ok = h && cuda::library_symbol(h, c.plan_many, "cufftPlanMany") &&
                     cuda::library_symbol(h, c.set_stream, "cufftSetStream") &&

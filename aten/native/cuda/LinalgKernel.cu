@@ -80,7 +80,7 @@ bool resolve_routines(void* lib, Routines<T>& r, char p) {
 // The loaded library's routines; nullptr without the library (or with one that lacks a routine).
 const CuSolver* cusolver() {
   static const CuSolver* lib = []() -> const CuSolver* {
-    void* handle = cuda::cuda_library("CUSOLVER", "libcusolver.so.12");
+    void* handle = cuda::cuda_library("CUSOLVER", "libcusolver.so.12", {"cusolverDnCreate"}).handle;
     static CuSolver c;
     const bool ok = handle && cuda::library_symbol(handle, c.create, "cusolverDnCreate") &&
                     cuda::library_symbol(handle, c.set_stream, "cusolverDnSetStream") &&
