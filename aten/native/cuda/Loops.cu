@@ -40,8 +40,12 @@ void run_gpu_kernel(TensorIterator& iter, int nargs, const ScalarType* types, La
     for (int a = 0; a < nargs; ++a) {
       piece.data[a] = static_cast<char*>(iter.data_ptr(a)) + p.offsets[a];
       const int64_t elem = static_cast<int64_t>(iter.operand(a).element_size());
-      piece.vectorized = piece.vectorized && p.strides[a][0] == elem &&
-                         reinterpret_cast<uintptr_t>(piece.data[a]) % (elem * kVecWidth) == 0;
+      if (!piece.vectorized) continue;
+      if (a > 0 && p.strides[a][0] == 0) {
+        piece.broadcast |= 1u << (a - 1);
+        continue;
+      }
+      piece.vectorized = p.strides[a][0] == elem && reinterpret_cast<uintptr_t>(piece.data[a]) % (elem * kVecWidth) == 0;
     }
     for (int d = 0; d < piece.ndim; ++d) {
       piece.sizes[d] = static_cast<uint32_t>(p.shape[d]);

@@ -10,7 +10,8 @@
 //   negative): an iteration too large for it is launched in pieces that fit
 //   (Note [32-bit index splits]).
 // - When a piece is contiguous (one dim, every operand dense and aligned to kVecWidth
-//   elements) each thread moves kVecWidth consecutive elements of each operand with one vector
+//   elements, except inputs of stride 0 such as a Python number's 0-dim tensor, which are read
+//   once) each thread moves kVecWidth consecutive elements of each operand with one vector
 //   load or store (16 bytes for float, the widest one instruction moves); anything else, an
 //   unaligned slice included, takes the strided kernel.
 // - Work goes on the current stream of the iterator's device (Note [Current stream]) and
@@ -82,12 +83,14 @@ __device__ __forceinline__ void apply_strided(const F& f, const Array<char*, siz
       f(*reinterpret_cast<const typename traits::template arg<I>*>(data[I + 1] + off[I + 1])...);
 }
 
-template <typename F, typename index_t, size_t... I>
-__device__ __forceinline__ void apply_contiguous(const F& f, const Array<char*, sizeof...(I) + 1>& data, index_t idx,
-                                                 std::index_sequence<I...>) {
+// Input I is read at idx, or at 0 when bit I of `broadcast` says it has stride 0.
+template <typename F, size_t... I>
+__device__ __forceinline__ void apply_contiguous(const F& f, const Array<char*, sizeof...(I) + 1>& data, uint32_t idx,
+                                                 uint32_t broadcast, std::index_sequence<I...>) {
   using traits = function_traits<F>;
   using R = typename traits::result_type;
-  reinterpret_cast<R*>(data[0])[idx] = f(reinterpret_cast<const typename traits::template arg<I>*>(data[I + 1])[idx]...);
+  reinterpret_cast<R*>(data[0])[idx] = f(reinterpret_cast<const typename traits::template arg<I>*>(
+      data[I + 1])[(broadcast >> I) & 1 ? 0 : idx]...);
 }
 
 template <int NARGS, typename index_t, typename F>
@@ -107,13 +110,27 @@ struct alignas(sizeof(T) * kVecWidth) VecOf {
   T v[kVecWidth];
 };
 
+// kVecWidth elements of one operand from `first`: one vector load, or one element repeated when
+// the operand has stride 0 (the test is the same for every thread of the launch).
+template <typename T>
+__device__ __forceinline__ VecOf<T> load_vec(const char* data, uint32_t first, bool broadcast) {
+  if (broadcast) {
+    VecOf<T> v;
+    const T x = *reinterpret_cast<const T*>(data);
+#pragma unroll
+    for (int k = 0; k < kVecWidth; ++k) v.v[k] = x;
+    return v;
+  }
+  return reinterpret_cast<const VecOf<T>*>(data)[first / kVecWidth];
+}
+
 template <typename F, size_t... I>
 __device__ __forceinline__ void apply_vectorized(const F& f, const Array<char*, sizeof...(I) + 1>& data, uint32_t first,
-                                                 std::index_sequence<I...>) {
+                                                 uint32_t broadcast, std::index_sequence<I...>) {
   using traits = function_traits<F>;
   using R = typename traits::result_type;
-  const auto loaded = ::cuda::std::make_tuple(
-      reinterpret_cast<const VecOf<typename traits::template arg<I>>*>(data[I + 1])[first / kVecWidth]...);
+  const auto loaded =
+      ::cuda::std::make_tuple(load_vec<typename traits::template arg<I>>(data[I + 1], first, (broadcast >> I) & 1)...);
   VecOf<R> out;
 #pragma unroll
   for (int k = 0; k < kVecWidth; ++k) out.v[k] = f(::cuda::std::get<I>(loaded).v[k]...);
@@ -121,26 +138,29 @@ __device__ __forceinline__ void apply_vectorized(const F& f, const Array<char*, 
 }
 
 // Each thread takes kVecWidth consecutive elements; the ragged end (n not a multiple of the
-// block's work) falls back to one element at a time.
+// block's work) falls back to one element at a time. Bit I of `broadcast`: input I has stride 0.
 template <int NARGS, typename F>
-__global__ void __launch_bounds__(kThreads) vectorized_elementwise_kernel(uint32_t n, Array<char*, NARGS> data, F f) {
+__global__ void __launch_bounds__(kThreads)
+    vectorized_elementwise_kernel(uint32_t n, Array<char*, NARGS> data, uint32_t broadcast, F f) {
   const uint32_t first = blockIdx.x * static_cast<uint32_t>(kBlockWork) + threadIdx.x * kVecWidth;
   if (first + kVecWidth <= n) {
-    apply_vectorized(f, data, first, std::make_index_sequence<NARGS - 1>{});
+    apply_vectorized(f, data, first, broadcast, std::make_index_sequence<NARGS - 1>{});
     return;
   }
-  for (uint32_t idx = first; idx < n; ++idx) apply_contiguous(f, data, idx, std::make_index_sequence<NARGS - 1>{});
+  for (uint32_t idx = first; idx < n; ++idx)
+    apply_contiguous(f, data, idx, broadcast, std::make_index_sequence<NARGS - 1>{});
 }
 
 // One piece of the iteration that fits 32-bit indexing (Note [32-bit index splits]), ready to
 // launch: the vectorized kernel's arguments when it is one dim, dense and aligned to kVecWidth
-// elements in every operand, else the strided one's (sizes, and signed byte strides
-// [dim][operand]).
+// elements in every operand but inputs of stride 0 (bit i of `broadcast` for input i), else the
+// strided one's (sizes, and signed byte strides [dim][operand]).
 struct LaunchPiece {
   static constexpr int kMaxArgs = 8;  // operands: the output and up to 7 inputs
   uint32_t n = 0;
   unsigned blocks = 0;
   bool vectorized = false;
+  uint32_t broadcast = 0;
   int ndim = 0;
   char* data[kMaxArgs];
   uint32_t sizes[kMaxDims];
@@ -162,7 +182,7 @@ void launch_piece(const LaunchPiece& piece, cudaStream_t stream, const void* fp)
   Array<char*, NARGS> data;
   for (int a = 0; a < NARGS; ++a) data[a] = piece.data[a];
   if (piece.vectorized) {
-    vectorized_elementwise_kernel<NARGS><<<piece.blocks, kThreads, 0, stream>>>(piece.n, data, f);
+    vectorized_elementwise_kernel<NARGS><<<piece.blocks, kThreads, 0, stream>>>(piece.n, data, piece.broadcast, f);
     TL_CUDA_KERNEL_LAUNCH_CHECK();
     return;
   }
