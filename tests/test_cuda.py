@@ -611,6 +611,19 @@ def test_add_broadcast_promotion_scalars_out_inplace():
 
 
 @requires_gpu
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 1023, 1024, 4099])
+def test_scalar_operands_on_the_vectorized_path(n):
+    # A Python number becomes a 0-dim operand of stride 0, on either side and beside a
+    # contiguous tensor; sizes around the vector width and the block's work cover the ragged end.
+    a = np.random.default_rng(n).random(n).astype(np.float32)
+    x = tl.tensor(a).cuda()
+    assert_close((x * 2.5).cpu(), a * np.float32(2.5))
+    assert_close((2.5 - x).cpu(), np.float32(2.5) - a)
+    assert_close(tl.where(x > 0.5, x, 0.0).cpu(), np.where(a > 0.5, a, np.float32(0)))
+    assert_close(tl.clamp(x[1:], 0.25, 0.75).cpu(), np.clip(a[1:], 0.25, 0.75))  # unaligned: strided kernel
+
+
+@requires_gpu
 def test_add_large_and_many_dims():
     a = np.random.default_rng(0).random((3, 2, 2, 2, 2, 2, 2, 2, 2, 3)).astype(np.float32)
     x = tl.tensor(a).cuda().permute(*reversed(range(a.ndim)))
