@@ -116,3 +116,50 @@ def test_ffts_match_the_cpu():
         cuda = op(tl.tensor(a, device="cuda"), *args)
         assert cuda.device.type == "cuda"
         np.testing.assert_allclose(to_numpy(cuda.cpu()), to_numpy(cpu), rtol=1e-10, atol=1e-10)
+
+
+def test_cufft_plan_cache_without_gpu_raises():
+    if tl.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    cache = tl.backends.cuda.cufft_plan_cache
+    with pytest.raises(RuntimeError, match="expected 0 <= device index < 0"):
+        cache[0]
+    with pytest.raises(RuntimeError, match="CUDA"):
+        cache.size
+
+
+@requires_gpu
+def test_cufft_plan_cache_keeps_plans_and_results():
+    """Note [cuFFT plan cache]: one plan per (sizes, type, batch), evicted beyond max_size; the
+    values are the CPU's whatever the cache holds."""
+    cache = tl.backends.cuda.cufft_plan_cache[0]
+    assert tl.backends.cuda.cufft_plan_cache.max_size == cache.max_size == 4096
+    rng = np.random.default_rng(3)
+    signals = [rng.standard_normal((2, n)) + 1j * rng.standard_normal((2, n)) for n in (8, 12, 8)]
+
+    def check_all():
+        for z in signals:
+            got = tl._C._fft_c2c(tl.tensor(z, device="cuda"), [1], 0, True)
+            np.testing.assert_allclose(to_numpy(got.cpu()), np.fft.fft(z, axis=1), rtol=1e-10, atol=1e-10)
+
+    try:
+        cache.clear()
+        check_all()
+        if cache.size == 0:
+            pytest.skip("no cuFFT: the host fallback ran")
+        assert cache.size == 2  # two shapes; the third signal reused the first plan
+        cache.max_size = 1
+        assert cache.size == 1
+        check_all()
+        cache.max_size = 0
+        assert cache.size == 0
+        check_all()
+        assert cache.size == 0
+        with pytest.raises(RuntimeError, match="max_size must be non-negative"):
+            cache.max_size = -1
+        cache.max_size = 4096
+        check_all()
+        cache.clear()
+        assert cache.size == 0
+    finally:
+        cache.max_size = 4096

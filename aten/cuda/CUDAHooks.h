@@ -67,6 +67,11 @@ std::pair<std::string, std::string> gemm_backend();
 // ("", what each path reported).
 std::pair<std::string, std::string> library_probe(const std::vector<std::string>& paths,
                                                   const std::vector<std::string>& required);
+// torch.backends.cuda.cufft_plan_cache (Note [cuFFT plan cache] in FFTKernel.cu), per device.
+int64_t cufft_plan_cache_size(int device);
+int64_t cufft_plan_cache_max_size(int device);
+void set_cufft_plan_cache_max_size(int device, int64_t max_size);
+void clear_cufft_plan_cache(int device);
 // set_float32_matmul_precision: whether float32 GEMMs may round their inputs to TF32.
 void set_matmul_allow_tf32(bool allow);
 

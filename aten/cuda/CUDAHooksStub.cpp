@@ -47,5 +47,9 @@ std::pair<std::string, std::string> library_probe(const std::vector<std::string>
   not_built();
 }
 void set_matmul_allow_tf32(bool) {}
+int64_t cufft_plan_cache_size(int) { not_built(); }
+int64_t cufft_plan_cache_max_size(int) { not_built(); }
+void set_cufft_plan_cache_max_size(int, int64_t) { not_built(); }
+void clear_cufft_plan_cache(int) { not_built(); }
 
 }  // namespace tl::cuda

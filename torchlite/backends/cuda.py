@@ -1,9 +1,13 @@
-"""torchlite.backends.cuda: cuBLAS and attention switches.
+"""torchlite.backends.cuda: cuBLAS and attention switches, and the cuFFT plan cache.
 
 `matmul.allow_tf32` is another view of set_float32_matmul_precision, as in PyTorch (True is
 "high", False "highest"): True lets float32 matmuls on CUDA use TF32 tensor cores. The
 reduced-precision-reduction flags and the scaled-dot-product-attention backend switches are
 recorded and read back: torchlite's attention has one (math) implementation.
+
+`cufft_plan_cache[i]` is device i's cache of cuFFT plans (Note [cuFFT plan cache] in
+aten/native/cuda/FFTKernel.cu): `size`, `max_size` (settable; 0 keeps none) and `clear()`; used
+directly, `cufft_plan_cache` is the current device's.
 """
 
 import contextlib
@@ -11,7 +15,8 @@ import contextlib
 from torchlite import _C
 from torchlite._global_state import get_float32_matmul_precision, set_float32_matmul_precision
 
-__all__ = ["cudnn_sdp_enabled", "enable_cudnn_sdp", "enable_flash_sdp", "enable_math_sdp", "enable_mem_efficient_sdp",
+__all__ = ["cuFFTPlanCache", "cuFFTPlanCacheManager", "cudnn_sdp_enabled", "cufft_plan_cache",
+           "enable_cudnn_sdp", "enable_flash_sdp", "enable_math_sdp", "enable_mem_efficient_sdp",
            "flash_sdp_enabled", "is_built", "math_sdp_enabled", "matmul", "mem_efficient_sdp_enabled", "sdp_kernel"]
 
 
@@ -37,6 +42,57 @@ class _CuBLASSettings:
 
 
 matmul = _CuBLASSettings()
+
+
+class cuFFTPlanCache:
+    """The cuFFT plan cache of one device."""
+
+    def __init__(self, device_index):
+        self.device_index = device_index
+
+    @property
+    def size(self):
+        """How many plans the cache holds (read-only; set max_size to change the capacity)."""
+        return _C._cuda._cufft_plan_cache_size(self.device_index)
+
+    @property
+    def max_size(self):
+        return _C._cuda._cufft_plan_cache_max_size(self.device_index)
+
+    @max_size.setter
+    def max_size(self, value):
+        _C._cuda._set_cufft_plan_cache_max_size(self.device_index, value)
+
+    def clear(self):
+        _C._cuda._clear_cufft_plan_cache(self.device_index)
+
+
+class cuFFTPlanCacheManager:
+    """Every device's cuFFT plan cache: indexed by a device, or used as the current device's."""
+
+    def __getitem__(self, device):
+        import torchlite.cuda
+
+        index = torchlite.cuda._index(device)
+        count = torchlite.cuda.device_count()
+        if not 0 <= index < count:
+            raise RuntimeError(f"cufft_plan_cache: expected 0 <= device index < {count}, but got device with "
+                               f"index {index}")
+        return cuFFTPlanCache(index)
+
+    def _current(self):
+        import torchlite.cuda
+
+        return self[torchlite.cuda.current_device()]
+
+    def __getattr__(self, name):
+        return getattr(self._current(), name)
+
+    def __setattr__(self, name, value):
+        setattr(self._current(), name, value)
+
+
+cufft_plan_cache = cuFFTPlanCacheManager()
 
 _sdp_enabled = {"flash": True, "mem_efficient": True, "math": True, "cudnn": True}
 

@@ -10,11 +10,17 @@
 // complex transform (and the registry compares the two on inputs that are not Hermitian).
 #include <climits>
 #include <cmath>
+#include <list>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "aten/cuda/CUDAContext.h"
+#include "aten/cuda/CUDAHooks.h"
 #include "aten/cuda/CUDALibraries.h"
 #include "aten/native/HostFallback.h"
 #include "generated/ops/_fft_c2c_native.h"
@@ -102,27 +108,108 @@ Tensor permuted_copy(const Tensor& x, std::vector<int64_t> order) {
   return tl::view_as_complex(tl::view_as_real(x).permute(order).clone(MemoryFormat::Contiguous));
 }
 
-// One plan over the last `rank` dims of the contiguous `in` (signal sizes n), batched over the
-// rest, run by exec(plan) on the current stream. The plan is destroyed after the stream ran it.
+// Note [cuFFT plan cache]: making a plan costs far more than a small transform, so plans are kept
+// per device, keyed by their signal sizes, type and batch, as torch.backends.cuda.cufft_plan_cache
+// describes: at most max_size of them (4096 by default; 0 makes, runs and destroys one per call),
+// the least recently used destroyed first. A plan's work area may still be in use by a queued
+// transform, so the device is synchronized before any plan is destroyed. One thread at a time uses
+// a plan: the cache's lock is held from cufftSetStream until its transform is queued.
+struct PlanKey {
+  std::vector<int> n;
+  int type;
+  int batch;
+  auto operator<=>(const PlanKey&) const = default;
+};
+
+class PlanCache {
+ public:
+  // Runs exec(plan) with the plan for `key` bound to `stream`, making the plan if needed.
+  template <typename F>
+  cufftResult run(const CuFFT& lib, const PlanKey& key, cudaStream_t stream, F&& exec) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    cufftHandle plan = 0;
+    if (auto it = index_.find(key); it != index_.end()) {
+      lru_.splice(lru_.begin(), lru_, it->second);  // most recently used first
+      plan = it->second->second;
+    } else {
+      std::vector<int> dims = key.n;
+      check_result(lib.plan_many(&plan, static_cast<int>(dims.size()), dims.data(), nullptr, 1, 0, nullptr, 1, 0,
+                                 key.type, key.batch),
+                   "cufftPlanMany");
+      if (max_size_ == 0) {
+        cufftResult result = lib.set_stream(plan, stream);
+        if (result == 0) result = exec(plan);
+        const cudaError_t synced = cudaStreamSynchronize(stream);
+        lib.destroy(plan);
+        TL_CUDA_CHECK(synced);
+        return result;
+      }
+      lru_.emplace_front(key, plan);
+      index_[key] = lru_.begin();
+      evict_locked(lib, max_size_);
+    }
+    cufftResult result = lib.set_stream(plan, stream);
+    return result == 0 ? exec(plan) : result;
+  }
+
+  int64_t size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<int64_t>(lru_.size());
+  }
+  int64_t max_size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return static_cast<int64_t>(max_size_);
+  }
+  // The caller holds a CUDAGuard for the cache's device.
+  void set_max_size(const CuFFT* lib, int64_t max_size) {
+    TL_CHECK(max_size >= 0, "cufft_plan_cache: max_size must be non-negative, got ", max_size);
+    std::lock_guard<std::mutex> lock(mutex_);
+    max_size_ = static_cast<size_t>(max_size);
+    if (lib) evict_locked(*lib, max_size_);
+  }
+  // The caller holds a CUDAGuard for the cache's device.
+  void clear(const CuFFT* lib) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (lib) evict_locked(*lib, 0);
+  }
+
+ private:
+  // Destroys the least recently used plans beyond `keep`; the current device is the cache's.
+  void evict_locked(const CuFFT& lib, size_t keep) {
+    if (lru_.size() <= keep) return;
+    TL_CUDA_CHECK(cudaDeviceSynchronize());
+    while (lru_.size() > keep) {
+      lib.destroy(lru_.back().second);
+      index_.erase(lru_.back().first);
+      lru_.pop_back();
+    }
+  }
+
+  std::mutex mutex_;
+  std::list<std::pair<PlanKey, cufftHandle>> lru_;  // most recently used first
+  std::map<PlanKey, std::list<std::pair<PlanKey, cufftHandle>>::iterator> index_;
+  size_t max_size_ = 4096;
+};
+
+PlanCache& plan_cache(int device) {
+  static std::mutex mutex;
+  static std::map<int, std::unique_ptr<PlanCache>> caches;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<PlanCache>& cache = caches[device];
+  if (!cache) cache = std::make_unique<PlanCache>();
+  return *cache;
+}
+
+// The transform over the last `rank` dims of the contiguous `in` (signal sizes n), batched over
+// the rest, run by exec(plan) on the current stream with the cached plan.
 template <typename F>
 void run_plan(const CuFFT& lib, const Tensor& in, const std::vector<int>& n, int type, F&& exec) {
   const int64_t signal = std::accumulate(n.begin(), n.end(), int64_t(1), std::multiplies<int64_t>());
   const int batch = static_cast<int>(in.numel() / signal);
   const int device = cuda::resolve_device(in.device().index);
   cuda::CUDAGuard guard(device);
-  const cudaStream_t stream = cuda::current_cuda_stream(device);
-  cufftHandle plan = 0;
-  std::vector<int> dims = n;
-  check_result(lib.plan_many(&plan, static_cast<int>(dims.size()), dims.data(), nullptr, 1, 0, nullptr, 1, 0, type,
-                             batch),
-               "cufftPlanMany");
-  cufftResult result = lib.set_stream(plan, stream);
-  if (result == 0) result = exec(plan);
-  // The plan's buffers must outlive the queued transform.
-  const cudaError_t synced = cudaStreamSynchronize(stream);
-  lib.destroy(plan);
-  check_result(result, "cufftExec");
-  TL_CUDA_CHECK(synced);
+  check_result(plan_cache(device).run(lib, PlanKey{n, type, batch}, cuda::current_cuda_stream(device), exec),
+               "cufftExec");
 }
 
 // The signal sizes (the last `rank` dims of x), or nullopt when cuFFT's int sizes cannot hold them.
@@ -182,3 +269,21 @@ Tensor _fft_r2c_cuda(const Tensor& self, IntArrayRef dim, int64_t normalization,
 }
 
 }  // namespace tl::native
+
+namespace tl::cuda {
+
+int64_t cufft_plan_cache_size(int device) { return native::plan_cache(device).size(); }
+
+int64_t cufft_plan_cache_max_size(int device) { return native::plan_cache(device).max_size(); }
+
+void set_cufft_plan_cache_max_size(int device, int64_t max_size) {
+  CUDAGuard guard(device);
+  native::plan_cache(device).set_max_size(native::cufft(), max_size);
+}
+
+void clear_cufft_plan_cache(int device) {
+  CUDAGuard guard(device);
+  native::plan_cache(device).clear(native::cufft());
+}
+
+}  // namespace tl::cuda
