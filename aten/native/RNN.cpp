@@ -13,6 +13,7 @@
 #include <cstring>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 #include "aten/core/Tensor.h"
 #include "aten/native/RNNCellMath.h"
@@ -66,16 +67,31 @@ Rows<const T> rows_or_none(const Tensor& t) {
   return t.defined() ? rows_of<const T>(t) : Rows<const T>{nullptr, 0};
 }
 
+// Note [RNN bias rows]: the units read a bias as `b ? b[q] : 0`, and gcc does not vectorise a loop
+// with a load from a pointer that may be null: the LSTM step ran scalar (7 ms for 1600 x 256
+// units, 1 ms vectorised). The row loops below therefore hand the units one bias row that is
+// never null (the sum of both for the LSTM, zeros for a missing one) and a literal null, and
+// tell gcc so inside the loop (the OpenMP outlining drops what it knew outside).
+template <typename T>
+std::vector<T> bias_row(int64_t width, const T* a, const T* b) {
+  std::vector<T> r(static_cast<size_t>(width), T(0));
+  for (int64_t q = 0; q < width; ++q) r[q] = (a ? a[q] : T(0)) + (b ? b[q] : T(0));
+  return r;
+}
+
 // LSTM step (rnn::lstm_cell_unit) over N rows; biases may be null.
 template <typename T>
 void lstm_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, const T* bi, const T* bh,
                     Rows<const T> cx, Rows<T> hy, Rows<T> cy, Rows<T> ws) {
+  const std::vector<T> bias = bias_row(4 * H, bi, bh);
+  const T* bsum = bias.data();
 #pragma omp parallel for schedule(static) if (parallel_rows(N, 4 * H))
   for (int64_t b = 0; b < N; ++b) {
+    if (!bsum) __builtin_unreachable();  // Note [RNN bias rows]
     const T *x = ig[b], *h = hg[b], *c0 = cx[b];
     T *ho = hy[b], *co = cy[b], *w = ws[b];
 #pragma omp simd
-    for (int64_t j = 0; j < H; ++j) rnn::lstm_cell_unit(H, j, x, h, bi, bh, c0, ho, co, w);
+    for (int64_t j = 0; j < H; ++j) rnn::lstm_cell_unit(H, j, x, h, bsum, static_cast<const T*>(nullptr), c0, ho, co, w);
   }
 }
 
@@ -97,12 +113,15 @@ void lstm_cell_backward_rows(int64_t N, int64_t H, Rows<const T> dh, Rows<const 
 template <typename T>
 void gru_cell_rows(int64_t N, int64_t H, Rows<const T> ig, Rows<const T> hg, const T* bi, const T* bh,
                    Rows<const T> hx, Rows<T> hy, Rows<T> ws) {
+  const std::vector<T> bias_i = bias_row<T>(3 * H, bi, nullptr), bias_h = bias_row<T>(3 * H, bh, nullptr);
+  const T *bi_row = bias_i.data(), *bh_row = bias_h.data();
 #pragma omp parallel for schedule(static) if (parallel_rows(N, 3 * H))
   for (int64_t b = 0; b < N; ++b) {
+    if (!bi_row || !bh_row) __builtin_unreachable();  // Note [RNN bias rows]
     const T *x = ig[b], *h = hg[b], *h0 = hx[b];
     T *ho = hy[b], *w = ws[b];
 #pragma omp simd
-    for (int64_t j = 0; j < H; ++j) rnn::gru_cell_unit(H, j, x, h, bi, bh, h0, ho, w);
+    for (int64_t j = 0; j < H; ++j) rnn::gru_cell_unit(H, j, x, h, bi_row, bh_row, h0, ho, w);
   }
 }
 
