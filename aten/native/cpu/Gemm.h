@@ -13,7 +13,9 @@
 //   packs least per thread), and each thread computes its block alone, packing what it uses: no
 //   packed panel is shared and no barrier is met before the end.
 // - one MC row tile: each B panel is packed just before its use, and full-width panels of a
-//   row-major B are read in place, unpacked.
+//   row-major B are read in place, unpacked; when B's rows start off a cache line (NumPy memory),
+//   the columns before the first line boundary are a strip of their own, so that the panels read
+//   in place start on one.
 // - n < NR (and m >= 4 NR): computed as C^T = B^T A^T.
 // Supported dtypes: all but bool; Half/BFloat16 are computed in float by the caller.
 #include <cstdint>

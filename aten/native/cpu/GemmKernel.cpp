@@ -394,6 +394,17 @@ void gemm_serial(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64
   const int64_t row_tiles = (m + Cfg::MC - 1) / Cfg::MC;
   const bool pack_in_tile = row_tiles == 1;
   const bool b_in_place = pack_in_tile && sb1 == 1;
+  // Panels read in place start on a cache line: a row of an NR-wide panel is then two lines, not
+  // three. Where B's rows share one offset from a line (a NumPy array is 16 bytes past one), the
+  // columns up to the first line boundary are computed first, as a narrow packed strip
+  // (16x1024 @ 1024x1024 float from NumPy, one core: 436 -> 340 us).
+  const uintptr_t b_offset = reinterpret_cast<uintptr_t>(B) % 64;
+  const int64_t lead = static_cast<int64_t>((64 - b_offset) % 64 / sizeof(T));
+  if (b_in_place && lead > 0 && n > lead + NR && b_offset % sizeof(T) == 0 && sb0 * sizeof(T) % 64 == 0) {
+    gemm_serial<T>(m, lead, k, A, sa0, sa1, B, sb0, sb1, C, ldc);
+    gemm_serial<T>(m, n - lead, k, A, sa0, sa1, B + lead, sb0, sb1, C + lead, ldc);
+    return;
+  }
   for (int64_t jc = 0; jc < n; jc += Cfg::NC) {
     const int64_t nc = std::min(Cfg::NC, n - jc);
     const int64_t n_panels = (nc + NR - 1) / NR;
