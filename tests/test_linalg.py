@@ -138,6 +138,24 @@ def test_mm_misaligned_b_matches_torch(dtype, threads):
     finally:
         tl.set_num_threads(before)
 
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_mm_tall_column_major_a_matches_torch(dtype, threads):
+    """dy^T x of a weight gradient: A column-major and taller than one tile of C, so that its tiles
+    are packed one at a time, a depth step across the tile at once, with a last partial tile."""
+    torch = pytest.importorskip("torch")
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        for m, k, n in [(200, 300, 70), (1031, 65, 40), (97, 513, 300)]:
+            a, b = random_array((m, k), dtype), random_array((k, n), dtype)
+            got = tl.mm(make(a, "transposed"), make(b))
+            want = torch.mm(torch_layout(a, "transposed"), torch_layout(b, "contiguous")).numpy()
+            assert_close(got, want, **tol(dtype, k))
+    finally:
+        tl.set_num_threads(before)
+
 def test_mm_method_and_operator():
     a = random_array((4, 3), tl.float64)
     b = random_array((3, 2), tl.float64)
