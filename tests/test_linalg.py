@@ -113,6 +113,49 @@ def test_mm_thread_split_matches_torch(dtype, threads):
         tl.set_num_threads(before)
 
 
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_mm_misaligned_b_matches_torch(dtype, threads):
+    """A row-major B whose rows start off a cache line (NumPy memory, shared by from_numpy): the GEMM
+    computes the columns up to the first line boundary as a strip of their own (Note [CPU GEMM])."""
+    torch = pytest.importorskip("torch")
+    np_dtype = np.float32 if dtype == tl.float32 else np.float64
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(0)
+        for m, k, n, offset in [(16, 300, 1024, 1), (5, 70, 512, 3), (13, 257, 80, 7), (40, 33, 1040, 2)]:
+            base = rng.standard_normal(k * n + 64).astype(np_dtype)
+            start = (-base.ctypes.data // base.itemsize) % (64 // base.itemsize) + offset
+            b = base[start:start + k * n].reshape(k, n)
+            assert b.ctypes.data % 64 != 0
+            a = rng.standard_normal((m, k)).astype(np_dtype)
+            tb = tl.from_numpy(b)
+            assert tb.data_ptr() == b.ctypes.data
+            got = tl.mm(tl.from_numpy(a), tb)
+            assert_close(got, torch.mm(torch.from_numpy(a), torch.from_numpy(b)).numpy(), **tol(dtype, k))
+    finally:
+        tl.set_num_threads(before)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_mm_tall_column_major_a_matches_torch(dtype, threads):
+    """dy^T x of a weight gradient: A column-major and taller than one tile of C, so that its tiles
+    are packed one at a time, a depth step across the tile at once, with a last partial tile."""
+    torch = pytest.importorskip("torch")
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        for m, k, n in [(200, 300, 70), (1031, 65, 40), (97, 513, 300)]:
+            a, b = random_array((m, k), dtype), random_array((k, n), dtype)
+            got = tl.mm(make(a, "transposed"), make(b))
+            want = torch.mm(torch_layout(a, "transposed"), torch_layout(b, "contiguous")).numpy()
+            assert_close(got, want, **tol(dtype, k))
+    finally:
+        tl.set_num_threads(before)
+
 def test_mm_method_and_operator():
     a = random_array((4, 3), tl.float64)
     b = random_array((3, 2), tl.float64)

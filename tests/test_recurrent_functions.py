@@ -94,6 +94,35 @@ def _check_float32_against_pytorch(torch, expr):
         np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-4, atol=1e-4, err_msg=name)
 
 
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_large_batch_matches_pytorch(dtype, threads):
+    """A batch of 200 rows: each step's GEMM (on weights packed once per layer, aten/native/RNN.cpp)
+    spans several row tiles of C; hidden 20 leaves partial column panels; both dtypes."""
+    torch = pytest.importorskip("torch")
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        for expr in ["LSTM(5, 20, proj_size=7)", "GRU(5, 20)"]:
+            torch.manual_seed(0)
+            ref = eval("torch.nn." + expr).to(getattr(torch, dtype))
+            mine = eval("tl.nn." + expr).to(getattr(tl, dtype))
+            mine.load_state_dict({k: tl.tensor(v.detach().numpy()) for k, v in ref.state_dict().items()})
+            x = np.random.default_rng(0).standard_normal((3, 200, 5)).astype(dtype)
+            tx, mx = torch.tensor(x, requires_grad=True), tl.tensor(x, requires_grad=True)
+            t_out, m_out = ref(tx)[0], mine(mx)[0]
+            rtol = 1e-4 if dtype == "float32" else 1e-10
+            np.testing.assert_allclose(m_out.detach().numpy(), t_out.detach().numpy(), rtol=rtol, atol=rtol)
+            t_out.square().sum().backward()
+            m_out.square().sum().backward()
+            np.testing.assert_allclose(mx.grad.numpy(), tx.grad.numpy(), rtol=rtol, atol=rtol)
+            for (name, p), q in zip(ref.named_parameters(), mine.parameters()):
+                np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=rtol, atol=10 * rtol, err_msg=name)
+    finally:
+        tl.set_num_threads(before)
+
 def _layer_args(mode=2, seq=3, n=2, hid=4, gates=4):
     cx = tl.randn(n, hid) if mode == 2 else None
     return [tl.randn(seq, n, gates * hid), tl.randn(n, hid), cx, tl.randn(gates * hid, hid), tl.randn(gates * hid),

@@ -46,12 +46,11 @@ TL_HOST_DEVICE inline double tanh(double x) { return std::tanh(x); }
 template <typename T>
 TL_HOST_DEVICE TL_RNN_UNIT_INLINE void lstm_cell_unit(int64_t H, int64_t j, const T* ig, const T* hg, const T* bi, const T* bh,
                                           const T* c0, T* h, T* c, T* w) {
-  T a[4];
-  for (int k = 0; k < 4; ++k) {
-    const int64_t q = k * H + j;
-    a[k] = ig[q] + hg[q] + (bi ? bi[q] : T(0)) + (bh ? bh[q] : T(0));
-  }
-  const T i = ew::sigmoid(a[0]), f = ew::sigmoid(a[1]), g = tanh(a[2]), o = ew::sigmoid(a[3]);
+  // Gate by gate, not a loop over an array of four: gcc vectorised that little loop (four
+  // scattered loads into one vector) and left the CPU's loop over j scalar, 5x slower.
+  const auto pre = [&](int64_t q) { return ig[q] + hg[q] + (bi ? bi[q] : T(0)) + (bh ? bh[q] : T(0)); };
+  const T i = ew::sigmoid(pre(j)), f = ew::sigmoid(pre(H + j)), g = tanh(pre(2 * H + j));
+  const T o = ew::sigmoid(pre(3 * H + j));
   const T ct = f * c0[j] + i * g;
   c[j] = ct;
   h[j] = o * tanh(ct);
@@ -82,21 +81,19 @@ TL_HOST_DEVICE TL_RNN_UNIT_INLINE void lstm_cell_backward_unit(int64_t H, int64_
 template <typename T>
 TL_HOST_DEVICE TL_RNN_UNIT_INLINE void gru_cell_unit(int64_t H, int64_t j, const T* ig, const T* hg, const T* bi, const T* bh,
                                          const T* h0, T* h, T* w) {
-  T ai[3], ah[3];
-  for (int k = 0; k < 3; ++k) {
-    const int64_t q = k * H + j;
-    ai[k] = ig[q] + (bi ? bi[q] : T(0));
-    ah[k] = hg[q] + (bh ? bh[q] : T(0));
-  }
-  const T r = ew::sigmoid(ai[0] + ah[0]), z = ew::sigmoid(ai[1] + ah[1]);
-  const T n = tanh(ai[2] + r * ah[2]);
+  // Gate by gate, as in lstm_cell_unit, so that the CPU's loop over j vectorises.
+  const auto in = [&](int64_t q) { return ig[q] + (bi ? bi[q] : T(0)); };
+  const auto hid = [&](int64_t q) { return hg[q] + (bh ? bh[q] : T(0)); };
+  const T hn_pre = hid(2 * H + j);
+  const T r = ew::sigmoid(in(j) + hid(j)), z = ew::sigmoid(in(H + j) + hid(H + j));
+  const T n = tanh(in(2 * H + j) + r * hn_pre);
   const T hp = h0[j];
   h[j] = n + z * (hp - n);
   w[j] = r;
   w[H + j] = z;
   w[2 * H + j] = n;
   w[3 * H + j] = hp;
-  w[4 * H + j] = ah[2];
+  w[4 * H + j] = hn_pre;
 }
 
 // GRU backward from dh: the input-gate (dgi) and hidden-gate (dgh) pre-activation gradients (3H
