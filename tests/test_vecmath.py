@@ -120,7 +120,7 @@ def test_float32_dense(name, hi):
     # exp, tanh, sin and cos are cheap cores (exp: one polynomial, no compensated sums; tanh with
     # AVX-512: a table of 32 intervals above 0.5; sin and cos: a seven-operation reduction and
     # degree 6-8 polynomials; VecMath.cpp) whose error bounds have little slack (every float
-    # checked once: 0.88, 0.67, 0.87 and 0.86 ulp; sin and cos up to their fast range's end,
+    # checked once: 0.88, 0.65, 0.87 and 0.86 ulp; sin and cos up to their fast range's end,
     # 8192): sample their whole range densely, every table interval thousands of times, and for
     # sin and cos also every 64th float of [0.5, 8192], where the reduction works. sigmoid is
     # PyTorch's formula 1 / (1 + e^-x): e^-x's error, the addition and the division add up to

@@ -305,7 +305,7 @@ constexpr float kTrigMaxF = 8192.f;  // sin/cos/tan fast path; above it the redu
 // e^r = 1 + r + r^2 P(r), |r| <= ln2/2.
 constexpr float kExpP[] = {0.000198909809f, 0.00139336416f, 0.00833331048f, 0.0416664667f, 0.166666672f, 0.5f};
 // tanh(x) = x + x z g(z), z = x^2 <= 0.3025.
-constexpr float kTanhG[] = {0.0025263906f, -0.00852633268f, 0.0218184497f, -0.0539647005f, 0.133333236f, -0.333333343f};
+constexpr float kTanhG[] = {-0.00624284893f, 0.021050714f, -0.0538475476f, 0.133325443f, -0.333333164f};
 // log(1 + f) = f - f^2/2 + f^3 Q(f), f in [sqrt(1/2) - 1, sqrt(2) - 1].
 constexpr float kLogQ[] = {-0.0620150007f, 0.105308644f, -0.10646192f, 0.110377833f, -0.124507435f,
                            0.142865241f,   -0.166680008f, 0.200000107f, -0.249999896f, 0.333333343f};
@@ -457,17 +457,32 @@ constexpr float kTanhP[5][32] = {
         4.58276661e-09f, -1.3779208e-08f,
     },
 };
+// The permutes read an index's low five bits: a's bits >> 20 are the interval's number plus
+// 0x3f0 (0.5 is 0x3f000000), 16 mod 32, so the tables are read rotated by 16.
+struct Table32 {
+  float v[32];
+};
+constexpr Table32 rotated16(const float (&t)[32]) {
+  Table32 r{};
+  for (int k = 0; k < 32; ++k) r.v[(k + 16) % 32] = t[k];
+  return r;
+}
+constexpr Table32 kTanhHr = rotated16(kTanhH);
+constexpr Table32 kTanhPr[5] = {rotated16(kTanhP[0]), rotated16(kTanhP[1]), rotated16(kTanhP[2]),
+                                rotated16(kTanhP[3]), rotated16(kTanhP[4])};
+// (a & b) | c, one vpternlogd.
+inline VI and_or(VI a, VI b, VI c) { return {_mm512_ternarylogic_epi32(a.v, b.v, c.v, 0xea)}; }
 inline VF tanh_core(VF x) {
   VF a = abs(x), z = x * x;
   VF small = fma(x * z, horner(z, kTanhG), x);
   VI ai = as_int(min(a, splat(7.99f)));
-  VI i = shr(ai, 20) - splat_i(0x3f0);  // 0.5 is 0x3f000000
-  VF c = as_float((ai & splat_i(-1 << 20)) | splat_i(1 << 19));  // the interval's start, plus half its width
+  VI i = shr(ai, 20);
+  VF c = as_float(and_or(ai, splat_i(-1 << 20), splat_i(1 << 19)));  // the interval's start, plus half its width
   VF t = min(a, splat(9.1f)) - c;
-  VF p = lookup(kTanhP[0], i);
-  for (int k = 1; k < 5; ++k) p = fma(p, t, lookup(kTanhP[k], i));
-  VF big = lookup(kTanhH, i) + p;
-  return select(a >= 0.5f, copysign(big, x), small);  // NaN takes the small arm
+  VF p = lookup(kTanhPr[0].v, i);
+  for (int k = 1; k < 5; ++k) p = fma(p, t, lookup(kTanhPr[k].v, i));
+  VF big = lookup(kTanhHr.v, i) + p;  // positive: its sign is x's
+  return select(a >= 0.5f, as_float(and_or(as_int(x), splat_i(INT32_MIN), as_int(big))), small);  // NaN: small arm
 }
 #else
 // tanh(a) = 1 - q with q = 2 / d, d = e^{2a} + 1 = dh + dl; q's remainder and 1 - q's rounding
@@ -922,7 +937,7 @@ void unary_f32(Unary f, const float* x, float* y, int64_t n) {
       run_unary<true>(x, y, n, [](VF v, VM& s) { return tan_core(v, s); }, TL_VM_LIBM_F(tan));
       return;
     case Unary::Tanh:
-      run_unary(x, y, n, [](VF v, VM&) { return tanh_core(v); }, TL_VM_LIBM_F(tanh));
+      run_unary<true>(x, y, n, [](VF v, VM&) { return tanh_core(v); }, TL_VM_LIBM_F(tanh));
       return;
     case Unary::Sigmoid:
       // PyTorch's formula 1 / (1 + e^-x), and so its saturation: 0 below x = -88.72, where
