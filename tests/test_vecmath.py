@@ -115,15 +115,21 @@ def _dense_float32(hi, count=1 << 20):
     return np.concatenate([pos, -pos])
 
 
-@pytest.mark.parametrize("name,hi", [("exp", 88.0), ("tanh", 9.5), ("sigmoid", 87.0)])
+@pytest.mark.parametrize("name,hi", [("exp", 88.0), ("tanh", 9.5), ("sigmoid", 87.0), ("sin", 8192.0), ("cos", 8192.0)])
 def test_float32_dense(name, hi):
-    # exp and tanh are cheap cores (exp: one polynomial, no compensated sums; tanh with AVX-512: a
-    # table of 32 intervals above 0.5; VecMath.cpp) whose error bounds have little slack (every
-    # float checked once: 0.88 and 0.67 ulp): sample their whole range densely, every table
-    # interval thousands of times. sigmoid is PyTorch's formula 1 / (1 + e^-x): e^-x's error,
-    # the addition and the division add up to 2.5 ulp where e^-x is large.
+    # exp, tanh, sin and cos are cheap cores (exp: one polynomial, no compensated sums; tanh with
+    # AVX-512: a table of 32 intervals above 0.5; sin and cos: a seven-operation reduction and
+    # degree 6-8 polynomials; VecMath.cpp) whose error bounds have little slack (every float
+    # checked once: 0.88, 0.65, 0.87 and 0.86 ulp; sin and cos up to their fast range's end,
+    # 8192): sample their whole range densely, every table interval thousands of times, and for
+    # sin and cos also every 64th float of [0.5, 8192], where the reduction works. sigmoid is
+    # PyTorch's formula 1 / (1 + e^-x): e^-x's error, the addition and the division add up to
+    # 2.5 ulp where e^-x is large.
     x = _dense_float32(hi)
-    ref_fn = {"exp": np.exp, "tanh": np.tanh, "sigmoid": lambda v: 1 / (1 + np.exp(-v))}[name]
+    if name in ("sin", "cos"):
+        bits = np.arange(np.float32(0.5).view(np.int32), np.float32(hi).view(np.int32), 64, dtype=np.int32)
+        x = np.concatenate([x, bits.view(np.float32)])
+    ref_fn = {"exp": np.exp, "tanh": np.tanh, "sigmoid": lambda v: 1 / (1 + np.exp(-v)), "sin": np.sin, "cos": np.cos}[name]
     with np.errstate(all="ignore"):
         ref = ref_fn(x.astype(LD))
     got = getattr(torch, name)(torch.from_numpy(x)).numpy()
