@@ -1,6 +1,6 @@
 """torchlite.compile beside PyTorch: eager and compiled, first call and steady state.
 
-    python benchmarks/bench_compile.py [--quick] [--repeats 5] [--threads N]
+    python benchmarks/bench_compile.py [--quick] [--repeats 5] [--threads N] [--only pointwise]
 
 Workloads: a chain of arithmetic pointwise ops over 4096x1024 float32, the same with exp, sigmoid
 and tanh (our fused loops call the eager functors' scalar math; inductor vectorises it), a tanh
@@ -163,6 +163,7 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=5)
     parser.add_argument("--threads", type=int, default=None,
                         help="threads of both libraries (default: each library's own default)")
+    parser.add_argument("--only", default="", help="run the workloads whose name contains this text")
     args = parser.parse_args()
     os.environ["TORCHLITE_CACHE_DIR"] = tempfile.mkdtemp(prefix="torchlite_bench_compile_")
     import torchlite as tl
@@ -176,7 +177,7 @@ def main() -> None:
     widths = (24, 10, 14, 10, 14)
     header = ["workload / library", "eager ms", "compiled first", "steady ms", "eager/steady"]
     print(fmt_row(header, widths))
-    for name, make in WORKLOADS.items():
+    for name, make in ((n, m) for n, m in WORKLOADS.items() if args.only in n):
         for lib_name, lib in libs.items():
             eager, first, steady = run_lib(lib, make, args.quick, args.repeats, args.number)
             if steady is None:

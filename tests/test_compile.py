@@ -2,6 +2,7 @@
 graph breaks, capture failures and the on-disk kernel cache."""
 
 import os
+import re
 import subprocess
 import sys
 import warnings
@@ -14,7 +15,8 @@ import torchlite.nn.functional as F
 from helpers import assert_close
 from opinfo import REGISTRY
 from torchlite._compile.fusion import Reduction
-from torchlite._compile.pointwise_table import pointwise_ops, vector_math_functors
+from torchlite._compile.data_files import VECTOR_MATH_TABLE
+from torchlite._compile.pointwise_table import data_root, pointwise_ops, vector_math_functors
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -125,8 +127,9 @@ def test_registry_pointwise_ops_match_eager():
     # Ops whose float loops run on the vector math layer stay eager by design (faster than a
     # fused scalar libm loop); every other registry op is expected to fuse, give or take 10%.
     table, vector_math = pointwise_ops(), vector_math_functors()
-    by_vector_math = {name for name in covered if name in table and table[name].functor in vector_math}
+    by_vector_math = {name for name in covered if name in table and vector_math.get(table[name].functor) is False}
     assert {"exp", "tanh", "sin"} <= by_vector_math and not by_vector_math & fused_ops
+    assert "sigmoid" in fused_ops  # on the vector math list, flagged fusible there
     fusible = covered - by_vector_math
     assert len(fusible) > 100 and len(fused_ops) >= 0.9 * len(fusible), sorted(fusible - fused_ops)
 
@@ -383,6 +386,16 @@ def test_vector_math_ops_stay_eager():
     _assert_same(compiled(x), f(x))
     report = compiled.explain()
     assert "break: %exp" in report and "vector math layer" in report and "2 fused region(s)" in report
+
+
+def test_vector_math_list_flags_every_row():
+    """Every row of the vector math list carries the fusible column that compile reads (a row
+    without it would be missed, and its functor fused into a scalar libm loop)."""
+    with open(os.path.join(data_root(), VECTOR_MATH_TABLE), encoding="utf-8") as fh:
+        rows = re.findall(r"^TL_VECMATH_(?:UNARY|BINARY)\(", fh.read(), re.M)
+    flags = vector_math_functors()
+    assert len(flags) == len(rows) > 20
+    assert flags["SigmoidFunctor"] is True and flags["ExpFunctor"] is False and flags["PowFunctor"] is False
 
 
 class _InplaceReLU(tl.nn.Module):

@@ -29,6 +29,12 @@ CTYPES = {
     torchlite.uint8: "uint8_t", torchlite.bool: "bool",
 }
 GRAIN_SIZE = 32768  # elements below which one thread does the whole loop
+# The contiguous loop runs in blocks of BLOCK elements and, before each, prefetches every input's
+# lines PREFETCH elements ahead: a fused chain does enough work per element that the hardware
+# prefetcher alone left the loads waiting (float32 arithmetic chain over 4096x1024, 1 and 2
+# threads: 10-11% faster than without; 256 to 2048 ahead measured alike; a prefetch of the
+# output lines for writing was slower).
+BLOCK, PREFETCH = 64, 512
 # -mprefer-vector-width=512: GCC's tuning for recent x86 stops at 256-bit vectors; the fused loops
 # gain from full AVX-512 width where the CPU has it (no effect elsewhere). -ffp-contract=off: no
 # FMA across operators, so a fused a * b + c rounds twice as the eager ops do. -fno-trapping-math:
@@ -73,13 +79,16 @@ class KernelSpec:
         nout, nred, nin = len(self.outputs), len(self.reductions), len(self.inputs)
         first_in = nout + nred
         # typed __restrict pointers let the compiler vectorise the contiguous case
-        ptrs, loads, body = [], [], []
+        ptrs, loads, body, prefetches = [], [], [], []
         for q, n in enumerate(self.outputs):
             c = CTYPES[self.nodes[n][3]]
             ptrs.append(f"    {c}* __restrict o{q} = reinterpret_cast<{c}*>(p[{q}]);")
         for k, dt in enumerate(self.inputs):
             c = CTYPES[dt]
             ptrs.append(f"    const char* __restrict i{k} = p[{first_in + k}];")
+            size = element_size(dt)
+            prefetches.append(f"        for (int q = 0; q < {max(BLOCK * size // 64, 1)}; ++q) "
+                              f"__builtin_prefetch(i{k} + (j0 + {PREFETCH}) * {size} + q * 64);")
             loads.append(f"      const {c} x{k} = C ? reinterpret_cast<const {c}*>(i{k})[j] : "
                          f"*reinterpret_cast<const {c}*>(i{k} + j * st[{first_in + k}]);")
         functors = []
@@ -106,11 +115,17 @@ extern "C" void {self.name}(int64_t ndim, const int64_t* sizes, char* const* dat
         return head + f"""  auto segment = [&](auto contiguous_tag, char* const* p, int64_t n) {{
     constexpr bool C = decltype(contiguous_tag)::value;
 {chr(10).join(ptrs)}
-    // The outputs are fresh tensors, so no store reaches an input or a functor: without ivdep
-    // GCC gives up on the run-time alias checks of a region with several outputs (no vectors).
+    for (int64_t j0 = 0; j0 < n; j0 += {BLOCK}) {{
+      const int64_t j1 = std::min(n, j0 + {BLOCK});
+      if constexpr (C) {{
+{chr(10).join(prefetches)}
+      }}
+      // The outputs are fresh tensors, so no store reaches an input or a functor: without ivdep
+      // GCC gives up on the run-time alias checks of a region with several outputs (no vectors).
 #pragma GCC ivdep
-    for (int64_t j = 0; j < n; ++j) {{
-{chr(10).join(loads + body + stores)}
+      for (int64_t j = j0; j < j1; ++j) {{
+{chr(10).join("  " + line for line in loads + body + stores)}
+      }}
     }}
   }};
 #pragma omp parallel if (numel > {GRAIN_SIZE})

@@ -149,7 +149,7 @@ def _fusible(node, cpu_values):
         compute = torchlite.result_type(*probes) if len(probes) > 1 else probes[0].dtype
     if compute not in CTYPES:
         return "compute dtype the fused kernel does not take"
-    if compute in _FLOATING and op.functor in vector_math_functors():
+    if compute in _FLOATING and vector_math_functors().get(op.functor) is False:
         return "eager runs it on the vector math layer, faster than a fused scalar loop"
     if not op.structured and compute not in _FLOATING:
         return "hand-written kernel on an integer type (it may check the data)"

@@ -163,16 +163,20 @@ def pointwise_ops():
                               _selection(e["selected_by"])) for name, e in table.items()}
 
 
+_VECTOR_MATH_ROW = re.compile(r"^TL_VECMATH_(?:UNARY|BINARY)\((\w+), \w+, (true|false)\)$", re.M)
+
+
 @functools.cache
 def vector_math_functors():
-    """The functors whose contiguous float32/float64 eager loops call the vector math layer
-    (TL_VECMATH_UNARY/BINARY in cpu/VecMathLoops.h, the one list). A fused loop would run their
-    scalar libm calls, which the compiler cannot vectorise: several times slower than eager."""
+    """{functor: fusible} for the functors whose contiguous float32/float64 eager loops call the
+    vector math layer (TL_VECMATH_UNARY/BINARY in cpu/VecMathLoops.h, the one list). fusible is
+    the list's own column: False where the functor calls scalar libm, which a fused loop cannot
+    vectorise (several times slower than eager); such functors stay out of fused loops."""
     try:
         with open(os.path.join(data_root(), VECTOR_MATH_TABLE), encoding="utf-8") as fh:
-            return frozenset(re.findall(r"^TL_VECMATH_(?:UNARY|BINARY)\((\w+),", fh.read(), re.M))
+            return {functor: flag == "true" for functor, flag in _VECTOR_MATH_ROW.findall(fh.read())}
     except OSError:
-        return frozenset()
+        return {}
 
 
 def _selection(selected_by):

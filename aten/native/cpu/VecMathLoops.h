@@ -21,7 +21,11 @@ struct VecMathOp {
 template <typename T>
 inline constexpr bool is_vecmath_type_v = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
-#define TL_VECMATH_UNARY(Functor, fn)                                                          \
+// The third column is for torchlite.compile, which reads this list (the C++ side ignores it):
+// whether its fused loops may run the functor. false where the functor calls scalar libm, which
+// a fused loop cannot vectorise (several times slower than eager's vector math); true where the
+// compiler vectorises the functor (sigmoid, through ew::exp).
+#define TL_VECMATH_UNARY(Functor, fn, fusible)                                                 \
   template <typename T>                                                                        \
     requires is_vecmath_type_v<T>                                                              \
   struct VecMathOp<Functor<T>> {                                                               \
@@ -30,7 +34,7 @@ inline constexpr bool is_vecmath_type_v = std::is_same_v<T, float> || std::is_sa
       vecmath::unary<T>(vecmath::Unary::fn, reinterpret_cast<const T*>(data[1]), reinterpret_cast<T*>(data[0]), n); \
     }                                                                                          \
   };
-#define TL_VECMATH_BINARY(Functor, fn)                                                         \
+#define TL_VECMATH_BINARY(Functor, fn, fusible)                                                \
   template <typename T>                                                                        \
     requires is_vecmath_type_v<T>                                                              \
   struct VecMathOp<Functor<T>> {                                                               \
@@ -41,34 +45,29 @@ inline constexpr bool is_vecmath_type_v = std::is_same_v<T, float> || std::is_sa
     }                                                                                          \
   };
 
-TL_VECMATH_UNARY(ExpFunctor, Exp)
-TL_VECMATH_UNARY(Exp2Functor, Exp2)
-TL_VECMATH_UNARY(Expm1Functor, Expm1)
-TL_VECMATH_UNARY(LogFunctor, Log)
-TL_VECMATH_UNARY(Log2Functor, Log2)
-TL_VECMATH_UNARY(Log10Functor, Log10)
-TL_VECMATH_UNARY(Log1pFunctor, Log1p)
-TL_VECMATH_UNARY(SinFunctor, Sin)
-TL_VECMATH_UNARY(CosFunctor, Cos)
-TL_VECMATH_UNARY(TanFunctor, Tan)
-TL_VECMATH_UNARY(TanhFunctor, Tanh)
-// torchlite.compile keeps the functors listed above out of its fused loops (it reads the
-// TL_VECMATH_UNARY/BINARY lines: their fused loops would call scalar libm). Sigmoid's functor
-// vectorises through ew::exp, so fused loops may keep it: the same macro under another name.
-#define TL_VECMATH_UNARY_FUSABLE TL_VECMATH_UNARY
-TL_VECMATH_UNARY_FUSABLE(SigmoidFunctor, Sigmoid)
-TL_VECMATH_UNARY(ErfFunctor, Erf)
-TL_VECMATH_UNARY(ErfcFunctor, Erfc)
-TL_VECMATH_UNARY(AtanFunctor, Atan)
-TL_VECMATH_UNARY(AsinFunctor, Asin)
-TL_VECMATH_UNARY(AcosFunctor, Acos)
-TL_VECMATH_UNARY(SinhFunctor, Sinh)
-TL_VECMATH_UNARY(CoshFunctor, Cosh)
-TL_VECMATH_UNARY(MishFunctor, Mish)
-TL_VECMATH_BINARY(Atan2Functor, Atan2)
-TL_VECMATH_BINARY(PowFunctor, Pow)
+TL_VECMATH_UNARY(ExpFunctor, Exp, false)
+TL_VECMATH_UNARY(Exp2Functor, Exp2, false)
+TL_VECMATH_UNARY(Expm1Functor, Expm1, false)
+TL_VECMATH_UNARY(LogFunctor, Log, false)
+TL_VECMATH_UNARY(Log2Functor, Log2, false)
+TL_VECMATH_UNARY(Log10Functor, Log10, false)
+TL_VECMATH_UNARY(Log1pFunctor, Log1p, false)
+TL_VECMATH_UNARY(SinFunctor, Sin, false)
+TL_VECMATH_UNARY(CosFunctor, Cos, false)
+TL_VECMATH_UNARY(TanFunctor, Tan, false)
+TL_VECMATH_UNARY(TanhFunctor, Tanh, false)
+TL_VECMATH_UNARY(SigmoidFunctor, Sigmoid, true)
+TL_VECMATH_UNARY(ErfFunctor, Erf, false)
+TL_VECMATH_UNARY(ErfcFunctor, Erfc, false)
+TL_VECMATH_UNARY(AtanFunctor, Atan, false)
+TL_VECMATH_UNARY(AsinFunctor, Asin, false)
+TL_VECMATH_UNARY(AcosFunctor, Acos, false)
+TL_VECMATH_UNARY(SinhFunctor, Sinh, false)
+TL_VECMATH_UNARY(CoshFunctor, Cosh, false)
+TL_VECMATH_UNARY(MishFunctor, Mish, false)
+TL_VECMATH_BINARY(Atan2Functor, Atan2, false)
+TL_VECMATH_BINARY(PowFunctor, Pow, false)
 
-#undef TL_VECMATH_UNARY_FUSABLE
 #undef TL_VECMATH_UNARY
 #undef TL_VECMATH_BINARY
 
