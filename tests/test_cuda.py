@@ -1060,3 +1060,28 @@ def test_pin_memory_and_non_blocking_copies():
     assert tl.equal(back, x * 2)
     loader = tl.utils.data.DataLoader(tl.utils.data.TensorDataset(tl.arange(6.0)), batch_size=3, pin_memory=True)
     assert all(b[0].is_pinned() for b in loader)
+
+
+@requires_gpu
+@pytest.mark.parametrize("shape", [(6, 3), (4, 5, 7), (2, 4, 9, 11), (1, 1, 33)])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64, tl.float16], ids=str)
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_matches_cpu(shape, dtype, training):
+    """Note [Batch norm stubs]: the CUDA loops (one block per channel) give the CPU's outputs,
+    running statistics and gradients."""
+    rng = np.random.default_rng(sum(shape))
+    C = shape[1]
+    x = tl.tensor(rng.standard_normal(shape) * 3 + 1).to(dtype)
+    w, b = tl.tensor(rng.random(C) + 0.5).to(dtype), tl.tensor(rng.standard_normal(C)).to(dtype)
+    stats_dtype = tl.float32 if dtype == tl.float16 else dtype
+    rm0, rv0 = tl.tensor(rng.standard_normal(C)).to(stats_dtype), tl.tensor(rng.random(C) + 0.5).to(stats_dtype)
+    results = []
+    for device in ("cpu", "cuda"):
+        xd, wd, bd = (t.to(device).detach().clone().requires_grad_() for t in (x, w, b))  # new leaves
+        rm, rv = rm0.clone().to(device), rv0.clone().to(device)
+        y = tl.nn.functional.batch_norm(xd, rm, rv, wd, bd, training=training, momentum=0.3, eps=1e-4)
+        (y * y).sum().backward()
+        results.append([to_numpy(t.detach().cpu()).astype(np.float64) for t in (y, xd.grad, wd.grad, bd.grad, rm, rv)])
+    tol = 3e-2 if dtype == tl.float16 else 1e-4 if dtype == tl.float32 else 1e-10
+    for cpu, cuda in zip(*results):
+        np.testing.assert_allclose(cuda, cpu, rtol=tol, atol=tol)

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/BatchNorm.h"
+#include "aten/native/OptionalTensor.h"
 #include "aten/native/cpu/ReduceEngine.h"
 #include "generated/ops/add.h"
 #include "generated/ops/batch_norm.h"
@@ -76,11 +78,6 @@ struct SquaredDeviationSumOp : RowSumOp<T> {
   T reduce(T a, T x) const { return a + (x - mu) * (x - mu); }
 };
 
-template <typename T>
-const T* ptr_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
-
 // Splits input sizes into M rows of N normalised elements (layer norm).
 std::pair<int64_t, int64_t> check_layer_norm(const Tensor& input, IntArrayRef normalized_shape,
                                              const std::optional<Tensor>& weight,
@@ -117,11 +114,7 @@ std::vector<int64_t> stat_shape(const Tensor& input, int64_t nd) {
 }
 
 // Batch norm: (N, C, *) as N x C planes of S elements.
-struct Planes {
-  int64_t N, C, S;
-};
-
-Planes planes_of(const Tensor& input) {
+BatchNormPlanes planes_of(const Tensor& input) {
   TL_CHECK(input.dim() >= 2, "batch_norm: expected input with at least 2 dimensions (N, C, ...), but got input of size",
            sizes_str(input.sizes()));
   const int64_t N = input.sizes()[0], C = input.sizes()[1];
@@ -134,7 +127,7 @@ void check_channel_tensor(const std::optional<Tensor>& t, int64_t C, const char*
 
 // The mean and 1/std the batch-norm backward uses, as contiguous (C) tensors of dt: the saved
 // batch statistics, or in evaluation mode the running ones.
-std::pair<Tensor, Tensor> batch_norm_backward_stats(const Planes& p, const std::optional<Tensor>& running_mean,
+std::pair<Tensor, Tensor> batch_norm_backward_stats(const BatchNormPlanes& p, const std::optional<Tensor>& running_mean,
                                                     const std::optional<Tensor>& running_var,
                                                     const std::optional<Tensor>& save_mean,
                                                     const std::optional<Tensor>& save_invstd, bool train, double eps,
@@ -145,19 +138,6 @@ std::pair<Tensor, Tensor> batch_norm_backward_stats(const Planes& p, const std::
   TL_CHECK(has(running_mean) && has(running_var) && running_mean->numel() == p.C && running_var->numel() == p.C,
            "native_batch_norm_backward: evaluation mode needs running_mean and running_var of ", p.C, " elements");
   return {running_mean->to(dt).contiguous(), running_var->to(dt).add(eps).rsqrt().contiguous()};
-}
-
-// The dims a batch norm reduces (all but the channel dim 1), and the shape that broadcasts a
-// (C) tensor against the input.
-std::vector<int64_t> batch_norm_reduce_dims(const Tensor& input) {
-  std::vector<int64_t> dims{0};
-  for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
-  return dims;
-}
-std::vector<int64_t> channel_shape(const Tensor& input) {
-  std::vector<int64_t> s(static_cast<size_t>(input.dim()), 1);
-  s[1] = input.size(1);
-  return s;
 }
 
 }  // namespace
@@ -270,89 +250,50 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const std::
 
 // ---- batch norm -----------------------------------------------------------------------------------
 
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cpu(const Tensor& input, const std::optional<Tensor>& weight,
-                                                         const std::optional<Tensor>& bias,
-                                                         const std::optional<Tensor>& running_mean,
-                                                         const std::optional<Tensor>& running_var, bool training,
-                                                         double momentum, double eps) {
-  const Planes p = planes_of(input);
+DispatchStub<void(const BatchNormForward&)> batch_norm_stub("batch_norm_stub");
+DispatchStub<void(const BatchNormBackward&)> batch_norm_backward_stub("batch_norm_backward_stub");
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var, bool training,
+                                                     double momentum, double eps) {
+  const BatchNormPlanes p = planes_of(input);
   check_channel_tensor(weight, p.C, "weight");
   check_channel_tensor(bias, p.C, "bias");
   check_channel_tensor(running_mean, p.C, "running_mean");
   check_channel_tensor(running_var, p.C, "running_var");
   TL_CHECK(training || (has(running_mean) && has(running_var)),
            "running_mean and running_var must be defined in evaluation mode");
+  TL_CHECK(!training || p.N * p.S > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
-  Tensor x = input.to(dt).contiguous(), w = opt(weight, dt), b = opt(bias, dt);
-  Tensor y = empty_tensor(input.sizes(), x.options());
+  BatchNormForward a{p, training, momentum, eps};
+  a.x = input.to(dt).contiguous();
+  a.weight = opt(weight, dt);
+  a.bias = opt(bias, dt);
+  a.running_mean = opt(running_mean, dt);
+  a.running_var = opt(running_var, dt);
+  a.y = empty_tensor(input.sizes(), a.x.options());
   // Eval mode returns the running statistics used (PyTorch's CPU kernel returns empty tensors): the
   // backward then never reads running_mean / running_var, which training updates in place.
-  Tensor save_mean = empty_tensor({p.C}, x.options()), save_invstd = empty_tensor({p.C}, x.options());
-  Tensor rm = has(running_mean) ? running_mean->to(dt).contiguous() : Tensor();
-  Tensor rv = has(running_var) ? running_var->to(dt).contiguous() : Tensor();
-  const int64_t count = p.N * p.S;
-  TL_CHECK(!training || count > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
-  dispatch_float_double(dt, "native_batch_norm", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w), *bp = ptr_or_null<T>(b);
-    T* yp = y.data_ptr<T>();
-    T *smp = save_mean.data_ptr<T>(), *sip = save_invstd.data_ptr<T>();
-    T *rmp = rm.defined() ? rm.data_ptr<T>() : nullptr, *rvp = rv.defined() ? rv.data_ptr<T>() : nullptr;
-#pragma omp parallel for schedule(static) if (parallel(p.C, count))
-    for (int64_t c = 0; c < p.C; ++c) {
-      T mu, invstd;
-      if (training) {
-        // Statistics accumulate in double (PyTorch's CPU accumulation type): a float32 sum of a
-        // constant channel would round, and (x - mean) / sqrt(eps) magnifies that error.
-        double sum = 0;
-        for (int64_t n = 0; n < p.N; ++n) {
-          const T* xs = xp + (n * p.C + c) * p.S;
-#pragma omp simd reduction(+ : sum)
-          for (int64_t s = 0; s < p.S; ++s) sum += xs[s];
-        }
-        mu = static_cast<T>(sum / count);
-        double ss = 0;
-        for (int64_t n = 0; n < p.N; ++n) {
-          const T* xs = xp + (n * p.C + c) * p.S;
-#pragma omp simd reduction(+ : ss)
-          for (int64_t s = 0; s < p.S; ++s) ss += double(xs[s] - mu) * double(xs[s] - mu);
-        }
-        invstd = static_cast<T>(1.0 / std::sqrt(ss / count + eps));
-        const T mom = static_cast<T>(momentum);
-        if (rmp) rmp[c] = (1 - mom) * rmp[c] + mom * mu;
-        // The running variance is the unbiased one (n - 1), as in PyTorch.
-        if (rvp) rvp[c] = (1 - mom) * rvp[c] + mom * static_cast<T>(ss / double(count - 1));
-      } else {
-        mu = rmp[c];
-        invstd = T(1) / std::sqrt(rvp[c] + static_cast<T>(eps));
-      }
-      smp[c] = mu;
-      sip[c] = invstd;
-      const T scale = wp ? wp[c] * invstd : invstd, shift = (bp ? bp[c] : T(0)) - mu * scale;
-      for (int64_t n = 0; n < p.N; ++n) {
-        const T* xs = xp + (n * p.C + c) * p.S;
-        T* ys = yp + (n * p.C + c) * p.S;
-#pragma omp simd
-        for (int64_t s = 0; s < p.S; ++s) ys[s] = xs[s] * scale + shift;
-      }
-    }
-  });
+  a.save_mean = empty_tensor({p.C}, a.x.options());
+  a.save_invstd = empty_tensor({p.C}, a.x.options());
+  if (p.C > 0 && (p.N * p.S > 0 || !training)) batch_norm_stub(input.device().type, a);
   if (training) {  // write the running statistics back in place (they may be non-contiguous or another dtype)
-    if (has(running_mean) && !rm.is_same(*running_mean)) running_mean->copy_(rm);
-    if (has(running_var) && !rv.is_same(*running_var)) running_var->copy_(rv);
+    if (has(running_mean) && !a.running_mean.is_same(*running_mean)) running_mean->copy_(a.running_mean);
+    if (has(running_var) && !a.running_var.is_same(*running_var)) running_var->copy_(a.running_var);
     if (has(running_mean)) running_mean->bump_version();
     if (has(running_var)) running_var->bump_version();
   }
   const ScalarType out_dt = input.dtype();
-  if (out_dt != dt) return {y.to(out_dt), save_mean, save_invstd};
-  return {y, save_mean, save_invstd};
+  return {out_dt != dt ? a.y.to(out_dt) : a.y, a.save_mean, a.save_invstd};
 }
 
 namespace {
 
-// The planes of input, after the checks both backward kernels share.
-Planes check_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight) {
-  const Planes p = planes_of(input);
+// The planes of input, after the backward's checks.
+BatchNormPlanes check_batch_norm_backward(const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight) {
+  const BatchNormPlanes p = planes_of(input);
   TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
            sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
   check_channel_tensor(weight, p.C, "weight");
@@ -361,54 +302,27 @@ Planes check_batch_norm_backward(const Tensor& grad_out, const Tensor& input, co
 
 }  // namespace
 
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cpu(
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
     const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
     const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
     const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
     std::array<bool, 3> output_mask) {
-  const Planes p = check_batch_norm_backward(grad_out, input, weight);
+  const BatchNormPlanes p = check_batch_norm_backward(grad_out, input, weight);
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
   auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
-  Tensor go = grad_out.to(dt).contiguous(), x = input.to(dt).contiguous(), w = opt(weight, dt);
-  Tensor gx = output_mask[0] ? empty_tensor(input.sizes(), x.options()) : Tensor();
-  Tensor gw = output_mask[1] && has(weight) ? empty_tensor({p.C}, x.options()) : Tensor();
-  Tensor gb = output_mask[2] ? empty_tensor({p.C}, x.options()) : Tensor();
-  const int64_t count = p.N * p.S;
-  dispatch_float_double(dt, "native_batch_norm_backward", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w);
-    const T *mp = mean.data_ptr<T>(), *ip = invstd.data_ptr<T>();
-    T* gxp = gx.defined() ? gx.data_ptr<T>() : nullptr;
-    T* gwp = gw.defined() ? gw.data_ptr<T>() : nullptr;
-    T* gbp = gb.defined() ? gb.data_ptr<T>() : nullptr;
-#pragma omp parallel for schedule(static) if (parallel(p.C, count))
-    for (int64_t c = 0; c < p.C; ++c) {
-      const T m = mp[c], r = ip[c], wc = wp ? wp[c] : T(1);
-      T sum_g = 0, sum_gxh = 0;  // sums of grad and of grad * xhat over the channel
-      for (int64_t n = 0; n < p.N; ++n) {
-        const T *g = gp + (n * p.C + c) * p.S, *xs = xp + (n * p.C + c) * p.S;
-#pragma omp simd reduction(+ : sum_g, sum_gxh)
-        for (int64_t s = 0; s < p.S; ++s) {
-          sum_g += g[s];
-          sum_gxh += g[s] * (xs[s] - m);
-        }
-      }
-      sum_gxh *= r;
-      if (gwp) gwp[c] = sum_gxh;
-      if (gbp) gbp[c] = sum_g;
-      if (!gxp) continue;
-      const T a = train && count > 0 ? sum_g / count : T(0), k = train && count > 0 ? sum_gxh * r / count : T(0);
-      for (int64_t n = 0; n < p.N; ++n) {
-        const T *g = gp + (n * p.C + c) * p.S, *xs = xp + (n * p.C + c) * p.S;
-        T* o = gxp + (n * p.C + c) * p.S;
-#pragma omp simd
-        for (int64_t s = 0; s < p.S; ++s) o[s] = wc * r * (g[s] - a - (xs[s] - m) * k);
-      }
-    }
-  });
+  BatchNormBackward a{p, train};
+  a.grad_out = grad_out.to(dt).contiguous();
+  a.x = input.to(dt).contiguous();
+  a.weight = opt(weight, dt);
+  a.mean = mean;
+  a.invstd = invstd;
+  if (output_mask[0]) a.grad_input = empty_tensor(input.sizes(), a.x.options());
+  if (output_mask[1] && has(weight)) a.grad_weight = empty_tensor({p.C}, a.x.options());
+  if (output_mask[2]) a.grad_bias = empty_tensor({p.C}, a.x.options());
+  if (p.C > 0) batch_norm_backward_stub(input.device().type, a);
   const ScalarType out_dt = input.dtype();
   auto back = [&](const Tensor& t) { return t.defined() && t.dtype() != out_dt ? t.to(out_dt) : t; };
-  return {back(gx), back(gw), back(gb)};
+  return {back(a.grad_input), back(a.grad_weight), back(a.grad_bias)};
 }
 
 Tensor batch_norm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
@@ -467,84 +381,6 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_composite(
   }
   if (output_mask[1] && has(weight)) gw = batch_sum(go.mul(xhat)).reshape(normalized_shape);
   if (output_mask[2] && has(bias)) gb = batch_sum(go).reshape(normalized_shape);
-  const ScalarType out_dt = input.dtype();
-  auto back = [&](const Tensor& t) { return t.defined() && t.dtype() != out_dt ? t.to(out_dt) : t; };
-  return {back(gx), back(gw), back(gb)};
-}
-
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm_composite(const Tensor& input, const std::optional<Tensor>& weight,
-                                                               const std::optional<Tensor>& bias,
-                                                               const std::optional<Tensor>& running_mean,
-                                                               const std::optional<Tensor>& running_var,
-                                                               bool training, double momentum, double eps) {
-  const Planes p = planes_of(input);
-  check_channel_tensor(weight, p.C, "weight");
-  check_channel_tensor(bias, p.C, "bias");
-  check_channel_tensor(running_mean, p.C, "running_mean");
-  check_channel_tensor(running_var, p.C, "running_var");
-  TL_CHECK(training || (has(running_mean) && has(running_var)),
-           "running_mean and running_var must be defined in evaluation mode");
-  const int64_t count = p.N * p.S;
-  TL_CHECK(!training || count > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
-  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
-  const auto dims = batch_norm_reduce_dims(input);
-  const auto cshape = channel_shape(input);
-  Tensor x = input.to(dt);
-  Tensor mean, invstd;
-  if (training && count > 0) {
-    mean = x.mean(IntArrayRef(dims), false);
-    Tensor xc = x.sub(mean.reshape(cshape));
-    Tensor var = xc.mul(xc).mean(IntArrayRef(dims), false);
-    invstd = var.add(eps).rsqrt();
-    // The running variance is the unbiased one (n - 1), as in PyTorch.
-    if (has(running_mean)) {
-      running_mean->copy_(running_mean->to(dt).mul(1.0 - momentum).add(mean.mul(momentum)));
-      running_mean->bump_version();
-    }
-    if (has(running_var)) {
-      running_var->copy_(
-          running_var->to(dt).mul(1.0 - momentum).add(var.mul(momentum * double(count) / double(count - 1))));
-      running_var->bump_version();
-    }
-  } else if (training) {  // no channels: empty statistics
-    mean = empty_tensor({p.C}, x.options());
-    invstd = empty_tensor({p.C}, x.options());
-  } else {
-    mean = running_mean->to(dt).contiguous();
-    invstd = running_var->to(dt).add(eps).rsqrt();
-  }
-  Tensor scale = has(weight) ? weight->to(dt).reshape({p.C}).mul(invstd) : invstd;
-  Tensor shift = has(bias) ? bias->to(dt).reshape({p.C}).sub(mean.mul(scale)) : mean.mul(scale).neg();
-  Tensor y = x.mul(scale.reshape(cshape)).add(shift.reshape(cshape));
-  return {y.to(input.dtype()), mean.reshape({p.C}), invstd.reshape({p.C})};
-}
-
-std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_composite(
-    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
-    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
-    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
-    std::array<bool, 3> output_mask) {
-  const Planes p = check_batch_norm_backward(grad_out, input, weight);
-  const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
-  auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
-  const auto dims = batch_norm_reduce_dims(input);
-  const auto cshape = channel_shape(input);
-  const int64_t count = p.N * p.S;
-  Tensor go = grad_out.to(dt), xmu = input.to(dt).sub(mean.reshape(cshape));
-  Tensor sum_g = go.sum(IntArrayRef(dims), false);
-  Tensor sum_gxh = go.mul(xmu).sum(IntArrayRef(dims), false).mul(invstd);  // sum of grad * xhat
-  Tensor gx, gw, gb;
-  if (output_mask[0]) {
-    Tensor wr = has(weight) ? weight->to(dt).reshape({p.C}).mul(invstd) : invstd;
-    Tensor g = go;
-    if (train && count > 0) {
-      Tensor a = sum_g.div(double(count)), k = sum_gxh.mul(invstd).div(double(count));
-      g = go.sub(a.reshape(cshape)).sub(xmu.mul(k.reshape(cshape)));
-    }
-    gx = g.mul(wr.reshape(cshape));
-  }
-  if (output_mask[1] && has(weight)) gw = sum_gxh;
-  if (output_mask[2]) gb = sum_g;
   const ScalarType out_dt = input.dtype();
   auto back = [&](const Tensor& t) { return t.defined() && t.dtype() != out_dt ? t.to(out_dt) : t; };
   return {back(gx), back(gw), back(gb)};

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "aten/core/Tensor.h"
+#include "aten/native/OptionalTensor.h"
 #include "aten/native/RNNCellMath.h"
 #include "aten/native/cpu/Gemm.h"
 #include "generated/ops/_fused_rnn_layer_backward_native.h"
@@ -39,11 +40,6 @@ using rnn::kLstm;
 using rnn::kRelu;
 
 namespace {
-
-template <typename T>
-const T* ptr_or_null(const Tensor& t) {
-  return t.defined() ? t.data_ptr<T>() : nullptr;
-}
 
 // Rows of a step run in parallel only when the step has enough elements to pay for the fork, and
 // not inside a layer's batch split (Note [RNN batch split]).

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "aten/cuda/CUDAContext.h"
+#include "aten/native/OptionalTensor.h"
 #include "aten/native/RNN.h"
 #include "aten/native/RNNCellMath.h"
 #include "aten/native/cuda/GridStride.cuh"
@@ -66,11 +67,6 @@ __global__ void sum_rows_kernel(int64_t R, int64_t W, const T* m, T* out) {
 }
 
 #undef TL_GRID_STRIDE_LOOP
-
-template <typename T>
-const T* ptr_or_null(const Tensor& t) {
-  return t.defined() ? static_cast<const T*>(t.data_ptr()) : nullptr;
-}
 
 template <typename T>
 T* ptr(const Tensor& t) {
