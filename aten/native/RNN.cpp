@@ -64,10 +64,11 @@ Rows<const T> rows_or_none(const Tensor& t) {
 }
 
 // Note [RNN bias rows]: the units read a bias as `b ? b[q] : 0`, and gcc does not vectorise a loop
-// with a load from a pointer that may be null: the LSTM step ran scalar (7 ms for 1600 x 256
-// units, 1 ms vectorised). The row loops below therefore hand the units one bias row that is
-// never null (the sum of both for the LSTM, zeros for a missing one) and a literal null, and
-// tell gcc so inside the loop (the OpenMP outlining drops what it knew outside).
+// with a load from a pointer that may be null: the LSTM step ran scalar (a layer of seq 50 x
+// batch 32 x hidden 256 spent about 13 ms of one core in its gate math, 1.5 ms vectorised). The
+// row loops below therefore hand the units one bias row that is never null (the sum of both for
+// the LSTM, zeros for a missing one) and a literal null, and tell gcc so inside the loop (the
+// OpenMP outlining drops what it knew outside).
 template <typename T>
 std::vector<T> bias_row(int64_t width, const T* a, const T* b) {
   std::vector<T> r(static_cast<size_t>(width), T(0));

@@ -543,7 +543,7 @@ int64_t gemm_pack_b(ScalarType dtype, int64_t k, int64_t n, const void* B, int64
     using T = typename decltype(tag)::type;
     constexpr int NR = GemmCfg<T>::NR;
     const int64_t panels = (n + NR - 1) / NR;
-    if (dst != nullptr)
+    if (dst != nullptr && k > 0)
       for (int64_t jp = 0; jp < panels; ++jp)
         pack_b_panel(static_cast<const T*>(B), sb0, sb1, n, 0, k, jp * NR, static_cast<T*>(dst) + jp * NR * k);
     return panels * NR * k;

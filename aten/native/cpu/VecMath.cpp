@@ -133,28 +133,41 @@ inline double two_diff(double a, double b, double& err) {
   err = (a - (s - bb)) - (b + bb);
   return s;
 }
-// x = n pi/2 + r + lo for |x| <= 4e5: |r| <= pi/4, lo holds the two subtractions' rounding
-// errors (carried to first order), q = n mod 4.
+// x = n pi/2 + r + lo for |x| <= 4e5: |r| <= pi/4, q = n mod 4. With FMA, as the float form
+// (reduce_pio2 in f32 below) with pi/2 = kPio2Hi + kPio2Lo + kPio2Lo2: r1 = x - n kPio2Hi is
+// exact (x and n kPio2Hi share the ulp 2^-52 or finer, the difference is below 1), r = r1 - n
+// kPio2Lo rounds once, and where |r1| >= 2^-34 >= 2 |n kPio2Lo| that rounding's error is exact
+// (Sterbenz); `near` flags the other lanes with n != 0 for libm (about one double in 10^10).
+// Without FMA, lo holds the two subtractions' rounding errors (carried to first order).
 struct Reduced {
   double r, lo;
   u64 q;
 };
-inline Reduced reduce_pio2(double x) {
+inline Reduced reduce_pio2(double x, bool& near) {
   double kd = x * kTwoOverPi + kShift;
   double n = kd - kShift;
+#if defined(__FMA__)
+  constexpr double kPio2Lo2 = -1.4973849048591698e-33;
+  double r1 = std::fma(n, -kPio2Hi, x);
+  double r = std::fma(n, -kPio2Lo, r1);
+  near = (std::fabs(r1) < 0x1p-34) & (n != 0);
+  return {r, std::fma(n, -kPio2Lo2, std::fma(n, -kPio2Lo, r1 - r)), std::bit_cast<u64>(kd)};
+#else
   double e1, e2;
   double b = two_diff(x - n * kPio2_1, n * kPio2_2, e1);  // x - n * part 1 and n * part 2 are exact
   double r = two_diff(b, n * kPio2_3, e2);
+  near = false;
   return {r, e1 + e2, std::bit_cast<u64>(kd)};
+#endif
 }
 struct SinCos {
   double s, c;
   u64 q;
 };
-inline SinCos sincos_core(double x) {
+inline SinCos sincos_core(double x, bool& near) {
   static constexpr auto cs = taylor<8>(3, 2, -1);  // 1/3! - z/5! + ...
   static constexpr auto cc = taylor<8>(4, 2, -1);  // 1/4! - z/6! + ...
-  auto [r, lo, q] = reduce_pio2(x);
+  auto [r, lo, q] = reduce_pio2(x, near);
   double z = r * r;
   return {r + (lo - r * z * horner(z, cs)), 1.0 - 0.5 * z + (z * z * horner(z, cc) - r * lo), q};
 }
@@ -1118,22 +1131,25 @@ void unary_f64(Unary f, const double* x, double* y, int64_t n) {
       }, TL_VM_LIBM(log1p));
     case Unary::Sin:
       return run_unary_in_double(x, y, n, [](double v, bool& s) {
-        s = !(std::fabs(v) <= kTrigMax);
-        SinCos t = sincos_core(v);
+        bool near;
+        SinCos t = sincos_core(v, near);
+        s = !(std::fabs(v) <= kTrigMax) | near;
         double r = (t.q & 1) ? t.c : t.s;
         return keep_zero(v, (t.q & 2) ? -r : r);
       }, TL_VM_LIBM(sin));
     case Unary::Cos:
       return run_unary_in_double(x, y, n, [](double v, bool& s) {
-        s = !(std::fabs(v) <= kTrigMax);
-        SinCos t = sincos_core(v);
+        bool near;
+        SinCos t = sincos_core(v, near);
+        s = !(std::fabs(v) <= kTrigMax) | near;
         double r = (t.q & 1) ? t.s : t.c;
         return ((t.q + 1) & 2) ? -r : r;
       }, TL_VM_LIBM(cos));
     case Unary::Tan:
       return run_unary_in_double(x, y, n, [](double v, bool& s) {
-        s = !(std::fabs(v) <= kTrigMax);
-        auto [r, lo, q] = reduce_pio2(v);
+        bool near;
+        auto [r, lo, q] = reduce_pio2(v, near);
+        s = !(std::fabs(v) <= kTrigMax) | near;
         double t = r + r * (r * r) * horner(r * r, kTanG);
         t = t + lo * (1.0 + t * t);
         return keep_zero(v, (q & 1) ? -1.0 / t : t);  // tan(r + pi/2) = -1 / tan(r)
