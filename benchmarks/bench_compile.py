@@ -121,7 +121,10 @@ def _time(fn, args, repeats, number):
 def _warm_up(fn, args, seconds=0.5):
     """Calls fn for `seconds` first: right after the first call's compile (a g++ run beside the
     process) the first few dozen calls of a fused chain ran up to 2x slower here before settling,
-    and "steady" means settled, for both libraries."""
+    and "steady" means settled, for both libraries. Not memory: those calls take every output
+    from the allocator's cache without a page fault. 2x is one core for both OpenMP threads, and
+    under load sched_getcpu shows the two threads on one CPU call after call, likely how the
+    scheduler places a worker woken after sleeping through the compile until it rebalances."""
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         fn(*args)
