@@ -14,7 +14,7 @@
 namespace tl::native {
 
 struct BatchNormPlanes {
-  int64_t N, C, S;
+  int64_t N = 0, C = 0, S = 0;
 };
 
 // Training: save_mean / save_invstd get the batch statistics, and running_mean / running_var
@@ -22,8 +22,8 @@ struct BatchNormPlanes {
 // PyTorch). Evaluation: the running statistics are used and saved. y = (x - mean) * invstd * w + b.
 struct BatchNormForward {
   BatchNormPlanes p;
-  bool training;
-  double momentum, eps;
+  bool training = false;
+  double momentum = 0, eps = 0;
   Tensor x, weight, bias, running_mean, running_var;
   Tensor y, save_mean, save_invstd;
 };
@@ -32,7 +32,7 @@ struct BatchNormForward {
 // are functions of x, which grad_input includes. Undefined outputs are not computed.
 struct BatchNormBackward {
   BatchNormPlanes p;
-  bool train;
+  bool train = false;
   Tensor grad_out, x, weight, mean, invstd;
   Tensor grad_input, grad_weight, grad_bias;
 };

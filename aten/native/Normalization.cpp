@@ -267,7 +267,11 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
            "running_mean and running_var must be defined in evaluation mode");
   TL_CHECK(!training || p.N * p.S > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
-  BatchNormForward a{p, training, momentum, eps};
+  BatchNormForward a;
+  a.p = p;
+  a.training = training;
+  a.momentum = momentum;
+  a.eps = eps;
   a.x = input.to(dt).contiguous();
   a.weight = opt(weight, dt);
   a.bias = opt(bias, dt);
@@ -310,7 +314,9 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   const BatchNormPlanes p = check_batch_norm_backward(grad_out, input, weight);
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
   auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
-  BatchNormBackward a{p, train};
+  BatchNormBackward a;
+  a.p = p;
+  a.train = train;
   a.grad_out = grad_out.to(dt).contiguous();
   a.x = input.to(dt).contiguous();
   a.weight = opt(weight, dt);
