@@ -1085,3 +1085,13 @@ def test_batch_norm_matches_cpu(shape, dtype, training):
     tol = 3e-2 if dtype == tl.float16 else 1e-4 if dtype == tl.float32 else 1e-10
     for cpu, cuda in zip(*results):
         np.testing.assert_allclose(cuda, cpu, rtol=tol, atol=tol)
+
+
+@requires_gpu
+def test_batch_norm_parameters_on_another_device_raise():
+    # One channel: a 0-dim CPU weight passes the generated device check; the kernel cannot read it.
+    x = tl.randn(4, 1, 5, device="cuda")
+    with pytest.raises(RuntimeError, match="same device"):
+        tl.nn.functional.batch_norm(x, None, None, tl.tensor(1.0), tl.tensor(0.0), training=True)
+    with pytest.raises(RuntimeError, match="same device"):
+        tl.nn.functional.batch_norm(x, tl.tensor([0.0]), tl.tensor([1.0]), training=False)

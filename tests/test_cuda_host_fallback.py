@@ -163,3 +163,22 @@ def test_cufft_plan_cache_keeps_plans_and_results():
         assert cache.size == 0
     finally:
         cache.max_size = 4096
+
+
+@requires_gpu
+def test_cufft_one_plan_on_two_streams():
+    """Note [cuFFT plan cache]: each run has its own work area, so one cached plan may run on two
+    streams at once."""
+    rng = np.random.default_rng(4)
+    signals = [rng.standard_normal((64, 4096)) + 1j * rng.standard_normal((64, 4096)) for _ in range(2)]
+    streams = [tl.cuda.Stream(), tl.cuda.Stream()]
+    inputs = [tl.tensor(z, device="cuda") for z in signals]
+    tl.cuda.synchronize()
+    outs = []
+    for _ in range(5):
+        for z, s in zip(inputs, streams):
+            with tl.cuda.stream(s):
+                outs.append(tl._C._fft_c2c(z, [1], 0, True))
+    tl.cuda.synchronize()
+    for k, got in enumerate(outs):
+        np.testing.assert_allclose(to_numpy(got.cpu()), np.fft.fft(signals[k % 2], axis=1), rtol=1e-9, atol=1e-9)

@@ -67,10 +67,17 @@ def test_gemm_backend_says_which_and_why():
 @requires_cuda_build
 def test_environment_forces_the_tiled_kernel():
     # The variable is read once per process, at the first query: ask a fresh one.
-    code = "import torchlite.cuda as c; print(c._gemm_backend())"
+    code = ("import torchlite.cuda as c; print(c._gemm_backend()); c._cuda._set_cublas_enabled(True); "
+            "print('disabled' in c._gemm_backend()[1]); c._cuda._set_cublas_enabled(None); print(c._gemm_backend())")
     env = dict(os.environ, TORCHLITE_CUBLAS="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
-    assert out.strip() == str(("tiled", "TORCHLITE_CUBLAS=0"))
+    assert out.split("\n")[:3] == [str(("tiled", "TORCHLITE_CUBLAS=0")), "False", str(("tiled", "TORCHLITE_CUBLAS=0"))]
+
+
+@requires_cuda_build
+def test_the_libraries_searched_for():
+    sonames = tcuda._cuda._cuda_library_sonames()
+    assert sorted(sonames) == ["libcublas.so.13", "libcufft.so.12", "libcusolver.so.12"]
 
 
 @requires_cuda_build
@@ -81,7 +88,7 @@ def test_switching_cublas_off_and_on():
         tcuda._cuda._set_cublas_enabled(True)
         assert tcuda._gemm_backend()[0] in ("cublas", "tiled") and "disabled" not in tcuda._gemm_backend()[1]
     finally:
-        tcuda._cuda._set_cublas_enabled(True)
+        tcuda._cuda._set_cublas_enabled(None)  # back to what the environment says
 
 
 @requires_cuda_build
@@ -117,7 +124,7 @@ def backend(request):
     if not HAS_GPU:
         pytest.skip("no CUDA device")
     tcuda._cuda._set_cublas_enabled(request.param == "cublas")
-    request.addfinalizer(lambda: tcuda._cuda._set_cublas_enabled(True))
+    request.addfinalizer(lambda: tcuda._cuda._set_cublas_enabled(None))
     if request.param == "cublas" and tcuda._gemm_backend()[0] != "cublas":
         pytest.skip(f"no cuBLAS: {tcuda._gemm_backend()[1]}")
     assert tcuda._gemm_backend()[0] == request.param

@@ -6,6 +6,7 @@
 // Python bindings can include this header in every build. CUDA code uses CUDAContext.h.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,9 +57,13 @@ bool event_query(int64_t event);  // true when the work it waits for has complet
 void event_synchronize(int64_t event);
 float event_elapsed_time(int64_t start, int64_t end);  // milliseconds
 
+// Note [CUDA libraries] (CUDALibraries.h): the sonames of the libraries loaded at run time, and
+// the paths to try for each, in order (torchlite.cuda hands them over at import).
+std::vector<std::string> cuda_library_sonames();
+void set_library_candidates(const std::map<std::string, std::vector<std::string>>& candidates);
 // cuBLAS (Note [cuBLAS at run time] in CuBLAS.h). Switches the matrix products between cuBLAS
-// and the tiled kernel (the tests run both).
-void set_cublas_enabled(bool enabled);
+// and the tiled kernel (the tests run both); nullopt returns to what TORCHLITE_CUBLAS says.
+void set_cublas_enabled(std::optional<bool> enabled);
 // The GEMM the CUDA matrix products use now: ("cublas", the library's path), ("tiled", why not
 // cuBLAS), or ("none", why) in a build without CUDA. Loads cuBLAS on the first call.
 std::pair<std::string, std::string> gemm_backend();

@@ -41,7 +41,9 @@ bool event_query(int64_t) { not_built(); }
 void event_synchronize(int64_t) { not_built(); }
 float event_elapsed_time(int64_t, int64_t) { not_built(); }
 
-void set_cublas_enabled(bool) {}
+std::vector<std::string> cuda_library_sonames() { return {}; }
+void set_library_candidates(const std::map<std::string, std::vector<std::string>>&) {}
+void set_cublas_enabled(std::optional<bool>) {}
 std::pair<std::string, std::string> gemm_backend() { return {"none", "torchlite was built without CUDA"}; }
 std::pair<std::string, std::string> library_probe(const std::vector<std::string>&, const std::vector<std::string>&) {
   not_built();

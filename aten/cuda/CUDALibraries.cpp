@@ -1,27 +1,38 @@
 // Note [CUDA libraries] (CUDALibraries.h): find and dlopen a CUDA math library once per process.
 #include "aten/cuda/CUDALibraries.h"
 
+#include "aten/core/Exception.h"
 #include "aten/cuda/CUDAHooks.h"
 
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <utility>
 
 namespace tl::cuda {
 
 namespace {
 
-std::function<std::vector<std::string>(const std::string&)>& resolver() {
-  static std::function<std::vector<std::string>(const std::string&)> r;
-  return r;
-}
+std::mutex candidates_mutex;
+std::map<std::string, std::vector<std::string>> candidates_by_soname;
 
 void add_error(std::string& error, const std::string& why) { error += (error.empty() ? "" : "; ") + why; }
 
+// {name, soname} of each library loaded this way.
+const std::vector<std::pair<std::string, std::string>> kLibraries{
+    {"CUBLAS", "libcublas.so.13"}, {"CUSOLVER", "libcusolver.so.12"}, {"CUFFT", "libcufft.so.12"}};
+
 }  // namespace
 
-void set_library_resolver(std::function<std::vector<std::string>(const std::string& soname)> r) {
-  resolver() = std::move(r);
+std::vector<std::string> cuda_library_sonames() {
+  std::vector<std::string> sonames;
+  for (const auto& library : kLibraries) sonames.push_back(library.second);
+  return sonames;
+}
+
+void set_library_candidates(const std::map<std::string, std::vector<std::string>>& candidates) {
+  std::lock_guard<std::mutex> lock(candidates_mutex);
+  candidates_by_soname = candidates;
 }
 
 CudaLibrary open_first_library(const std::vector<std::string>& paths, const std::vector<std::string>& required) {
@@ -51,25 +62,24 @@ CudaLibrary open_first_library(const std::vector<std::string>& paths, const std:
   return lib;
 }
 
-const CudaLibrary& cuda_library(const std::string& name, const std::string& soname,
-                                const std::vector<std::string>& required) {
+const CudaLibrary& cuda_library(const std::string& name, const std::vector<std::string>& required) {
   static std::mutex mutex;
   static std::map<std::string, CudaLibrary> loaded;  // a failed load is kept too: searched once
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (auto it = loaded.find(soname); it != loaded.end()) return it->second;
-  }
-  // The resolver takes the GIL: call it with no lock of ours held.
-  std::vector<std::string> paths;
-  const std::string env = "TORCHLITE_" + name + "_LIBRARY";
-  if (const char* p = std::getenv(env.c_str()); p && *p) paths = {p};
-  else if (resolver()) paths = resolver()(soname);
-  else paths = {soname};
-  CudaLibrary lib = open_first_library(paths, required);
   std::lock_guard<std::mutex> lock(mutex);
-  auto [it, inserted] = loaded.emplace(soname, lib);
-  if (!inserted && lib.handle) dlclose(lib.handle);  // another thread loaded it first
-  return it->second;
+  if (auto it = loaded.find(name); it != loaded.end()) return it->second;
+  std::string soname;
+  for (const auto& [n, s] : kLibraries)
+    if (n == name) soname = s;
+  TL_CHECK(!soname.empty(), "cuda_library: unknown library ", name);
+  std::vector<std::string> paths{soname};
+  const std::string env = "TORCHLITE_" + name + "_LIBRARY";
+  if (const char* p = std::getenv(env.c_str()); p && *p) {
+    paths = {p};
+  } else {
+    std::lock_guard<std::mutex> candidates_lock(candidates_mutex);
+    if (auto it = candidates_by_soname.find(soname); it != candidates_by_soname.end()) paths = it->second;
+  }
+  return loaded.emplace(name, open_first_library(paths, required)).first->second;
 }
 
 std::pair<std::string, std::string> library_probe(const std::vector<std::string>& paths,

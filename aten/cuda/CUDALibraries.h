@@ -3,14 +3,16 @@
 // each is dlopen'ed at its first use, so torchlite imports, and every operator runs, without
 // them: a kernel that finds no library takes its fallback (the tiled GEMM of MatmulKernel.cu; for
 // linalg and FFT, Note [Host fallback]). The candidates, in order: $TORCHLITE_<NAME>_LIBRARY alone
-// when it is set (a path); else what torchlite.cuda._library_candidates(soname) lists: the
-// library in NVIDIA's wheels on sys.path (site-packages/nvidia/cu13/lib for CUDA 13, or
+// when it is set (a path); else what torchlite.cuda._library_candidates(soname) listed at import:
+// the library in NVIDIA's wheels on sys.path (site-packages/nvidia/cu13/lib for CUDA 13, or
 // nvidia/<library>/lib), the bare soname (the system loader's search), then a CUDA toolkit's
-// lib64. The soname carries the ABI version, so any of them matches what the kernels call. The
-// first candidate that loads and defines every required symbol is kept for the process.
+// lib64; without that list, the bare soname. The soname carries the ABI version, so any of them
+// matches what the kernels call. The first candidate that loads and defines every required symbol
+// is kept for the process. The lists are handed over at import, not asked for at first use: a
+// kernel may load a library from a thread that runs without the GIL, inside a static initialiser
+// that a thread holding the GIL may be waiting on.
 #include <dlfcn.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,13 +25,10 @@ struct CudaLibrary {
   std::string error;
 };
 
-// soname (libcusolver.so.12) -> the paths to try, in order (cuda_library_resolver.cpp asks Python).
-void set_library_resolver(std::function<std::vector<std::string>(const std::string& soname)> resolver);
-
-// The library (name: CUSOLVER, the environment variable's middle part), loaded once per process
-// from the first candidate that has every symbol in `required`.
-const CudaLibrary& cuda_library(const std::string& name, const std::string& soname,
-                                const std::vector<std::string>& required);
+// The library `name` (CUBLAS, CUSOLVER or CUFFT: the environment variable's middle part), loaded
+// once per process from the first candidate that has every symbol in `required`. The candidate
+// lists come from set_library_candidates (CUDAHooks.h).
+const CudaLibrary& cuda_library(const std::string& name, const std::vector<std::string>& required);
 
 // Opens the first of `paths` that loads and has every symbol in `required`; the caller owns the
 // handle (dlclose). Exposed for the tests of the search.

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,7 +27,6 @@ constexpr Status kStatusSuccess = 0;
 constexpr int kOpN = 0, kOpT = 1;
 constexpr int kCompute32F = 68, kCompute32FFastTF32 = 77, kCompute64F = 70;
 constexpr int kGemmDefault = -1;
-constexpr const char* kSoname = "libcublas.so.13";
 
 using CreateFn = Status (*)(Handle*);
 using SetStreamFn = Status (*)(Handle, cudaStream_t);
@@ -50,7 +50,7 @@ const Library& library() {
   static const Library lib = [] {
     Library l;
     const CudaLibrary& found = cuda_library(
-        "CUBLAS", kSoname, {"cublasCreate_v2", "cublasSetStream_v2", "cublasGetStatusName", "cublasGemmStridedBatchedEx"});
+        "CUBLAS", {"cublasCreate_v2", "cublasSetStream_v2", "cublasGetStatusName", "cublasGemmStridedBatchedEx"});
     l.found = &found;
     if (!found.handle) return l;
     library_symbol(found.handle, l.create, "cublasCreate_v2");
@@ -62,8 +62,8 @@ const Library& library() {
   return lib;
 }
 
-// Whether the matrix products may use cuBLAS: TORCHLITE_CUBLAS=0 in the environment (read once)
-// or set_cublas_enabled(false) turn it off.
+// Whether the matrix products may use cuBLAS: TORCHLITE_CUBLAS=0 in the environment (read at the
+// first query, and again after set_cublas_enabled(nullopt)) or set_cublas_enabled(false) turn it off.
 enum class Switch { Unread, On, OffByEnvironment, OffByCall };
 std::atomic<Switch> cublas_switch{Switch::Unread};
 std::atomic<bool> allow_tf32{false};
@@ -99,7 +99,9 @@ Handle handle_for(const Library& lib, int device) {
 
 }  // namespace
 
-void set_cublas_enabled(bool enabled) { cublas_switch = enabled ? Switch::On : Switch::OffByCall; }
+void set_cublas_enabled(std::optional<bool> enabled) {
+  cublas_switch = !enabled ? Switch::Unread : *enabled ? Switch::On : Switch::OffByCall;
+}
 
 std::pair<std::string, std::string> gemm_backend() {
   switch (current_switch()) {

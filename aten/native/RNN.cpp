@@ -71,7 +71,8 @@ Rows<const T> rows_or_none(const Tensor& t) {
 // OpenMP outlining drops what it knew outside).
 template <typename T>
 std::vector<T> bias_row(int64_t width, const T* a, const T* b) {
-  std::vector<T> r(static_cast<size_t>(width), T(0));
+  // At least one element, so that data() is never null, even for a layer of hidden size 0.
+  std::vector<T> r(static_cast<size_t>(std::max<int64_t>(width, 1)), T(0));
   for (int64_t q = 0; q < width; ++q) r[q] = (a ? a[q] : T(0)) + (b ? b[q] : T(0));
   return r;
 }

@@ -122,6 +122,8 @@ void init_runtime(py::module_& m) {
   c.def("_stream_query", &cuda::stream_query, py::arg("stream"));
   c.def("_current_stream", &cuda::current_stream, py::arg("device"));
   c.def("_set_current_stream", &cuda::set_current_stream, py::arg("device"), py::arg("stream"));
+  c.def("_cuda_library_sonames", &cuda::cuda_library_sonames);
+  c.def("_set_library_candidates", &cuda::set_library_candidates, py::arg("candidates"));
   c.def("_set_cublas_enabled", &cuda::set_cublas_enabled, py::arg("enabled"));
   c.def("_gemm_backend", &cuda::gemm_backend);
   c.def("_library_probe", &cuda::library_probe, py::arg("paths"), py::arg("required"));

@@ -58,6 +58,11 @@ def _library_candidates(soname, search_path=None, toolkits=None) -> list:
     return found
 
 
+if _cuda.is_built():
+    # Note [CUDA libraries]: handed over at import, so that no kernel asks Python (the GIL) at first use.
+    _cuda._set_library_candidates({soname: _library_candidates(soname) for soname in _cuda._cuda_library_sonames()})
+
+
 def _gemm_backend() -> tuple:
     """The GEMM of the CUDA matrix products now: ("cublas", the library's path), ("tiled", why
     not cuBLAS) or ("none", why) without CUDA. The first call loads cuBLAS."""

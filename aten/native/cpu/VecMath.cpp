@@ -581,8 +581,8 @@ inline Split log2_ext(VF x) {
 // r1 = x - n p1 is exact (x and n p1 share the ulp 2^-23 or finer, and the difference is below
 // 1). Then r = r1 - n p2 rounds once in an fma; where |r| >= 2^-10, |r1| >= 2^-11 >= 2 |n p2|
 // so r1 - r is exact (Sterbenz) and d - n p2 is the fma's rounding error: seven operations in
-// all. The rare vectors with a lane near a multiple of pi/2 (or |x| < 2^-10), or with a lane
-// past kTrigMaxF, take a TwoSum instead; s gets the latter lanes (for libm). Testing both in
+// all. The rare vectors with a lane near a nonzero multiple of pi/2, or with a lane past
+// kTrigMaxF, take a TwoSum instead; s gets the latter lanes (for libm). Testing both in
 // one branch keeps the common path to one mask test.
 struct Reduced {
   VF r, lo;
@@ -595,7 +595,8 @@ inline Reduced reduce_pio2(VF x, VM& s) {
   VF r = fma(n, -kPio2LoF, r1);
   VF lo;
   VM far = !(abs(x) <= kTrigMaxF);
-  if (bits((r * r < 0x1p-20f) | far)) [[unlikely]] {
+  // n = 0 (|x| < pi/4: zeros, tiny values, a tail's padding) is exact as it is: r = x, lo = 0.
+  if (bits(((r * r < 0x1p-20f) & !(n == 0.f)) | far)) [[unlikely]] {
     s = far;
     VF t = n * kPio2LoF;
     VF te = fma(n, splat(kPio2LoF), -t);  // n p2 = t + te

@@ -8,6 +8,7 @@
 // the two-sided real transform. _fft_c2r always does: cuFFT's multi-dimensional complex-to-real
 // transform assumes a Hermitian input, while the CPU's treats every dim but the last as a
 // complex transform (and the registry compares the two on inputs that are not Hermitian).
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <list>
@@ -42,8 +43,11 @@ constexpr int kC2C = 0x29, kZ2Z = 0x69, kR2C = 0x2a, kD2Z = 0x6a;  // cufftType
 constexpr int kForward = -1, kInverse = 1;                         // CUFFT_FORWARD, CUFFT_INVERSE
 
 struct CuFFT {
-  cufftResult (*plan_many)(cufftHandle*, int rank, int* n, int* inembed, int istride, int idist, int* onembed,
-                           int ostride, int odist, int type, int batch);
+  cufftResult (*create)(cufftHandle*);
+  cufftResult (*set_auto_allocation)(cufftHandle, int);
+  cufftResult (*make_plan_many)(cufftHandle, int rank, int* n, int* inembed, int istride, int idist, int* onembed,
+                                int ostride, int odist, int type, int batch, size_t* work_size);
+  cufftResult (*set_work_area)(cufftHandle, void*);
   cufftResult (*set_stream)(cufftHandle, cudaStream_t);
   cufftResult (*exec_c2c)(cufftHandle, void* in, void* out, int direction);
   cufftResult (*exec_z2z)(cufftHandle, void* in, void* out, int direction);
@@ -55,16 +59,23 @@ struct CuFFT {
 // The loaded library's functions; nullptr without the library (or with one that lacks a function).
 const CuFFT* cufft() {
   static const CuFFT* lib = []() -> const CuFFT* {
-    void* h = cuda::cuda_library("CUFFT", "libcufft.so.12", {"cufftPlanMany"}).handle;
+    void* h = cuda::cuda_library("CUFFT", {"cufftCreate", "cufftSetAutoAllocation", "cufftMakePlanMany",
+                                           "cufftSetWorkArea", "cufftSetStream", "cufftExecC2C", "cufftExecZ2Z",
+                                           "cufftExecR2C", "cufftExecD2Z", "cufftDestroy"})
+                  .handle;
+    if (!h) return nullptr;
     static CuFFT c;
-    const bool ok = h && cuda::library_symbol(h, c.plan_many, "cufftPlanMany") &&
-                    cuda::library_symbol(h, c.set_stream, "cufftSetStream") &&
-                    cuda::library_symbol(h, c.exec_c2c, "cufftExecC2C") &&
-                    cuda::library_symbol(h, c.exec_z2z, "cufftExecZ2Z") &&
-                    cuda::library_symbol(h, c.exec_r2c, "cufftExecR2C") &&
-                    cuda::library_symbol(h, c.exec_d2z, "cufftExecD2Z") &&
-                    cuda::library_symbol(h, c.destroy, "cufftDestroy");
-    return ok ? &c : nullptr;
+    cuda::library_symbol(h, c.create, "cufftCreate");
+    cuda::library_symbol(h, c.set_auto_allocation, "cufftSetAutoAllocation");
+    cuda::library_symbol(h, c.make_plan_many, "cufftMakePlanMany");
+    cuda::library_symbol(h, c.set_work_area, "cufftSetWorkArea");
+    cuda::library_symbol(h, c.set_stream, "cufftSetStream");
+    cuda::library_symbol(h, c.exec_c2c, "cufftExecC2C");
+    cuda::library_symbol(h, c.exec_z2z, "cufftExecZ2Z");
+    cuda::library_symbol(h, c.exec_r2c, "cufftExecR2C");
+    cuda::library_symbol(h, c.exec_d2z, "cufftExecD2Z");
+    cuda::library_symbol(h, c.destroy, "cufftDestroy");
+    return &c;
   }();
   return lib;
 }
@@ -111,9 +122,11 @@ Tensor permuted_copy(const Tensor& x, std::vector<int64_t> order) {
 // Note [cuFFT plan cache]: making a plan costs far more than a small transform, so plans are kept
 // per device, keyed by their signal sizes, type and batch, as torch.backends.cuda.cufft_plan_cache
 // describes: at most max_size of them (4096 by default; 0 makes, runs and destroys one per call),
-// the least recently used destroyed first. A plan's work area may still be in use by a queued
-// transform, so the device is synchronized before any plan is destroyed. One thread at a time uses
-// a plan: the cache's lock is held from cufftSetStream until its transform is queued.
+// the least recently used destroyed first, after a device synchronize (a queued transform may still
+// use the plan). Plans have no work area of their own: each run takes one from the caching
+// allocator on its stream, so two streams running one plan at once never share scratch memory,
+// and the memory is the allocator's to reuse. The cache's lock is held from binding the stream and
+// work area until the transform is queued.
 struct PlanKey {
   std::vector<int> n;
   int type;
@@ -121,26 +134,28 @@ struct PlanKey {
   auto operator<=>(const PlanKey&) const = default;
 };
 
+struct Plan {
+  cufftHandle handle = 0;
+  size_t work_size = 0;
+};
+
 class PlanCache {
  public:
-  // Runs exec(plan) with the plan for `key` bound to `stream`, making the plan if needed.
+  // Runs exec(plan) with the plan for `key` bound to `stream` and a fresh work area, making the
+  // plan if needed.
   template <typename F>
-  cufftResult run(const CuFFT& lib, const PlanKey& key, cudaStream_t stream, F&& exec) {
+  cufftResult run(const CuFFT& lib, const PlanKey& key, int device, cudaStream_t stream, F&& exec) {
     std::lock_guard<std::mutex> lock(mutex_);
-    cufftHandle plan = 0;
+    Plan plan;
     if (auto it = index_.find(key); it != index_.end()) {
       lru_.splice(lru_.begin(), lru_, it->second);  // most recently used first
       plan = it->second->second;
     } else {
-      std::vector<int> dims = key.n;
-      check_result(lib.plan_many(&plan, static_cast<int>(dims.size()), dims.data(), nullptr, 1, 0, nullptr, 1, 0,
-                                 key.type, key.batch),
-                   "cufftPlanMany");
+      plan = make_plan(lib, key);
       if (max_size_ == 0) {
-        cufftResult result = lib.set_stream(plan, stream);
-        if (result == 0) result = exec(plan);
+        const cufftResult result = run_plan_once(lib, plan, device, stream, exec);
         const cudaError_t synced = cudaStreamSynchronize(stream);
-        lib.destroy(plan);
+        lib.destroy(plan.handle);
         TL_CUDA_CHECK(synced);
         return result;
       }
@@ -148,8 +163,7 @@ class PlanCache {
       index_[key] = lru_.begin();
       evict_locked(lib, max_size_);
     }
-    cufftResult result = lib.set_stream(plan, stream);
-    return result == 0 ? exec(plan) : result;
+    return run_plan_once(lib, plan, device, stream, exec);
   }
 
   int64_t size() {
@@ -179,15 +193,38 @@ class PlanCache {
     if (lru_.size() <= keep) return;
     TL_CUDA_CHECK(cudaDeviceSynchronize());
     while (lru_.size() > keep) {
-      lib.destroy(lru_.back().second);
+      lib.destroy(lru_.back().second.handle);
       index_.erase(lru_.back().first);
       lru_.pop_back();
     }
   }
 
+  static Plan make_plan(const CuFFT& lib, const PlanKey& key) {
+    Plan plan;
+    check_result(lib.create(&plan.handle), "cufftCreate");
+    std::vector<int> dims = key.n;
+    cufftResult result = lib.set_auto_allocation(plan.handle, 0);
+    if (result == 0)
+      result = lib.make_plan_many(plan.handle, static_cast<int>(dims.size()), dims.data(), nullptr, 1, 0, nullptr, 1, 0,
+                                  key.type, key.batch, &plan.work_size);
+    if (result != 0) lib.destroy(plan.handle);
+    check_result(result, "cufftMakePlanMany");
+    return plan;
+  }
+
+  template <typename F>
+  static cufftResult run_plan_once(const CuFFT& lib, const Plan& plan, int device, cudaStream_t stream, F& exec) {
+    // Freed when this returns: the allocator reuses it only for work queued later on this stream.
+    const std::vector<int64_t> bytes{static_cast<int64_t>(std::max<size_t>(plan.work_size, 1))};
+    const Tensor work = empty_tensor(bytes, TensorOptions(ScalarType::Byte, Device(DeviceType::CUDA, device)));
+    cufftResult result = lib.set_stream(plan.handle, stream);
+    if (result == 0) result = lib.set_work_area(plan.handle, work.data_ptr());
+    return result == 0 ? exec(plan.handle) : result;
+  }
+
   std::mutex mutex_;
-  std::list<std::pair<PlanKey, cufftHandle>> lru_;  // most recently used first
-  std::map<PlanKey, std::list<std::pair<PlanKey, cufftHandle>>::iterator> index_;
+  std::list<std::pair<PlanKey, Plan>> lru_;  // most recently used first
+  std::map<PlanKey, std::list<std::pair<PlanKey, Plan>>::iterator> index_;
   size_t max_size_ = 4096;
 };
 
@@ -208,7 +245,7 @@ void run_plan(const CuFFT& lib, const Tensor& in, const std::vector<int>& n, int
   const int batch = static_cast<int>(in.numel() / signal);
   const int device = cuda::resolve_device(in.device().index);
   cuda::CUDAGuard guard(device);
-  check_result(plan_cache(device).run(lib, PlanKey{n, type, batch}, cuda::current_cuda_stream(device), exec),
+  check_result(plan_cache(device).run(lib, PlanKey{n, type, batch}, device, cuda::current_cuda_stream(device), exec),
                "cufftExec");
 }
 

@@ -80,7 +80,11 @@ bool resolve_routines(void* lib, Routines<T>& r, char p) {
 // The loaded library's routines; nullptr without the library (or with one that lacks a routine).
 const CuSolver* cusolver() {
   static const CuSolver* lib = []() -> const CuSolver* {
-    void* handle = cuda::cuda_library("CUSOLVER", "libcusolver.so.12", {"cusolverDnCreate"}).handle;
+    std::vector<std::string> symbols{"cusolverDnCreate", "cusolverDnSetStream"};
+    for (const char* prefix : {"cusolverDnS", "cusolverDnD"})
+      for (const char* routine : {"potrf_bufferSize", "potrf", "getrf_bufferSize", "getrf", "syevd_bufferSize", "syevd"})
+        symbols.push_back(std::string(prefix) + routine);
+    void* handle = cuda::cuda_library("CUSOLVER", symbols).handle;
     static CuSolver c;
     const bool ok = handle && cuda::library_symbol(handle, c.create, "cusolverDnCreate") &&
                     cuda::library_symbol(handle, c.set_stream, "cusolverDnSetStream") &&
