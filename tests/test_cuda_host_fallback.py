@@ -134,6 +134,9 @@ def test_cufft_plan_cache_keeps_plans_and_results():
     values are the CPU's whatever the cache holds."""
     cache = tl.backends.cuda.cufft_plan_cache[0]
     assert tl.backends.cuda.cufft_plan_cache.max_size == cache.max_size == 4096
+    assert tl.backends.cuda.cufft_plan_cache["cuda"].device_index == tl.cuda.current_device()
+    with pytest.raises(RuntimeError, match="read-only"):
+        cache.size = 3
     rng = np.random.default_rng(3)
     signals = [rng.standard_normal((2, n)) + 1j * rng.standard_normal((2, n)) for n in (8, 12, 8)]
 

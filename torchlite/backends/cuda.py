@@ -55,6 +55,11 @@ class cuFFTPlanCache:
         """How many plans the cache holds (read-only; set max_size to change the capacity)."""
         return _C._cuda._cufft_plan_cache_size(self.device_index)
 
+    @size.setter
+    def size(self, value):
+        raise RuntimeError("cufft_plan_cache.size is read-only (the number of plans held); set max_size to change "
+                           "the capacity")
+
     @property
     def max_size(self):
         return _C._cuda._cufft_plan_cache_max_size(self.device_index)
@@ -73,7 +78,10 @@ class cuFFTPlanCacheManager:
     def __getitem__(self, device):
         import torchlite.cuda
 
-        index = torchlite.cuda._index(device)
+        # A device without an index ("cuda") is the current one.
+        index = device if isinstance(device, int) else torchlite.device(device).index
+        if index is None:
+            index = torchlite.cuda.current_device()
         count = torchlite.cuda.device_count()
         if not 0 <= index < count:
             raise RuntimeError(f"cufft_plan_cache: expected 0 <= device index < {count}, but got device with "
