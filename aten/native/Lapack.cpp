@@ -53,8 +53,11 @@ Fn resolve(const char* name) {
   return reinterpret_cast<Fn>(sym);
 }
 
-// One pointer per routine and dtype, looked up at its first call.
+// One pointer per routine and dtype, looked up at its first call. The library is loaded first,
+// outside the static's initialisation: loading may wait for the GIL, and a thread holding the GIL
+// may be waiting on that initialisation (a second thread calling the same routine).
 #define TL_LAPACK_FN(var, name, type) \
+  (void)library();                    \
   static const auto var = resolve<type>(name)
 
 template <typename T> constexpr char prefix() { return std::is_same_v<T, float> ? 's' : 'd'; }
