@@ -102,31 +102,35 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
-void batch_norm_cuda(const BatchNormForward& a) {
-  const int device = a.x.device().index;
+// Calls launch(tag, stream) for x's dtype with x's device current: a launch of one block per channel.
+template <typename F>
+void launch_per_channel(const Tensor& x, const char* what, F&& launch) {
+  const int device = x.device().index;
   cuda::CUDAGuard guard(device);
-  cudaStream_t stream = cuda::current_cuda_stream(device);
-  dispatch_float_double(a.x.dtype(), "native_batch_norm", [&](auto tag) {
+  const cudaStream_t stream = cuda::current_cuda_stream(device);
+  dispatch_float_double(x.dtype(), what, [&](auto tag) {
+    launch(tag, stream);
+    TL_CUDA_KERNEL_LAUNCH_CHECK();
+  });
+}
+
+void batch_norm_cuda(const BatchNormForward& a) {
+  launch_per_channel(a.x, "native_batch_norm", [&](auto tag, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
     batch_norm_forward_kernel<T><<<static_cast<unsigned>(a.p.C), kThreads, 0, stream>>>(
         a.p, a.training, a.momentum, a.eps, a.x.data_ptr<T>(), ptr_or_null<T>(a.weight), ptr_or_null<T>(a.bias),
         ptr_or_null<T>(a.running_mean), ptr_or_null<T>(a.running_var), a.y.data_ptr<T>(), a.save_mean.data_ptr<T>(),
         a.save_invstd.data_ptr<T>());
-    TL_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
 void batch_norm_backward_cuda(const BatchNormBackward& a) {
-  const int device = a.x.device().index;
-  cuda::CUDAGuard guard(device);
-  cudaStream_t stream = cuda::current_cuda_stream(device);
-  dispatch_float_double(a.x.dtype(), "native_batch_norm_backward", [&](auto tag) {
+  launch_per_channel(a.x, "native_batch_norm_backward", [&](auto tag, cudaStream_t stream) {
     using T = typename decltype(tag)::type;
     batch_norm_backward_kernel<T><<<static_cast<unsigned>(a.p.C), kThreads, 0, stream>>>(
         a.p, a.train, a.grad_out.data_ptr<T>(), a.x.data_ptr<T>(), ptr_or_null<T>(a.weight), a.mean.data_ptr<T>(),
         a.invstd.data_ptr<T>(), ptr_or_null<T>(a.grad_input), ptr_or_null<T>(a.grad_weight),
         ptr_or_null<T>(a.grad_bias));
-    TL_CUDA_KERNEL_LAUNCH_CHECK();
   });
 }
 
