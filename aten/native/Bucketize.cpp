@@ -1,14 +1,13 @@
 // searchsorted and bucketize: a binary search of each value in its row of sorted boundaries.
 // A 1-D boundaries tensor serves every value; otherwise boundaries and values share their leading
 // dims and row r of values is searched in row r of boundaries.
-#include <omp.h>
-
 #include <algorithm>
 #include <string>
 #include <type_traits>
 
 #include "aten/native/Bucketize.h"
 #include "aten/native/ShapeUtils.h"
+#include "aten/native/Parallel.h"
 #include "generated/ops/bucketize.h"
 #include "generated/ops/bucketize_native.h"
 #include "generated/ops/contiguous.h"
@@ -46,7 +45,7 @@ void searchsorted_kernel_cpu(const Tensor& seq, const Tensor& vals, const Tensor
     const T* v = vals.data_ptr<T>();
     auto search = [&](auto* out) {
       const int64_t total = vals.numel();
-#pragma omp parallel for schedule(static) if (total >= kGrain)
+#pragma omp parallel for schedule(static) if (worth_parallel(total, total, kGrain))
       for (int64_t i = 0; i < total; ++i) {
         const T* row = s + (per_row == 0 ? 0 : (i / per_row) * n);
         const T* pos = right ? std::upper_bound(row, row + n, v[i]) : std::lower_bound(row, row + n, v[i]);

@@ -1,12 +1,11 @@
 // Cumulative sum, product, logsumexp, max and min along a dim. The input is viewed as [outer, n, inner] (contiguous):
 // for inner == 1 each row is one running accumulator; otherwise step i adds row i to row i-1
 // over the whole inner run, a contiguous loop the compiler vectorises. OpenMP splits outer.
-#include <omp.h>
-
 #include <cmath>
 #include <tuple>
 
 #include "aten/native/ShapeUtils.h"
+#include "aten/native/Parallel.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/cummax.h"
@@ -23,7 +22,6 @@ namespace tl::native {
 
 namespace {
 
-constexpr int64_t kGrain = 1 << 15;
 
 // PyTorch's rule: an explicit dtype wins, then out's dtype, then integral inputs scan in Long.
 ScalarType scan_dtype(const Tensor& self, std::optional<ScalarType> dtype, const Tensor& out) {
@@ -36,7 +34,7 @@ ScalarType scan_dtype(const Tensor& self, std::optional<ScalarType> dtype, const
 template <typename T, typename Op>
 void scan_kernel(const T* src, T* dst, int64_t outer, int64_t n, int64_t inner, Op op) {
   using acc_t = opmath_t<T>;
-#pragma omp parallel for schedule(static) if (outer > 1 && outer * n * inner >= kGrain)
+#pragma omp parallel for schedule(static) if (worth_parallel(outer, outer * n * inner))
   for (int64_t o = 0; o < outer; ++o) {
     const T* s = src + o * n * inner;
     T* d = dst + o * n * inner;
@@ -90,7 +88,7 @@ Tensor scan_out(const char* what, const Tensor& self, int64_t dim, std::optional
 // forward and a NaN, once seen, stays the extreme (x >= best, as PyTorch's cummax).
 template <typename T, bool IsMax>
 void cum_extreme_kernel(const T* src, T* vals, int64_t* idx, int64_t outer, int64_t n, int64_t inner) {
-#pragma omp parallel for schedule(static) if (outer > 1 && outer * n * inner >= kGrain)
+#pragma omp parallel for schedule(static) if (worth_parallel(outer, outer * n * inner))
   for (int64_t o = 0; o < outer; ++o) {
     const T* s = src + o * n * inner;
     T* v = vals + o * n * inner;

@@ -1,8 +1,6 @@
 // Sorting and selection along one dim (sort, topk, kthvalue, median, mode). Note [Rows along a dim]: each kernel moves the dim
 // last and makes the tensor contiguous, so every row is a contiguous run handled on its own
 // (OpenMP over rows), then moves the dim back in the results.
-#include <omp.h>
-
 #include <algorithm>
 #include <numeric>
 #include <tuple>
@@ -13,6 +11,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/Sorting.h"
 #include "aten/native/ShapeUtils.h"
+#include "aten/native/Parallel.h"
 #include "generated/ops/add.h"
 #include "generated/ops/arange.h"
 #include "generated/ops/argmax.h"
@@ -105,7 +104,7 @@ int64_t row_length(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.siz
 // Runs f(row_index) over `rows` rows of `n` elements, in parallel when the work is large.
 template <typename F>
 void for_rows(int64_t rows, int64_t n, F&& f) {
-#pragma omp parallel for schedule(static) if (rows > 1 && rows * n >= kGrain)
+#pragma omp parallel for schedule(static) if (worth_parallel(rows, rows * n, kGrain))
   for (int64_t r = 0; r < rows; ++r) f(r);
 }
 

@@ -4,13 +4,12 @@
 // transformed (rows run in parallel), and the rows are moved back. `normalization` is PyTorch's
 // fft_norm_mode: 0 none, 1 divide by sqrt(n), 2 divide by n, n the signal size (the product of
 // the transformed sizes; each pass applies its own dim's share).
-#include <omp.h>
-
 #include <cmath>
 #include <vector>
 
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/cpu/FFTPlan.h"
+#include "aten/native/Parallel.h"
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fft_c2c_native.h"
 #include "generated/ops/_fft_c2r.h"
@@ -61,7 +60,7 @@ void check_normalization(int64_t normalization) {
 // is a per-thread buffer of work_size elements.
 template <typename C, typename F>
 void for_fft_rows(int64_t rows, int64_t n, int64_t work_size, F&& f) {
-#pragma omp parallel if (rows > 1 && rows * n >= kGrain)
+#pragma omp parallel if (worth_parallel(rows, rows * n, kGrain))
   {
     std::vector<C> work(static_cast<size_t>(work_size));
 #pragma omp for schedule(static)

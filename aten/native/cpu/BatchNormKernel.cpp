@@ -1,19 +1,16 @@
 // The CPU loops of batch norm (Note [Batch norm stubs] in BatchNorm.h): one channel per iteration,
 // OpenMP over the channels when the work is large enough.
-#include <omp.h>
-
 #include <cmath>
 
 #include "aten/native/BatchNorm.h"
 #include "aten/native/OptionalTensor.h"
+#include "aten/native/Parallel.h"
 
 namespace tl::native {
 
 namespace {
 
-bool parallel(const BatchNormPlanes& p) {
-  return p.C > 1 && p.C * p.N * p.S >= (int64_t(1) << 15) && omp_get_max_threads() > 1;
-}
+bool parallel(const BatchNormPlanes& p) { return worth_parallel(p.C, p.C * p.N * p.S); }
 
 void batch_norm_kernel(const BatchNormForward& a) {
   const BatchNormPlanes p = a.p;

@@ -10,8 +10,6 @@
 //
 // Operands must be defined, have their parameter's shape and dtype, and live on its device.
 // A non-contiguous operand is computed on a contiguous copy, copied back afterwards.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -20,6 +18,7 @@
 
 #include "aten/core/Tensor.h"
 #include "aten/native/FusedOptimizers.h"
+#include "aten/native/Parallel.h"
 #include "generated/ops/_foreach_add_native.h"
 #include "generated/ops/_foreach_mul_native.h"
 #include "generated/ops/_foreach_norm_native.h"
@@ -67,7 +66,7 @@ struct CpuLoop {
       for (int64_t b = 0; b < n; b += kGrain) chunks.push_back({static_cast<int64_t>(i), b, std::min(n, b + kGrain)});
     }
     const int64_t nchunks = static_cast<int64_t>(chunks.size());
-    const bool parallel = total > kGrain && nchunks > 1 && !omp_in_parallel() && omp_get_max_threads() > 1;
+    const bool parallel = worth_parallel(nchunks, total, kGrain);
 #pragma omp parallel for schedule(static) if (parallel)
     for (int64_t c = 0; c < nchunks; ++c) fn(chunks[c].index, chunks[c].begin, chunks[c].end);
   }
@@ -165,7 +164,7 @@ std::vector<Tensor> _foreach_norm_kernel_cpu(TensorList self, const Scalar& ord,
       const scalar_t* x = static_cast<const scalar_t*>(t.data_ptr());
       double acc = std::isinf(p) && p < 0 ? std::numeric_limits<double>::infinity() : 0.0;
       if (p == 2.0) {
-#pragma omp parallel for reduction(+ : acc) if (n > 4 * kGrain && !omp_in_parallel())
+#pragma omp parallel for reduction(+ : acc) if (worth_parallel(n, n, 4 * kGrain))
         for (int64_t j = 0; j < n; ++j) {
           const double v = static_cast<double>(x[j]);
           acc += v * v;

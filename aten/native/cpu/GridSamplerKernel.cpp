@@ -1,7 +1,5 @@
 // CPU loops of grid_sampler_2d / grid_sampler_3d and their backward (layout in GridSampler.h,
 // the per-point taps in GridSamplerTaps.h).
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -9,6 +7,7 @@
 
 #include "aten/native/GridSampler.h"
 #include "aten/native/GridSamplerTaps.h"
+#include "aten/native/Parallel.h"
 
 namespace tl::native {
 
@@ -32,7 +31,7 @@ void sample_forward(const GridSamplerGeom& g, const T* xp, const T* gp, T* op) {
   const int K = tap_count(g.mode, ND);
   const int64_t plane = plane_size(g), P = g.points, C = g.C;
   const int64_t blocks_per_n = (P + kBlock - 1) / kBlock, blocks = g.N * blocks_per_n;
-  const bool parallel = blocks > 1 && g.N * P * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
+  const bool parallel = worth_parallel(blocks, g.N * P * std::max<int64_t>(C, 1), kGrain);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t n = b / blocks_per_n, p0 = (b % blocks_per_n) * kBlock, len = std::min(kBlock, P - p0);
@@ -66,7 +65,7 @@ void sample_backward(const GridSamplerGeom& g, const T* gop, const T* xp, const 
   const int K = tap_count(g.mode, ND);
   const int64_t plane = plane_size(g), P = g.points, C = g.C;
   // Points of one batch element scatter into the same input gradient: batches run in parallel.
-  const bool parallel = g.N > 1 && g.N * P * std::max<int64_t>(C, 1) >= kGrain && omp_get_max_threads() > 1;
+  const bool parallel = worth_parallel(g.N, g.N * P * std::max<int64_t>(C, 1), kGrain);
 #pragma omp parallel for schedule(static) if (parallel)
   for (int64_t n = 0; n < g.N; ++n) {
     std::vector<Taps<T, ND, true>> taps(static_cast<size_t>(std::min(kBlock, P)));

@@ -1,20 +1,13 @@
 // CPU loops of reflection / replication padding (geometry in Padding.h). Planes are independent:
 // OpenMP splits them when the work is large enough.
-#include <omp.h>
-
 #include <cstring>
 
 #include "aten/native/Padding.h"
+#include "aten/native/Parallel.h"
 
 namespace tl::native {
 
 namespace {
-
-constexpr int64_t kGrain = 1 << 15;  // elements below which one thread does it all
-
-bool parallel_for(int64_t planes, int64_t work_per_plane) {
-  return planes > 1 && planes * work_per_plane >= kGrain && omp_get_max_threads() > 1;
-}
 
 // Gathers with T a same-sized unsigned integer: the copy needs only the element size.
 template <typename T>
@@ -22,7 +15,7 @@ void gather_loop(const PlaneGather& g, const Tensor& x, const Tensor& out) {
   const T* xp = static_cast<const T*>(x.data_ptr());
   T* op = static_cast<T*>(out.data_ptr());
   const int64_t in_plane = g.D * g.H * g.W, out_plane = g.OD * g.OH * g.OW;
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * out_plane))
   for (int64_t p = 0; p < g.planes; ++p) {
     const T* xs = xp + p * in_plane;
     T* os = op + p * out_plane;
@@ -41,7 +34,7 @@ void scatter_loop(const PlaneGather& g, const Tensor& gy, const Tensor& gx) {
   const T* gyp = gy.data_ptr<T>();
   T* gxp = gx.data_ptr<T>();
   const int64_t in_plane = g.D * g.H * g.W, out_plane = g.OD * g.OH * g.OW;
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * out_plane))
   for (int64_t p = 0; p < g.planes; ++p) {
     T* gs = gxp + p * in_plane;
     std::memset(gs, 0, sizeof(T) * static_cast<size_t>(in_plane));

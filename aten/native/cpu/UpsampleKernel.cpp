@@ -1,22 +1,15 @@
 // CPU loops of bilinear upsampling (geometry in Upsample.h). The source positions follow
 // PyTorch's arithmetic (in the tensor's own precision) so results agree to rounding.
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "aten/native/Parallel.h"
 #include "aten/native/Upsample.h"
 
 namespace tl::native {
 
 namespace {
-
-constexpr int64_t kGrain = 1 << 15;
-
-bool parallel_for(int64_t planes, int64_t work_per_plane) {
-  return planes > 1 && planes * work_per_plane >= kGrain && omp_get_max_threads() > 1;
-}
 
 void upsample_bilinear2d_kernel(const BilinearGeom& g, const Tensor& x, const Tensor& out) {
   dispatch_float_double(x.dtype(), "upsample_bilinear2d", [&](auto tag) {
@@ -26,7 +19,7 @@ void upsample_bilinear2d_kernel(const BilinearGeom& g, const Tensor& x, const Te
     const T* xp = x.data_ptr<T>();
     T* op = out.data_ptr<T>();
     const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane * 4))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * out_plane * 4))
     for (int64_t p = 0; p < g.planes; ++p) {
       const T* xs = xp + p * in_plane;
       T* os = op + p * out_plane;
@@ -52,7 +45,7 @@ void upsample_bilinear2d_backward_kernel(const BilinearGeom& g, const Tensor& gy
     const T* gyp = gy.data_ptr<T>();
     T* gxp = gx.data_ptr<T>();
     const int64_t in_plane = g.H * g.W, out_plane = g.OH * g.OW;
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane * 4))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * out_plane * 4))
     for (int64_t p = 0; p < g.planes; ++p) {
       T* gs = gxp + p * in_plane;
       std::memset(gs, 0, sizeof(T) * static_cast<size_t>(in_plane));
