@@ -8,6 +8,17 @@
 #define TL_DEVICE
 #endif
 
+// Note [Outlined device math]: a heavy scalar function (a series, a recurrence, a continued
+// fraction) stays one out-of-line copy per CUDA kernel. Inlined, it was copied into each unrolled
+// lane of the vectorized elementwise kernel and into the strided one: the special functions were
+// about 45% of the stub shards' device code, and ptxas time follows code size. Per element the
+// call costs little next to the function's own loop. CPU builds inline as before.
+#if defined(__CUDACC__)
+#define TL_DEVICE_OUTLINED __noinline__
+#else
+#define TL_DEVICE_OUTLINED
+#endif
+
 #if defined(__GNUC__)
 #define TL_LIKELY(x) __builtin_expect(!!(x), 1)
 #define TL_UNLIKELY(x) __builtin_expect(!!(x), 0)

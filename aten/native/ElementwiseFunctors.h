@@ -183,7 +183,7 @@ TL_HOST_DEVICE inline double erf(double x) { return std::erf(x); }
 // erfinv: Giles' single-precision approximation ("Approximating the erfinv function", GPU
 // Computing Gems, 2011) refined by two Newton steps on erf(y) = x in double, which gives full
 // double precision. erfinv(+-1) = +-inf, |x| > 1 gives NaN.
-TL_HOST_DEVICE inline double erfinv(double x) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline double erfinv(double x) {
   if (!(x > -1.0 && x < 1.0)) {
     if (x == 1.0) return std::numeric_limits<double>::infinity();
     if (x == -1.0) return -std::numeric_limits<double>::infinity();

@@ -9,7 +9,7 @@
 namespace tl::native::ew {
 
 template <typename T>
-TL_HOST_DEVICE inline T digamma(T x) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T digamma(T x) {
   // psi(+-0) = -+inf, psi of a negative integer (and of -inf) is NaN, as in PyTorch.
   if (x == T(0)) return std::copysign(std::numeric_limits<T>::infinity(), -x);
   T result = 0;
@@ -37,7 +37,7 @@ TL_HOST_DEVICE inline T digamma(T x) {
 // non-integer q are fine): direct sum until q + k > 9, then Euler-Maclaurin with the
 // Bernoulli terms (2j)! / B_2j.
 template <typename T>
-TL_HOST_DEVICE inline T hurwitz_zeta(T s, T q) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T hurwitz_zeta(T s, T q) {
   const T inf = std::numeric_limits<T>::infinity();
   if (q <= T(0) && q == std::floor(q)) return inf;  // a pole (q = +inf gives NaN, as in PyTorch)
   const T eps = std::numeric_limits<T>::epsilon();
@@ -75,7 +75,7 @@ TL_HOST_DEVICE inline T hurwitz_zeta(T s, T q) {
 // cancellation), then the asymptotic series e^x / sqrt(2 pi x) sum_k prod_{j<=k} ((2j-1)^2 - 4 nu^2)
 // / (k! (8x)^k).
 template <typename T>
-TL_HOST_DEVICE inline T bessel_i(T x, bool order1, bool scaled = false) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T bessel_i(T x, bool order1, bool scaled = false) {
   const T eps = std::numeric_limits<T>::epsilon();
   T ax = std::fabs(x);
   T result;
@@ -108,7 +108,7 @@ TL_HOST_DEVICE inline T bessel_i(T x, bool order1, bool scaled = false) {
 // hi = x rounded to few enough bits that hi^2 is exact, so e^(x^2) carries no error from
 // rounding x^2; beyond, the asymptotic series 1/(x sqrt(pi)) sum_k (-1)^k (2k-1)!! / (2x^2)^k.
 template <typename T>
-TL_HOST_DEVICE inline T erfcx(T x) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T erfcx(T x) {
   constexpr bool single = sizeof(T) < 8;
   if (x != x) return x;
   if (x < T(single ? -10 : -27)) return std::numeric_limits<T>::infinity();  // 2 e^(x^2) overflows
@@ -129,7 +129,7 @@ TL_HOST_DEVICE inline T erfcx(T x) {
 // log(ndtr(x)) = log(erfc(-x / sqrt 2) / 2): the lower tail through erfcx (log erfc would
 // underflow), the upper tail through log1p.
 template <typename T>
-TL_HOST_DEVICE inline T log_ndtr(T x) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T log_ndtr(T x) {
   T t = x * T(0.70710678118654752440);
   if (x < T(-1)) return std::log(erfcx(-t) / T(2)) - x * x / T(2);
   return std::log1p(-std::erfc(t) / T(2));
@@ -138,7 +138,7 @@ TL_HOST_DEVICE inline T log_ndtr(T x) {
 // Riemann/Hurwitz zeta as torch.special.zeta: a pole at s = 1, NaN for s < 1, and for q <= 0
 // a pole at integer q, NaN for non-integer s.
 template <typename T>
-TL_HOST_DEVICE inline T zeta(T s, T q) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T zeta(T s, T q) {
   if (s == T(1)) return std::numeric_limits<T>::infinity();
   if (s < T(1)) return std::numeric_limits<T>::quiet_NaN();
   if (q <= T(0) && q != std::floor(q) && s != std::floor(s)) return std::numeric_limits<T>::quiet_NaN();
@@ -242,7 +242,7 @@ TL_HOST_DEVICE inline BesselJY<T> bessel_jy_hankel(T x) {
 }
 
 template <typename T>
-TL_HOST_DEVICE inline BesselJY<T> bessel_jy(T x) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline BesselJY<T> bessel_jy(T x) {
   if (x < T(2)) return bessel_jy_series(x);
   if (x < T(20)) return bessel_jy_miller(x);
   return bessel_jy_hankel(x);
@@ -301,7 +301,7 @@ TL_HOST_DEVICE inline T scaled_bessel_k_cf2(T x, T mu, T* ratio) {
 // Up to 2, K0 = -(ln(x/2) + gamma) I0 + sum_k H_k (x^2/4)^k / (k!)^2 and K1 from the Wronskian
 // I0 K1 + I1 K0 = 1/x; beyond, the continued fraction above.
 template <typename T>
-TL_HOST_DEVICE inline T bessel_k(T x, bool order1, bool scaled) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T bessel_k(T x, bool order1, bool scaled) {
   const T inf = std::numeric_limits<T>::infinity(), eps = std::numeric_limits<T>::epsilon();
   if (x != x) return x;
   if (x < T(0)) return std::numeric_limits<T>::quiet_NaN();
@@ -332,7 +332,7 @@ TL_HOST_DEVICE inline T bessel_k(T x, bool order1, bool scaled) {
 // Ai(x) = sqrt(x/3) K_{1/3}(zeta) / pi with the continued fraction; below -7, the asymptotic
 // expansion DLMF 9.7.9 with u_k = u_{k-1} (6k-5)(6k-3)(6k-1) / ((2k-1) 216 k), whose smallest term
 // there is ~1e-12 of the amplitude, as is the series' rounding. Ai vanishes at both infinities.
-TL_HOST_DEVICE inline double airy_ai(double x) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline double airy_ai(double x) {
   const double pi = 3.14159265358979323846, eps = std::numeric_limits<double>::epsilon();
   if (x != x) return x;
   if (std::fabs(x) == std::numeric_limits<double>::infinity()) return 0.0;
@@ -378,7 +378,7 @@ TL_HOST_DEVICE inline T spherical_bessel_j0(T x) {
 // torch's values at the edges. For x < a + 1 the series P = x^a e^-x / Gamma(a + 1)
 // sum_n x^n / ((a+1)...(a+n)); otherwise Legendre's continued fraction for Q by Lentz's method.
 template <typename T>
-TL_HOST_DEVICE inline T incomplete_gamma(T a, T x, bool upper) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T incomplete_gamma(T a, T x, bool upper) {
   const T nan = std::numeric_limits<T>::quiet_NaN(), inf = std::numeric_limits<T>::infinity();
   const T eps = std::numeric_limits<T>::epsilon();
   if (a != a || x != x || x < T(0) || a < T(0)) return nan;

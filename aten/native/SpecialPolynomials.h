@@ -35,7 +35,7 @@ TL_HOST_DEVICE inline T chebyshev_recurrence(T x, int64_t n, T p1) {
 
 // kind: 0 = T, 1 = U, 2 = V, 3 = W.
 template <typename T>
-TL_HOST_DEVICE inline T chebyshev_polynomial(T x, T degree, int kind) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T chebyshev_polynomial(T x, T degree, int kind) {
   int64_t n = polynomial_degree(degree);
   if (n < 0) return T(0);
   bool odd = n % 2 == 1;
@@ -68,7 +68,7 @@ TL_HOST_DEVICE inline T chebyshev_polynomial(T x, T degree, int kind) {
 // Physicists' Hermite H (H_{k+1} = 2x H_k - 2k H_{k-1}) or, with `probabilists`, He
 // (He_{k+1} = x He_k - k He_{k-1}).
 template <typename T>
-TL_HOST_DEVICE inline T hermite_polynomial(T x, T degree, bool probabilists) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T hermite_polynomial(T x, T degree, bool probabilists) {
   int64_t n = polynomial_degree(degree);
   if (n < 0) return T(0);
   if (n == 0) return T(1);
@@ -86,7 +86,7 @@ TL_HOST_DEVICE inline T hermite_polynomial(T x, T degree, bool probabilists) {
 
 // Laguerre L: (k + 1) L_{k+1} = (2k + 1 - x) L_k - k L_{k-1}.
 template <typename T>
-TL_HOST_DEVICE inline T laguerre_polynomial(T x, T degree) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T laguerre_polynomial(T x, T degree) {
   int64_t n = polynomial_degree(degree);
   if (n < 0) return T(0);
   if (n == 0 || x == T(0)) return T(1);
@@ -101,7 +101,7 @@ TL_HOST_DEVICE inline T laguerre_polynomial(T x, T degree) {
 
 // Legendre P: (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}; P_n(+-1) = (+-1)^n.
 template <typename T>
-TL_HOST_DEVICE inline T legendre_polynomial(T x, T degree) {
+TL_HOST_DEVICE TL_DEVICE_OUTLINED inline T legendre_polynomial(T x, T degree) {
   int64_t n = polynomial_degree(degree);
   if (n < 0) return T(0);
   if (std::fabs(x) == T(1)) return (x < T(0) && n % 2 == 1) ? T(-1) : T(1);
