@@ -95,12 +95,6 @@
 
 namespace tl::native {
 
-namespace {
-
-int64_t size_along(const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.sizes()[d]; }
-
-}  // namespace
-
 // ---- NaN-ignoring reductions ------------------------------------------------------------
 
 Tensor nanmean(const Tensor& self, std::optional<IntArrayRef> dim, bool keepdim, std::optional<ScalarType> dtype) {
