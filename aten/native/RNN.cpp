@@ -520,11 +520,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
     // With projections: the gradient reaching h W_hr^T and the unprojected h, per step.
     const bool proj = Wr.defined();
     Tensor dh_all = proj ? empty_tensor({L, N, Ho}, o) : Tensor(), hpre_all = proj ? empty_tensor({L, N, H}, o) : Tensor();
-    Tensor dhpre = proj ? empty_tensor({N, H}, o) : Tensor(), dh_rec = empty_tensor({N, Ho}, o);
+    Tensor dhpre = proj ? empty_tensor({N, H}, o) : Tensor();
+    Tensor dh_rec = mode == kGru ? empty_tensor({N, Ho}, o) : Tensor();
     // Rows [b0, b0 + nb) through every step, backwards (Note [RNN batch split]); dh and dc hold
     // the gradients reaching the current step's h and c.
     for_batch_slices(N, L * N * GH * Ho, GH * Ho * int64_t(sizeof(T)), [&](int64_t b0, int64_t nb) {
-      T *dh_b = dhp + b0 * Ho, *dc_b = dcp ? dcp + b0 * H : nullptr, *rec = dh_rec.data_ptr<T>() + b0 * Ho;
+      T *dh_b = dhp + b0 * Ho, *dc_b = dcp ? dcp + b0 * H : nullptr, *rec = dh_rec.defined() ? dh_rec.data_ptr<T>() + b0 * Ho : nullptr;
       for (int64_t step = L - 1; step >= 0; --step) {
         const int64_t t = time_of(step, L, reverse), t_prev = step == 0 ? 0 : time_of(step - 1, L, reverse);
         const T* hprev = step == 0 ? h0.data_ptr<T>() + b0 * Ho : outp + (t_prev * N + b0) * Ho;
@@ -560,12 +561,12 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
           for (int64_t q = 0; q < nb * H; ++q)
             dig_t[q] = dh_b[q] * (mode == kRelu ? (h_t[q] > T(0) ? T(1) : T(0)) : T(1) - h_t[q] * h_t[q]);
         }
-        // dh_{t-1} = dgh_t W_hh (+ the GRU's direct z dh, already in dh)
-        gemm<T>(nb, Ho, GH, dhg_t, GH, W, rec);
+        // dh_{t-1} = dgh_t W_hh (+ for the GRU its direct z dh, already in dh: the product goes
+        // aside and is added; the other modes have used dh and overwrite it)
+        gemm<T>(nb, Ho, GH, dhg_t, GH, W, mode == kGru ? rec : dh_b);
         if (mode == kGru) {
+#pragma omp simd
           for (int64_t q = 0; q < nb * Ho; ++q) dh_b[q] += rec[q];
-        } else {
-          std::memcpy(dh_b, rec, sizeof(T) * nb * Ho);
         }
       }
     });
