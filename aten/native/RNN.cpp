@@ -531,7 +531,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
     // Rows [b0, b0 + nb) through every step, backwards (Note [RNN batch split]); dh and dc hold
     // the gradients reaching the current step's h and c.
     for_batch_slices(N, L * N * GH * Ho, GH * Ho * int64_t(sizeof(T)), [&](int64_t b0, int64_t nb) {
-      T *dh_b = dhp + b0 * Ho, *dc_b = dcp ? dcp + b0 * H : nullptr, *rec = dh_rec.defined() ? dh_rec.data_ptr<T>() + b0 * Ho : nullptr;
+      T *dh_b = dhp + b0 * Ho, *dc_b = dcp ? dcp + b0 * H : nullptr;
+      T* rec = dh_rec.defined() ? dh_rec.data_ptr<T>() + b0 * Ho : nullptr;
       for (int64_t step = L - 1; step >= 0; --step) {
         const int64_t t = time_of(step, L, reverse), t_prev = step == 0 ? 0 : time_of(step - 1, L, reverse);
         const T* hprev = step == 0 ? h0.data_ptr<T>() + b0 * Ho : outp + (t_prev * N + b0) * Ho;
