@@ -50,6 +50,24 @@ def test_gather_out_of_range_raises(threads, bad):
         tl.gather(x, 1, tl.tensor(idx))
 
 
+def test_gather_out_matches_torch_and_is_left_alone_on_a_bad_index(threads):
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((300, 61)).astype(np.float32)
+    idx = rng.integers(0, 61, (300, 61))
+    ref = torch.gather(torch.tensor(x), 1, torch.tensor(idx)).numpy()
+    out = tl.full((300, 61), 7.0)
+    assert tl.gather(tl.tensor(x), 1, tl.tensor(idx), out=out) is out
+    np.testing.assert_array_equal(out.numpy(), ref)
+    y = tl.tensor(x)  # out aliasing self: self is read from a copy
+    tl.gather(y, 1, tl.tensor(idx), out=y)
+    np.testing.assert_array_equal(y.numpy(), ref)
+    idx[250, 7] = 61
+    out = tl.full((300, 61), 7.0)
+    with pytest.raises(RuntimeError, match="index 61 is out of bounds for dimension 1 with size 61"):
+        tl.gather(tl.tensor(x), 1, tl.tensor(idx), out=out)
+    assert (out.numpy() == 7).all()  # the index is checked before out is written
+
+
 @pytest.mark.parametrize("dim", [0, 1])
 def test_index_select_matches_torch(threads, dim):
     rng = np.random.default_rng(1)
@@ -63,8 +81,10 @@ def test_index_select_matches_torch(threads, dim):
 @pytest.mark.parametrize("width", [0, 7, 100, 515])
 def test_embedding_backward_matches_torch(threads, dtype, width):
     rng = np.random.default_rng(width)
-    w = rng.standard_normal((50, width)).astype(dtype)
-    tok = rng.integers(0, 50, (40, 37))  # many repeats of every row
+    # Rows 50-499 get no gradient (the kernel zeroes the rows no index hits, stores the first
+    # gradient of the others and adds the rest).
+    w = rng.standard_normal((500, width)).astype(dtype)
+    tok = rng.integers(0, 50, (40, 37))  # many repeats of every row below 50
     g = rng.standard_normal((40, 37, width)).astype(dtype)
     for kwargs in ({}, {"padding_idx": 3, "scale_grad_by_freq": True}):
         tw, pw = (lib.tensor(w, requires_grad=True) for lib in (tl, torch))

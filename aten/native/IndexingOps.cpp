@@ -1,7 +1,8 @@
 // Indexing operators: index_select, gather, scatter (and its reductions), index_add,
 // masked_fill, masked_select, take, nonzero.
 //
-// Note [Indexing kernels]: every index is bounds-checked before memory is touched and an
+// Note [Indexing kernels]: every index is bounds-checked before memory is touched (gather on the
+// CPU: before its fresh result is returned, Note [Gather checks as it reads]) and an
 // out-of-range one raises IndexError naming the index and the size (RuntimeError where PyTorch
 // raises it). Ops that write into a tensor (scatter, index_add, ...) work on a contiguous
 // buffer: `self` itself when it is contiguous, else a copy written back at the end.
@@ -133,42 +134,65 @@ void check_gather_scatter(const Tensor& self, int64_t dim, const Tensor& index, 
   }
 }
 
-// The index of gather/scatter as a contiguous int64 tensor, every value checked against a's size
-// at `dim` before any memory is written.
+// The index of gather/scatter as a contiguous int64 tensor, its values not checked.
+Tensor gather_index(const Tensor& index) { return as_1d(index).to(ScalarType::Long).contiguous(); }
+
+// Whether a value of idx[0, n) lies outside [0, size): branch-free, so that it vectorises.
+bool any_out_of_range(const int64_t* idx, int64_t n, int64_t size) {
+  bool bad = false;
+  for (int64_t i = 0; i < n; ++i) bad |= static_cast<uint64_t>(idx[i]) >= static_cast<uint64_t>(size);
+  return bad;
+}
+
+// Raises the error for the first value of idx[0, n) outside [0, size) (a gather/scatter index at dim).
+void raise_first_out_of_range(const int64_t* idx, int64_t n, int64_t size, int64_t dim) {
+  for (int64_t i = 0; i < n; ++i) {
+    TL_CHECK(idx[i] >= 0 && idx[i] < size, "index ", idx[i], " is out of bounds for dimension ", dim, " with size ",
+             size);
+  }
+}
+
+// gather_index with every value checked against a's size at `dim` before any memory is written.
 // On another device the values are checked on a host copy (one transfer, before any kernel).
 Tensor checked_gather_index(const Tensor& a, int64_t dim, const Tensor& index) {
-  Tensor i1 = as_1d(index).to(ScalarType::Long).contiguous();
+  Tensor i1 = gather_index(index);
   const Tensor host = i1.is_cpu() ? i1 : i1.to(Device(DeviceType::CPU));
   const int64_t size = as_1d(a).sizes()[dim];
   const int64_t* idx = host.data_ptr<int64_t>();
   const int64_t n = host.numel();
-  // A branch-free parallel test first; the first bad value is looked for only when one exists.
+  // A parallel test first; the first bad value is looked for only when one exists.
+  const int nth = n > kIndexGrain ? omp_get_max_threads() : 1;
   bool bad = false;
-#pragma omp parallel for schedule(static) reduction(|| : bad) if (n > kIndexGrain)
-  for (int64_t i = 0; i < n; ++i) bad = bad || static_cast<uint64_t>(idx[i]) >= static_cast<uint64_t>(size);
-  for (int64_t i = 0; bad && i < n; ++i) {
-    TL_CHECK(idx[i] >= 0 && idx[i] < size, "index ", idx[i], " is out of bounds for dimension ", dim, " with size ",
-             size);
-  }
+#pragma omp parallel for schedule(static) num_threads(nth) reduction(|| : bad)
+  for (int t = 0; t < nth; ++t) bad = any_out_of_range(idx + n * t / nth, n * (t + 1) / nth - n * t / nth, size);
+  if (bad) raise_first_out_of_range(idx, n, size, dim);
   return i1;
 }
 
-// Calls f(i, a_off, b_off) for each element i (row-major) of the checked index `i1` in rows
-// [row0, row1) (rows run along the last dim): a_off is the element offset in `a` of the same
-// position with `dim` replaced by the index value, b_off the offset of the same position in `b`
-// (0 when b is undefined).
+// Where the positions of a gather/scatter index `i1` lead: position i + k of a row (rows run along
+// the last dim, `inner` positions each) maps to ao + k * ai + index[i + k] * a_dim_stride in `a`
+// and to bo + k * bi in `b`, where ao and bo are the row's offsets (gather_rows).
+struct GatherGeometry {
+  std::vector<int64_t> as, bs;  // strides of a (0 at dim) and b (0 when undefined)
+  int64_t a_dim_stride, inner, ai, bi;
+  GatherGeometry(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b)
+      : as(as_1d(a).strides().vec()), bs(b.defined() ? as_1d(b).strides().vec() : std::vector<int64_t>(i1.dim(), 0)) {
+    a_dim_stride = as[dim];
+    as[dim] = 0;
+    inner = i1.sizes()[i1.dim() - 1];
+    ai = as[i1.dim() - 1];
+    bi = bs[i1.dim() - 1];
+  }
+};
+
+// Calls row(i, ao, bo) for each row in [row0, row1) of `i1`: i is the row's first position
+// (row-major), ao and bo its offsets in `a` and `b` with the index term left out.
 template <typename F>
-void gather_walk_rows(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b, int64_t row0, int64_t row1,
-                      F&& f) {
+void gather_rows(const GatherGeometry& g, const Tensor& i1, int64_t row0, int64_t row1, F&& row) {
   const int64_t nd = i1.dim();
   if (row0 >= row1) return;
   IntArrayRef sizes = i1.sizes();
-  std::vector<int64_t> as = as_1d(a).strides().vec();
-  const int64_t a_dim_stride = as[dim];
-  as[dim] = 0;
-  std::vector<int64_t> bs = b.defined() ? as_1d(b).strides().vec() : std::vector<int64_t>(nd, 0);
-  const int64_t* idx = i1.data_ptr<int64_t>();
-  const int64_t inner = sizes[nd - 1], ai = as[nd - 1], bi = bs[nd - 1];
+  const std::vector<int64_t>&as = g.as, &bs = g.bs;
   // The outer counters (and offsets) of row0.
   std::vector<int64_t> ctr(static_cast<size_t>(nd), 0);
   int64_t ao = 0, bo = 0;
@@ -178,8 +202,8 @@ void gather_walk_rows(const Tensor& a, int64_t dim, const Tensor& i1, const Tens
     ao += ctr[d] * as[d];
     bo += ctr[d] * bs[d];
   }
-  for (int64_t i = row0 * inner; i < row1 * inner; i += inner) {
-    for (int64_t k = 0; k < inner; ++k) f(i + k, ao + k * ai + idx[i + k] * a_dim_stride, bo + k * bi);
+  for (int64_t i = row0 * g.inner; i < row1 * g.inner; i += g.inner) {
+    row(i, ao, bo);
     for (int64_t d = nd - 2; d >= 0; --d) {
       ao += as[d];
       bo += bs[d];
@@ -191,12 +215,18 @@ void gather_walk_rows(const Tensor& a, int64_t dim, const Tensor& i1, const Tens
   }
 }
 
-// gather_walk_rows over every row, in order (scatters depend on it when indices repeat).
+// Calls f(i, a_off, b_off) for each element i of the checked index `i1`, in order (scatters
+// depend on it when indices repeat): a_off is the element offset in `a` of the same position with
+// `dim` replaced by the index value, b_off the offset of the same position in `b` (0 when b is
+// undefined).
 template <typename F>
 void gather_walk(const Tensor& a, int64_t dim, const Tensor& i1, const Tensor& b, F&& f) {
-  const int64_t n = i1.numel();
-  if (n == 0) return;
-  gather_walk_rows(a, dim, i1, b, 0, n / i1.sizes()[i1.dim() - 1], f);
+  if (i1.numel() == 0) return;
+  const GatherGeometry g(a, dim, i1, b);
+  const int64_t* idx = i1.data_ptr<int64_t>();
+  gather_rows(g, i1, 0, i1.numel() / g.inner, [&](int64_t i, int64_t ao, int64_t bo) {
+    for (int64_t k = 0; k < g.inner; ++k) f(i + k, ao + k * g.ai + idx[i + k] * g.a_dim_stride, bo + k * g.bi);
+  });
 }
 
 // Scatters src (or `value` when src is undefined) into `self`'s copy held by out, reducing with
@@ -220,19 +250,42 @@ Tensor scatter_impl(const Tensor& self, int64_t dim, const Tensor& index, const 
 }
 
 // The CPU loops behind gather_stub and scatter_stub.
+// Note [Gather checks as it reads]: on the CPU, gather's index comes unchecked (gather_out) and
+// each row of it is checked just before that row is gathered, while it is in cache: a separate
+// checking pass read the whole index (as large as the result, twice in int64) once more from
+// memory. The result is fresh, so when a bad value stops the kernel nobody sees the part written.
 void gather_kernel_cpu(const Tensor& self, int64_t dim, const Tensor& i1, const Tensor& res) {
   dispatch_all_types(self.dtype(), "gather", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* sp = self.data_ptr<T>();
     T* rp = res.data_ptr<T>();
+    const int64_t* idx = i1.data_ptr<int64_t>();
+    const GatherGeometry g(self, dim, i1, Tensor());
+    const int64_t n = i1.numel(), inner = g.inner, ds = g.a_dim_stride, ai = g.ai, rows = n / inner;
+    const int64_t size = as_1d(self).sizes()[dim];
+    // Along the last dim a row reads one row of self (ai == 0), and that row is contiguous when
+    // ds == 1: the generic loop with these constants known, which gcc vectorises (gathers).
+    const bool along_row = ai == 0, unit = ds == 1;
     // Every element is written once: threads take contiguous ranges of rows.
-    const int64_t n = i1.numel(), inner = i1.sizes()[i1.dim() - 1], rows = n / inner;
     const int nth = n > kIndexGrain ? omp_get_max_threads() : 1;
-#pragma omp parallel for schedule(static) num_threads(nth)
+    bool bad = false;
+#pragma omp parallel for schedule(static) num_threads(nth) reduction(|| : bad)
     for (int t = 0; t < nth; ++t) {
-      gather_walk_rows(self, dim, i1, Tensor(), rows * t / nth, rows * (t + 1) / nth,
-                       [&](int64_t i, int64_t ao, int64_t) { rp[i] = sp[ao]; });
+      gather_rows(g, i1, rows * t / nth, rows * (t + 1) / nth, [&](int64_t i, int64_t ao, int64_t) {
+        const int64_t* __restrict ix = idx + i;
+        if (bad || (bad = any_out_of_range(ix, inner, size))) return;
+        const T* __restrict src = sp + ao;
+        T* __restrict dst = rp + i;
+        if (along_row && unit) {
+          for (int64_t k = 0; k < inner; ++k) dst[k] = src[ix[k]];
+        } else if (along_row) {
+          for (int64_t k = 0; k < inner; ++k) dst[k] = src[ix[k] * ds];
+        } else {
+          for (int64_t k = 0; k < inner; ++k) dst[k] = src[k * ai + ix[k] * ds];
+        }
+      });
     }
+    if (bad) raise_first_out_of_range(idx, n, size, dim);
   });
 }
 
@@ -370,7 +423,11 @@ Tensor gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool /*s
   dim = wrap_dim(dim, self.dim());
   check_gather_scatter(self, dim, index, nullptr, "gather");
   Tensor res = empty_tensor(index.sizes(), self.options());
-  if (index.numel() > 0) gather_stub(self.device().type, self, dim, checked_gather_index(self, dim, index), res);
+  if (index.numel() > 0) {
+    // The CPU kernel checks the values as it reads them (Note [Gather checks as it reads]).
+    const Tensor i1 = self.is_cpu() ? gather_index(index) : checked_gather_index(self, dim, index);
+    gather_stub(self.device().type, self, dim, i1, res);
+  }
   return finish_out(res, out, "gather");
 }
 

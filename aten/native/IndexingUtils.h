@@ -158,7 +158,8 @@ TL_HOST_DEVICE inline T scatter_mean(T sum, int64_t count) {
 // on the device of the data. For each index position i (row-major), a_off(i) is the offset in
 // `self`/`work` of the same position with `dim` replaced by index[i], b_off(i) that in `src`.
 
-// result (contiguous, index's shape)[i] = self[a_off(i)].
+// result (fresh, contiguous, index's shape)[i] = self[a_off(i)]. On the CPU the index values come
+// unchecked: the kernel raises for the first bad one (Note [Gather checks as it reads]).
 extern DispatchStub<void(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& result)> gather_stub;
 // work[a_off(i)] = work[a_off(i)] (r) (src defined ? src[b_off(i)] : value), `work` contiguous.
 // include_self=false first resets every target to the reduction's identity; Mean then divides
