@@ -127,8 +127,8 @@ def test_sum_outer_dims_matches_torch(threads, shape, dims, dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_large_elementwise_outputs_match_numpy(threads, dtype):
-    """Outputs of at least 48 MiB (Note [Streaming stores]): out= into a misaligned view, a
-    broadcast scalar, a strided input, and the vector math path, with odd lengths."""
+    """Outputs of at least 48 MiB (Note [Streaming stores]): out= and copy_ into a misaligned
+    view, a broadcast scalar, a strided input, and the vector math path, with odd lengths."""
     n = (50 << 20) // np.dtype(dtype).itemsize + 3
     rng = np.random.default_rng(6)
     x = rng.uniform(-10, 10, 2 * n + 1).astype(dtype)
@@ -137,6 +137,8 @@ def test_large_elementwise_outputs_match_numpy(threads, dtype):
     out = buf[1:]  # 4 or 8 bytes past an aligned start: plain stores until 16-byte aligned
     tl.add(a, b, out=out)
     np.testing.assert_array_equal(out.numpy(), x[:n] + x[n:2 * n])
+    out.copy_(b)  # the contiguous copy's streaming path
+    np.testing.assert_array_equal(out.numpy(), x[n:2 * n])
     np.testing.assert_array_equal((a * 2.5).numpy(), x[:n] * dtype(2.5))
     np.testing.assert_array_equal((tl.tensor(x)[:2 * n:2] - a).numpy(), x[:2 * n:2] - x[:n])
     np.testing.assert_allclose(tl.exp(a).numpy(), np.exp(x[:n]), rtol=1e-6 if dtype == np.float32 else 1e-14)
