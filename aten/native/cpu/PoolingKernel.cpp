@@ -65,9 +65,8 @@ inline void adaptive_cell(const PoolGeom& g, const int64_t (&o)[3], int64_t (&lo
   }
 }
 
-// The window loops of max and avg pooling. They take the geometry by value, a local copy the
-// compiler keeps in registers across the output stores; kDepth = false (1-d and 2-d pooling,
-// see trivial_depth) drops the depth loop at compile time.
+// The window loops of max and avg pooling. They take the geometry by value; kDepth = false (1-d
+// and 2-d pooling, see trivial_depth) drops the depth loop at compile time.
 
 // Max pooling of one plane: xs (in) -> os, is (out). A function of its own, so the geometry and
 // the bounds are its locals: read inside an OpenMP region they are the region's shared
