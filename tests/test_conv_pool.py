@@ -279,6 +279,27 @@ def test_max_unpool_round_trip_matches_torch(nd, shape, kw):
             assert_close(a, b.detach().numpy(), rtol=1e-12, atol=1e-12)
 
 
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("kw", [
+    {"kernel_size": 2},
+    {"kernel_size": 3, "stride": 1},
+    {"kernel_size": 3, "stride": 3, "padding": 1},
+    {"kernel_size": (2, 3), "stride": (1, 2), "dilation": (1, 2), "padding": (0, 1)},
+])
+def test_max_pool2d_wide_rows_match_torch(dtype, kw):
+    """Rows wide enough for the vectorised row loops (strides 1, 2 and 3), with ties, NaN and
+    -inf among the values: outputs and indices as PyTorch's."""
+    x = np.round(_r(3, 2, 9, 75), 1).astype(dtype)
+    x.flat[::37] = np.nan
+    x.flat[5::41] = -np.inf
+    (t,), (r,) = _both(x)
+    y, idx = F.max_pool2d(t, return_indices=True, **kw)
+    ry, ridx = TORCH.nn.functional.max_pool2d(r, return_indices=True, **kw)
+    np.testing.assert_array_equal(y.numpy(), ry.numpy())
+    np.testing.assert_array_equal(idx.numpy(), ridx.numpy())
+
+
 def test_max_unpool_errors():
     x, idx = F.max_pool2d(tl.ones(1, 1, 4, 4), 2, return_indices=True)
     with pytest.raises(ValueError, match=r"invalid output_size"):

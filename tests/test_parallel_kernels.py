@@ -130,6 +130,40 @@ def test_other_reductions_over_inner_dim(threads, op):
     np.testing.assert_allclose(getattr(tl, op)(tx, -1).numpy(), getattr(torch, op)(px, -1).numpy(), rtol=1e-5)
 
 
+@pytest.mark.parametrize("shape, dims", [((1027, 301), 0), ((6, 4, 7, 300), (0, 2)), ((3, 1021, 65), 1)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sum_outer_dims_matches_torch(threads, shape, dims, dtype):
+    """Reductions whose innermost kept dim is contiguous (rows accumulated four at a time, then
+    the rest; one reduced dim or several)."""
+    x = np.random.default_rng(5).uniform(-100, 100, shape).astype(dtype)
+    ref = torch.tensor(x, dtype=torch.float64).sum(dims)
+    ours = tl.sum(tl.tensor(x), dims)
+    np.testing.assert_allclose(ours.numpy().astype(np.float64), ref.numpy(), rtol={np.float32: 1e-6}.get(dtype, 1e-12))
+    np.testing.assert_array_equal(tl.amax(tl.tensor(x), dims).numpy(), x.max(dims))
+
+
+# ---- elementwise outputs written with streaming stores -------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_large_elementwise_outputs_match_numpy(threads, dtype):
+    """Outputs of at least 48 MiB (Note [Streaming stores]): out= and copy_ into a misaligned
+    view, a broadcast scalar, a strided input, and the vector math path, with odd lengths."""
+    n = (50 << 20) // np.dtype(dtype).itemsize + 3
+    rng = np.random.default_rng(6)
+    x = rng.uniform(-10, 10, 2 * n + 1).astype(dtype)
+    a, b = tl.tensor(x[:n]), tl.tensor(x[n:2 * n])
+    buf = tl.empty(n + 1, dtype=a.dtype)
+    out = buf[1:]  # 4 or 8 bytes past an aligned start: plain stores until 16-byte aligned
+    tl.add(a, b, out=out)
+    np.testing.assert_array_equal(out.numpy(), x[:n] + x[n:2 * n])
+    out.copy_(b)  # the contiguous copy's streaming path
+    np.testing.assert_array_equal(out.numpy(), x[n:2 * n])
+    np.testing.assert_array_equal((a * 2.5).numpy(), x[:n] * dtype(2.5))
+    np.testing.assert_array_equal((tl.tensor(x)[:2 * n:2] - a).numpy(), x[:2 * n:2] - x[:n])
+    np.testing.assert_allclose(tl.exp(a).numpy(), np.exp(x[:n]), rtol=1e-6 if dtype == np.float32 else 1e-14)
+
+
 # ---- layer norm rows, max pooling ----------------------------------------------------------------
 
 

@@ -44,8 +44,16 @@ Tensor copy_cpu_(const Tensor& self, const Tensor& src, bool non_blocking) {
     const char* from = static_cast<const char*>(src.data_ptr());
     int64_t nbytes = self.numel() * static_cast<int64_t>(self.element_size());
     constexpr int64_t kChunk = int64_t(1) << 20;
+    const bool stream = nbytes >= detail::kStreamBytes;  // Note [Streaming stores]
 #pragma omp parallel for if (nbytes > 4 * kChunk) schedule(static)
-    for (int64_t off = 0; off < nbytes; off += kChunk) std::memcpy(dst + off, from + off, std::min(kChunk, nbytes - off));
+    for (int64_t off = 0; off < nbytes; off += kChunk) {
+      if (stream) {
+        detail::stream_copy(dst + off, from + off, std::min(kChunk, nbytes - off));
+        detail::stream_fence();  // by the thread that stored
+      } else {
+        std::memcpy(dst + off, from + off, std::min(kChunk, nbytes - off));
+      }
+    }
     return self;
   }
   TensorIterator iter = copy_iter(self, src);

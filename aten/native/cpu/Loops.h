@@ -6,8 +6,14 @@
 // contiguous, and the general strided case. The first two are written so the compiler
 // vectorises them; the contiguous one calls the vector math layer for the functors that
 // cpu/VecMathLoops.h names. cpu_kernel_in_float computes float16 and bfloat16 through the
-// float functor (Note [Half elementwise in float]).
+// float functor (Note [Half elementwise in float]). Large outputs are written with streaming
+// stores (Note [Streaming stores]).
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -102,11 +108,71 @@ inline void loop_1d(F& f, char** data, const int64_t* strides, int64_t n) {
   }
 }
 
+// Note [Streaming stores]: an output of at least kStreamBytes is computed a block at a time into
+// an L1 buffer and copied out with non-temporal stores. A plain store first reads the line it
+// writes (a fourth memory stream for a + b); a streaming store skips that read and the cache.
+// Measured on the development machine (2 cores, 4 MiB L2 each, a virtualised 504 MiB L3), one
+// thread, float32 a + b and -a: 16M elements (64 MiB out) 10-20% faster; 8M (32 MiB) and
+// smaller 2-4% slower (the operands stay in cache, where a streaming store evicts its line).
+// Outputs this large are not in any cache when the next op reads them either. copy_'s contiguous
+// path (cpu/CopyKernel.cpp) streams its chunks the same way.
+constexpr int64_t kStreamBytes = int64_t{48} << 20;
+
+#if defined(__SSE2__)
+inline constexpr bool kHaveStreamingStores = true;
+
+// Copies `bytes` from src to dst with non-temporal stores (plain ones for dst's unaligned head
+// and tail). The caller fences (stream_fence) before the data is read by another thread.
+inline void stream_copy(char* __restrict dst, const char* __restrict src, int64_t bytes) {
+  const int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, static_cast<size_t>(head));
+  int64_t i = head;
+  for (; i + 16 <= bytes; i += 16)
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i)));
+  std::memcpy(dst + i, src + i, static_cast<size_t>(bytes - i));
+}
+
+inline void stream_fence() { _mm_sfence(); }
+#else
+inline constexpr bool kHaveStreamingStores = false;
+inline void stream_copy(char* dst, const char* src, int64_t bytes) { std::memcpy(dst, src, static_cast<size_t>(bytes)); }
+inline void stream_fence() {}
+#endif
+
+// loop_1d with a contiguous output written by streaming stores: each block is computed into an
+// L1 buffer by loop_1d (inputs in any layout) and then streamed out.
+template <typename F>
+inline void streamed_loop_1d(F& f, char** data, const int64_t* strides, int64_t n) {
+  using R = typename function_traits<F>::result_type;
+  constexpr size_t N = function_traits<F>::arity;
+  constexpr int64_t kBlock = 8192 / sizeof(R);
+  alignas(64) R buf[kBlock];
+  char* block[N + 1];
+  for (int64_t i = 0; i < n; i += kBlock) {
+    const int64_t len = std::min(kBlock, n - i);
+    block[0] = reinterpret_cast<char*>(buf);
+    for (size_t k = 1; k <= N; ++k) block[k] = data[k] + i * strides[k];
+    loop_1d(f, block, strides, len);
+    stream_copy(data[0] + i * strides[0], reinterpret_cast<const char*>(buf), len * static_cast<int64_t>(sizeof(R)));
+  }
+  stream_fence();
+}
+
 }  // namespace detail
 
 template <typename F>
 void cpu_kernel(TensorIterator& iter, F f, int64_t grain_size = 32768) {
+  using R = typename function_traits<F>::result_type;
   detail::check_arity(iter, function_traits<F>::arity);
+  if (detail::kHaveStreamingStores && iter.numel() * static_cast<int64_t>(sizeof(R)) >= detail::kStreamBytes) {
+    iter.for_each(
+        [&](char** data, const int64_t* strides, int64_t n) {
+          if (strides[0] == sizeof(R)) detail::streamed_loop_1d(f, data, strides, n);
+          else detail::loop_1d(f, data, strides, n);
+        },
+        grain_size);
+    return;
+  }
   iter.for_each([&](char** data, const int64_t* strides, int64_t n) { detail::loop_1d(f, data, strides, n); },
                 grain_size);
 }

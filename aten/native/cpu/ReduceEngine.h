@@ -18,8 +18,9 @@
 //      outputs than threads, over fixed-size chunks of the reduced space (deterministic combine).
 //   B. outer reduction: the innermost kept dim is contiguous in input and output (e.g.
 //      sum(dim=0) of a row-major matrix). A block of up to kColBlock outputs is accumulated
-//      row by row into an acc_t buffer (vectorised across outputs). Parallel over blocks
-//      (narrowed so every thread gets one when there are few).
+//      into an acc_t buffer (vectorised across outputs), four rows per pass over it when the
+//      reduced dims coalesce into one (each output still reduces its rows in order). Parallel
+//      over blocks (narrowed so every thread gets one when there are few).
 //   C. anything else: per output, a strided walk of the reduced space. Parallel over outputs.
 // Work below kGrain elements runs serially.
 #include <omp.h>
@@ -215,9 +216,23 @@ void run_reduce(const Tensor& in, const Tensor& out, const std::vector<bool>& ma
         const int64_t j0 = b * blk, len = std::min(blk, m - j0);
         acc_t* __restrict acc = accbuf.get();
         for (int64_t j = 0; j < len; ++j) acc[j] = op.identity();
+        int64_t r = 0, off = 0;
+        if (nr == 1) {
+          // Four rows per pass over the buffer: a quarter of its loads and stores, and four
+          // input streams in flight. Each element still reduces the rows in order.
+          const int64_t st = g.red_in[0];
+          for (; r + 4 <= n_red; r += 4, off += 4 * st) {
+            const In* __restrict r0 = src + in_off + j0 + off;
+            const In* __restrict r1 = r0 + st;
+            const In* __restrict r2 = r1 + st;
+            const In* __restrict r3 = r2 + st;
+            for (int64_t j = 0; j < len; ++j)
+              acc[j] = op.reduce(op.reduce(op.reduce(op.reduce(acc[j], r0[j]), r1[j]), r2[j]), r3[j]);
+          }
+        }
         int64_t idx[16] = {0};
-        int64_t off = 0;
-        for (int64_t r = 0; r < n_red; ++r) {
+        if (nr == 1) idx[0] = r;
+        for (; r < n_red; ++r) {
           const In* __restrict row = src + in_off + j0 + off;
           for (int64_t j = 0; j < len; ++j) acc[j] = op.reduce(acc[j], row[j]);
           for (size_t d = 0; d < nr; ++d) {
