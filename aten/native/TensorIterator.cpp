@@ -169,7 +169,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& c) {
       t = t.impl()->is_wrapped_number() ? scalar_to_tensor(t.item(), common_dtype_, device_) : t.to(common_dtype_);
     }
     if (t.device() != device_) t = t.to(device_);
-    operands_[c.outputs_.size() + i] = t;
+    operands_[c.outputs_.size() + i] = std::move(t);
   }
 }
 
