@@ -347,6 +347,21 @@ def test_multihead_attention(expr, mask, kpm, need_weights, average):
     check_parity(ref, mine, [q, k, v], kwargs=kw)
 
 
+@pytest.mark.parametrize("expr", ["nn.MultiheadAttention(8, 2)", "nn.MultiheadAttention(8, 4, batch_first=True)",
+                                  "nn.MultiheadAttention(8, 2, bias=False, batch_first=True)",
+                                  "nn.MultiheadAttention(8, 2, add_zero_attn=True, batch_first=True)"])
+@pytest.mark.parametrize("need_weights", [True, False])
+@pytest.mark.parametrize("mask", [None, "bool2d"])
+def test_multihead_attention_self_attention(expr, need_weights, mask):
+    # query is key is value: the packed projection (and, batch-first, the row order without copies).
+    ref, mine = build(expr)
+    x = randn(*((3, 5) if mine.batch_first else (5, 3)), 8)
+    kw = {"need_weights": need_weights}
+    if mask is not None:
+        kw["attn_mask"] = _attn_masks(mask, 5, 5, 3, mine.num_heads)
+    check_parity(ref, mine, [x], make=lambda lib, t: [t[0], t[0], t[0]], kwargs=kw)
+
+
 def test_multihead_attention_self_attention_unbatched_and_float_padding():
     ref, mine = build("nn.MultiheadAttention(8, 2)")
     x = randn(5, 8)

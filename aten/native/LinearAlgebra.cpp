@@ -22,7 +22,6 @@
 #include "generated/ops/bmm.h"
 #include "generated/ops/complex.h"
 #include "generated/ops/conj.h"
-#include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/diagonal.h"
 #include "generated/ops/dot.h"
@@ -76,9 +75,6 @@ void check_out(const Tensor& out, ScalarType dt) {
 void check_not_bool(const Tensor& t) {
   if (t.dtype() == ScalarType::Bool) TL_NOT_IMPLEMENTED("\"addmm_impl_cpu_\" not implemented for 'Bool'");
 }
-
-// A contiguous copy (or the tensor itself) viewed as `shape`.
-Tensor reshape_to(const Tensor& t, IntArrayRef shape) { return t.contiguous().view(shape); }
 
 }  // namespace
 
@@ -140,7 +136,7 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     // (..., m, k) @ (k, n): fold the batch into the rows of one mm.
     int64_t rows = 1;
     for (int64_t i = 0; i + 1 < a.dim(); ++i) rows *= a.sizes()[i];
-    Tensor r = tl::mm(reshape_to(a, {rows, k}), b);
+    Tensor r = tl::mm(a.reshape({rows, k}), b);
     out_shape.assign(a.sizes().begin(), a.sizes().end() - 1);
     out_shape.push_back(n);
     if (db == 1) out_shape.pop_back();
@@ -156,7 +152,9 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
     full.push_back(c);
     Tensor x = t;
     while (x.dim() < static_cast<int64_t>(full.size())) x = x.unsqueeze(0);
-    return reshape_to(x.expand(full), {nb, r, c});
+    // A view where the layout allows: mm and bmm take any strides, so a transposed or
+    // broadcast operand needs no copy.
+    return x.expand(full).reshape({nb, r, c});
   };
   Tensor r = tl::bmm(batched(a, m, k), batched(b, k, n));
   out_shape = batch;

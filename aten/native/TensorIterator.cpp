@@ -169,7 +169,7 @@ void TensorIterator::compute_types(TensorIteratorConfig& c) {
       t = t.impl()->is_wrapped_number() ? scalar_to_tensor(t.item(), common_dtype_, device_) : t.to(common_dtype_);
     }
     if (t.device() != device_) t = t.to(device_);
-    operands_[c.outputs_.size() + i] = t;
+    operands_[c.outputs_.size() + i] = std::move(t);
   }
 }
 
@@ -196,6 +196,12 @@ void TensorIterator::allocate_or_check_outputs(const TensorIteratorConfig& c) {
   }
 }
 
+void TensorIterator::push_dim(int64_t size, const int64_t* byte_strides) {
+  shape_[ndim_] = size;
+  for (int k = 0; k < ntensors(); ++k) strides_[k][ndim_] = byte_strides[k];
+  ++ndim_;
+}
+
 void TensorIterator::compute_strides_and_coalesce() {
   const int n = ntensors();
   const int nd = static_cast<int>(broadcast_shape_.size());
@@ -203,11 +209,10 @@ void TensorIterator::compute_strides_and_coalesce() {
   TL_CHECK(nd <= kMaxDims, "TensorIterator: at most ", kMaxDims, " dimensions are supported, got ", nd);
   numel_ = 1;
   for (int64_t s : broadcast_shape_) numel_ *= s;
-  strides_.assign(n, {});
-  shape_.clear();
+  ndim_ = 0;
+  const int64_t zeros[kMaxOperands] = {};
   if (numel_ == 0) {
-    shape_.push_back(0);
-    for (int k = 0; k < n; ++k) strides_[k].push_back(0);
+    push_dim(0, zeros);
     return;
   }
   // Fast path: every operand contiguous with the full shape -> one flat dim.
@@ -215,8 +220,9 @@ void TensorIterator::compute_strides_and_coalesce() {
   for (int k = 0; k < n && flat; ++k)
     flat = operands_[k].is_contiguous() && operands_[k].sizes().equals(broadcast_shape_);
   if (flat) {
-    shape_.push_back(numel_);
-    for (int k = 0; k < n; ++k) strides_[k].push_back(static_cast<int64_t>(operands_[k].element_size()));
+    int64_t items[kMaxOperands];
+    for (int k = 0; k < n; ++k) items[k] = static_cast<int64_t>(operands_[k].element_size());
+    push_dim(numel_, items);
     return;
   }
   // Byte strides aligned to the broadcast shape, innermost dim first (stack arrays: no allocation).
@@ -252,21 +258,20 @@ void TensorIterator::compute_strides_and_coalesce() {
   for (int i = 0; i < nd; ++i) {
     int d = perm[i];
     if (shape[d] == 1) continue;
-    if (!shape_.empty()) {
+    if (ndim_ > 0) {
+      const int last = ndim_ - 1;
       bool can = true;
-      for (int k = 0; k < n && can; ++k) can = st[k][d] == shape_.back() * strides_[k].back();
+      for (int k = 0; k < n && can; ++k) can = st[k][d] == shape_[last] * strides_[k][last];
       if (can) {
-        shape_.back() *= shape[d];
+        shape_[last] *= shape[d];
         continue;
       }
     }
-    shape_.push_back(shape[d]);
-    for (int k = 0; k < n; ++k) strides_[k].push_back(st[k][d]);
+    int64_t dim_strides[kMaxOperands];
+    for (int k = 0; k < n; ++k) dim_strides[k] = st[k][d];
+    push_dim(shape[d], dim_strides);
   }
-  if (shape_.empty()) {  // a single element
-    shape_.push_back(1);
-    for (int k = 0; k < n; ++k) strides_[k].push_back(0);
-  }
+  if (ndim_ == 0) push_dim(1, zeros);  // a single element
 }
 
 bool TensorIterator::is_contiguous() const {

@@ -77,14 +77,14 @@ class TensorIterator {
   int ntensors() const { return static_cast<int>(operands_.size()); }
   int noutputs() const { return noutputs_; }
   int ninputs() const { return ntensors() - noutputs_; }
-  int ndim() const { return static_cast<int>(shape_.size()); }
-  const std::vector<int64_t>& shape() const { return shape_; }
+  int ndim() const { return ndim_; }
+  std::vector<int64_t> shape() const { return {shape_, shape_ + ndim_}; }
   int64_t numel() const { return numel_; }
   ScalarType common_dtype() const { return common_dtype_; }
   ScalarType dtype(int arg) const { return operands_[arg].dtype(); }
   Device device() const { return device_; }
   // Byte strides of operand `arg`, one per (reordered, coalesced) dim.
-  const std::vector<int64_t>& strides(int arg) const { return strides_[arg]; }
+  std::vector<int64_t> strides(int arg) const { return {strides_[arg], strides_[arg] + ndim_}; }
   void* data_ptr(int arg) const { return operands_[arg].data_ptr(); }
   const Tensor& operand(int arg) const { return operands_[arg]; }
   bool is_contiguous() const;  // one dim left and every operand dense along it
@@ -109,8 +109,13 @@ class TensorIterator {
 
   std::vector<Tensor> operands_;          // outputs then inputs, as computed on
   std::vector<Tensor> original_outputs_;  // what the caller passed (may be undefined)
-  std::vector<std::vector<int64_t>> strides_;
-  std::vector<int64_t> shape_;
+  // The coalesced iteration space, innermost dim first. Fixed arrays: a small op's handful of
+  // one-element vectors overflowed glibc's per-size thread cache, and each op then paid for
+  // the slow malloc and free paths.
+  void push_dim(int64_t size, const int64_t* byte_strides);
+  int ndim_ = 0;
+  int64_t shape_[kMaxDims] = {};
+  int64_t strides_[kMaxOperands][kMaxDims] = {};
   std::vector<int64_t> broadcast_shape_;
   int noutputs_ = 0;
   int64_t numel_ = 0;

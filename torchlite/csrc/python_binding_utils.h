@@ -149,11 +149,30 @@ py::object named_tuple(const char* name, std::initializer_list<const char*> fiel
 
 namespace pybind11::detail {
 
+// The Tensor class's pybind11 record, looked up once (not cached while the class is not yet
+// registered). Every conversion used to look it up by typeid in pybind11's registries: a tenth
+// of a small op's time.
+inline const type_info* tensor_type_info() {
+  static const type_info* info = nullptr;
+  if (info == nullptr) info = get_type_info(typeid(tl::TensorImpl));
+  return info;
+}
+
 template <>
 struct type_caster<tl::Tensor> {
  public:
   PYBIND11_TYPE_CASTER(tl::Tensor, const_name("Tensor"));
   bool load(handle src, bool convert) {
+    // A Tensor or a Python subclass of it (Parameter) holds its shared_ptr in pybind11's
+    // simple layout: read the holder directly.
+    const type_info* info = tensor_type_info();
+    if (info != nullptr && PyObject_TypeCheck(src.ptr(), info->type)) {
+      value_and_holder vh = reinterpret_cast<instance*>(src.ptr())->get_value_and_holder(info);
+      if (vh.holder_constructed()) {
+        value = tl::Tensor(vh.holder<std::shared_ptr<tl::TensorImpl>>());
+        return true;
+      }
+    }
     copyable_holder_caster<tl::TensorImpl, std::shared_ptr<tl::TensorImpl>> c;
     if (src.is_none() || !c.load(src, convert)) return false;
     value = tl::Tensor(static_cast<std::shared_ptr<tl::TensorImpl>&>(c));
@@ -161,8 +180,9 @@ struct type_caster<tl::Tensor> {
   }
   static handle cast(const tl::Tensor& t, return_value_policy, handle parent) {
     if (!t.defined()) return none().release();
-    return copyable_holder_caster<tl::TensorImpl, std::shared_ptr<tl::TensorImpl>>::cast(
-        t.impl_ptr(), return_value_policy::take_ownership, parent);
+    const std::shared_ptr<tl::TensorImpl>& holder = t.impl_ptr();
+    return type_caster_generic::cast(holder.get(), return_value_policy::take_ownership, parent, tensor_type_info(),
+                                     nullptr, nullptr, &holder);
   }
 };
 

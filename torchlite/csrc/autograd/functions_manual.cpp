@@ -3,13 +3,13 @@
 #include <vector>
 
 #include "generated/ops/conj.h"
-#include "generated/ops/contiguous.h"
 #include "generated/ops/fill.h"
 #include "generated/ops/mm.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/real.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/t.h"
+#include "generated/ops/view.h"
 #include "generated/ops/to.h"
 #include "torchlite/csrc/autograd/variable.h"
 
@@ -24,55 +24,19 @@ bool is_expandable_to(IntArrayRef shape, IntArrayRef desired) {
   return true;
 }
 
-namespace {
-// Sum over one dim (differentiable: used under create_graph).
-Tensor sum_dim(const Tensor& t, int64_t d, bool keepdim) {
-  return t.sum(IntArrayRef(d), keepdim);
-}
-// One pass over a CPU gradient, accumulating into the reduced shape (not differentiable).
-Tensor sum_to_cpu(const Tensor& grad, IntArrayRef shape) {
-  NoGradGuard no_grad;
-  Tensor g = grad.contiguous();
-  int64_t nd = g.dim();
-  int64_t lead = nd - static_cast<int64_t>(shape.size());
-  std::vector<int64_t> out_strides = contiguous_strides(shape);
-  std::vector<int64_t> step(nd, 0);  // output stride per grad dim (0 where summed)
-  for (int64_t d = lead; d < nd; ++d) step[d] = shape[d - lead] == 1 ? 0 : out_strides[d - lead];
-  Tensor out = empty_tensor(shape, g.options());
-  dispatch_all_types_and_complex(g.dtype(), "sum_to", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using acc_t = opmath_t<T>;
-    std::vector<acc_t> acc(static_cast<size_t>(out.numel()), acc_t(0));
-    const T* in = g.data_ptr<T>();
-    std::vector<int64_t> idx(nd, 0);
-    int64_t off = 0;
-    for (int64_t i = 0, n = g.numel(); i < n; ++i) {
-      acc[off] = acc[off] + static_cast<acc_t>(in[i]);
-      for (int64_t d = nd - 1; d >= 0; --d) {  // advance the multi-index
-        off += step[d];
-        if (++idx[d] < g.size(d)) break;
-        off -= step[d] * idx[d];
-        idx[d] = 0;
-      }
-    }
-    T* o = out.data_ptr<T>();
-    for (size_t k = 0; k < acc.size(); ++k) o[k] = static_cast<T>(acc[k]);
-  });
-  return out;
-}
-}  // namespace
-
 Tensor sum_to(const Tensor& grad, IntArrayRef shape) {
   if (!grad.defined() || grad.sizes().equals(shape)) return grad;
   TL_CHECK(is_expandable_to(shape, grad.sizes()), "sum_to: shape ", shape, " is not expandable to ", grad.sizes());
-  if (grad.is_cpu() && !(GradMode::is_enabled() && requires_grad(grad))) return sum_to_cpu(grad, shape);
-  Tensor r = grad;
+  // One reduction over every broadcast dim (the leading ones and those of size 1 in `shape`),
+  // kept as size-1 dims and then dropped by a view: one pass of the reduction engine, and
+  // differentiable through sum's own backward under create_graph.
   int64_t lead = grad.dim() - static_cast<int64_t>(shape.size());
-  for (int64_t i = 0; i < lead; ++i) r = sum_dim(r, 0, false);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    if (shape[d] == 1 && r.size(static_cast<int64_t>(d)) != 1) r = sum_dim(r, static_cast<int64_t>(d), true);
+  std::vector<int64_t> dims;
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    if (d < lead || (shape[d - lead] == 1 && grad.size(d) != 1)) dims.push_back(d);
   }
-  return r;
+  Tensor r = dims.empty() ? grad : grad.sum(IntArrayRef(dims), /*keepdim=*/true);
+  return lead > 0 ? r.view(shape) : r;
 }
 
 Tensor maybe_multiply(const Tensor& t, const Scalar& s) {

@@ -126,8 +126,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
         weights = in_proj_weight.chunk(3)
-    biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
-    q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
+    # Self-attention with the packed weight: one projection for q, k and v, split into heads by
+    # one copy (no bias_k/static_k: those act on k and v before the head split).
+    packed = (not use_separate_proj_weight and query is key and key is value and bias_k is None
+              and static_k is None and static_v is None)
+    # (L, N, E) input that is the transpose of a contiguous (N, L, E) one (batch_first): the
+    # projections run over its rows in that order, so no copy goes in or comes out.
+    batch_major = query.transpose(0, 1).is_contiguous()
+    if packed:
+        q, k, v = _packed_heads(query, in_proj_weight, in_proj_bias, num_heads, batch_major)
+    else:
+        biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
     if attn_mask is not None:
         if attn_mask.dim() == 2:
             if tuple(attn_mask.shape) != (tgt_len, src_len):
@@ -147,9 +157,10 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         v = _C.cat([v, bias_v.repeat(1, bsz, 1)])
         attn_mask = None if attn_mask is None else pad(attn_mask, (0, 1))
         key_padding_mask = None if key_padding_mask is None else pad(key_padding_mask, (0, 1))
-    q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
-    k, v = (_static_or_heads(t, static, bsz * num_heads, head_dim, name)
-            for t, static, name in ((k, static_k, "static_k"), (v, static_v, "static_v")))
+    if not packed:
+        q = q.reshape(tgt_len, bsz * num_heads, head_dim).transpose(0, 1)
+        k, v = (_static_or_heads(t, static, bsz * num_heads, head_dim, name)
+                for t, static, name in ((k, static_k, "static_k"), (v, static_v, "static_v")))
     if add_zero_attn:
         zeros = _C.zeros((bsz * num_heads, 1, head_dim), dtype=k.dtype, device=k.device)
         k = _C.cat([k, zeros], 1)
@@ -177,8 +188,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn = softmax(scores, dim=-1)
         if dropout_p > 0.0:
             attn = dropout(attn, p=dropout_p)
-        out = attn.bmm(v).transpose(0, 1).reshape(tgt_len * bsz, embed_dim)
-        out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+        out = _out_projection(attn.bmm(v).view(bsz, num_heads, tgt_len, head_dim), out_proj_weight,
+                              out_proj_bias, batch_major)
         attn = attn.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             attn = attn.mean(dim=1)
@@ -192,9 +203,33 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
-    out = out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, embed_dim)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(tgt_len, bsz, -1)
+    out = _out_projection(out, out_proj_weight, out_proj_bias, batch_major)
     return (out if batched else out.squeeze(1)), None
+
+
+def _packed_heads(x, in_proj_weight, in_proj_bias, num_heads, batch_major):
+    """q, k and v of self-attention over x (L, N, E), each (N * heads, L, head_dim) and contiguous:
+    one linear with the packed (3E, E) weight, then one copy into head-major order."""
+    tgt_len, bsz, embed_dim = x.shape
+    head_dim = embed_dim // num_heads
+    if batch_major:
+        proj = linear(x.transpose(0, 1), in_proj_weight, in_proj_bias)
+        proj = proj.view(bsz, tgt_len, 3, num_heads, head_dim).permute(2, 0, 3, 1, 4)
+    else:
+        proj = linear(x, in_proj_weight, in_proj_bias)
+        proj = proj.view(tgt_len, bsz, 3, num_heads, head_dim).permute(2, 1, 3, 0, 4)
+    return proj.reshape(3, bsz * num_heads, tgt_len, head_dim).unbind(0)
+
+
+def _out_projection(heads, out_proj_weight, out_proj_bias, batch_major):
+    """The output projection of heads (N, heads, L, head_dim) as (L, N, E): its rows in (N, L) order
+    for a batch_major input, so that the caller's transpose back gives a contiguous result."""
+    bsz, num_heads, tgt_len, head_dim = heads.shape
+    if batch_major:
+        rows = heads.permute(0, 2, 1, 3).reshape(bsz * tgt_len, num_heads * head_dim)
+        return linear(rows, out_proj_weight, out_proj_bias).view(bsz, tgt_len, -1).transpose(0, 1)
+    rows = heads.permute(2, 0, 1, 3).reshape(tgt_len * bsz, num_heads * head_dim)
+    return linear(rows, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
 
 
 def _static_or_heads(t, static, batch_heads, head_dim, name):

@@ -96,7 +96,15 @@ class MultiheadAttention(Module):
                                              "attn_mask", query.dtype)
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if self.batch_first and is_batched:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+            # Shared inputs stay shared: the functional packs self-attention's projection when
+            # query is key is value.
+            if query is key and key is value:
+                query = key = value = query.transpose(1, 0)
+            elif key is value:
+                query, key = query.transpose(1, 0), key.transpose(1, 0)
+                value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         separate = not self._qkv_same_embed_dim
         out, weights = F.multi_head_attention_forward(
             query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
