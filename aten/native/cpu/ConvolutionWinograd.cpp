@@ -8,6 +8,9 @@
 #include "aten/native/cpu/ConvolutionWinograd.h"
 
 #include <omp.h>
+#if defined(__AVX512F__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
@@ -25,6 +28,13 @@ constexpr int64_t kXi = 36;  // entries of the 6x6 transformed domain
 constexpr int64_t kChunkTiles = 256;
 
 int64_t tiles_along(int64_t out) { return (out + 3) / 4; }
+
+// Elements between the transformed entries xi of a chunk's V, M or Gy (rows x nt each). The
+// kLanes elements of slack keep the 36 entries of one tile group from being a multiple of 4 KiB
+// apart (rows * nt often is), where they would all fall into one L1 set: the output transform,
+// which reads one line from each, measured 40% of its time on that load. The last entry's
+// slack lets the output transform read whole lane groups past the last tile.
+int64_t entry_stride(int64_t rows, int64_t nt) { return rows * nt + kLanes; }
 
 // dst[0, n) = src[0, n) for n <= kLanes. The full-width copy has a fixed length and compiles to
 // vector moves: a memcpy of a run-time length is a library call, and the transforms make one per
@@ -149,14 +159,15 @@ inline void weight_adjoint_1d(const T* __restrict in, int64_t is, T* __restrict 
   }
 }
 
-// V[xi][c][t] = (B^T d B)[xi] of tile t's 6x6 patch in channel c. Per channel, the chunk's
+// V[xi][c][t] (entries entry_stride(C, tiles) apart) = (B^T d B)[xi] of tile t's 6x6 patch in
+// channel c. Per channel, the chunk's
 // planes (nb samples from x) are first copied into zero-padded Hp x Wp planes, small enough to
 // stay in L1 or L2 while their tiles are read.
 template <typename T>
 void transform_input(const ConvGeom& g, const T* x, int64_t nb, int64_t Hp, int64_t Wp, const std::vector<Tile>& tiles,
                      T* V, bool par) {
   const int64_t C = g.C, H = g.in[1], W = g.in[2], plane = Hp * Wp;
-  const int64_t nt = static_cast<int64_t>(tiles.size());
+  const int64_t nt = static_cast<int64_t>(tiles.size()), sv = entry_stride(C, nt);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t c = 0; c < C; ++c) {
     thread_local std::vector<T> padbuf;
@@ -181,17 +192,59 @@ void transform_input(const ConvGeom& g, const T* x, int64_t nb, int64_t Hp, int6
       for (int i = 0; i < 6; ++i) input_transform_1d(&d[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 6; ++k) input_transform_1d(&r[0][k][0], 6 * kLanes, &v[0][k][0], 6 * kLanes);
       for (int64_t xi = 0; xi < kXi; ++xi)
-        copy_lanes(V + (xi * C + c) * nt + t0, v[xi / 6][xi % 6], n);
+        copy_lanes(V + xi * sv + c * nt + t0, v[xi / 6][xi % 6], n);
     }
   }
 }
 
-// y tile t of channel o = (A^T m A) + bias with m[xi] = M[xi][o][t]. M holds kLanes elements
-// past its end, so that the last lanes read inside it.
+// Writes the 4x4 outputs out[i][j][l] + b of the kLanes tiles l, all whole, to y + at[l]
+// (rows OW apart): a generic loop stores them one element at a time, 16 stores per tile.
+template <typename T>
+inline void store_whole_tiles(const T (&out)[4][4][kLanes], T b, const int64_t (&at)[kLanes], int64_t OW, T* y) {
+  for (int64_t l = 0; l < kLanes; ++l)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) y[at[l] + i * OW + j] = out[i][j][l] + b;
+}
+
+#if defined(__AVX512F__)
+// float: per output row, two rounds of two-register permutes turn the four row vectors into
+// the tiles' 4-element rows, four tiles per register, stored whole. (The unpack and extract
+// intrinsics would do as well, but gcc 12 warns about their undefined pass-through operand.)
+template <>
+inline void store_whole_tiles<float>(const float (&out)[4][4][kLanes], float b, const int64_t (&at)[kLanes],
+                                     int64_t OW, float* y) {
+  static_assert(kLanes == 16, "one zmm register of lanes");
+  // Pairs (a[l], b[l]) of tiles l = 0..7 and of l = 8..15.
+  const __m512i pairs_lo = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4, 19, 3, 18, 2, 17, 1, 16, 0);
+  const __m512i pairs_hi = _mm512_set_epi32(31, 15, 30, 14, 29, 13, 28, 12, 27, 11, 26, 10, 25, 9, 24, 8);
+  // Pair m of the first operand, then of the second, for m = 0..3 and for m = 4..7.
+  const __m512i quads_lo = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+  const __m512i quads_hi = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  const __m512 bv = _mm512_set1_ps(b);
+  alignas(64) float rows[kLanes];
+  for (int i = 0; i < 4; ++i) {
+    const __m512 o0 = _mm512_add_ps(_mm512_load_ps(out[i][0]), bv), o1 = _mm512_add_ps(_mm512_load_ps(out[i][1]), bv);
+    const __m512 o2 = _mm512_add_ps(_mm512_load_ps(out[i][2]), bv), o3 = _mm512_add_ps(_mm512_load_ps(out[i][3]), bv);
+    const __m512d p01[2] = {_mm512_castps_pd(_mm512_permutex2var_ps(o0, pairs_lo, o1)),
+                            _mm512_castps_pd(_mm512_permutex2var_ps(o0, pairs_hi, o1))};
+    const __m512d p23[2] = {_mm512_castps_pd(_mm512_permutex2var_ps(o2, pairs_lo, o3)),
+                            _mm512_castps_pd(_mm512_permutex2var_ps(o2, pairs_hi, o3))};
+    float* yi = y + i * OW;
+    for (int k = 0; k < 4; ++k) {  // tiles 4k..4k+3
+      _mm512_store_ps(rows, _mm512_castpd_ps(_mm512_permutex2var_pd(p01[k / 2], k % 2 ? quads_hi : quads_lo,
+                                                                     p23[k / 2])));
+      for (int q = 0; q < 4; ++q) std::memcpy(yi + at[4 * k + q], rows + 4 * q, 4 * sizeof(float));
+    }
+  }
+}
+#endif
+
+// y tile t of channel o = (A^T m A) + bias with m[xi] = M[xi][o][t] (entries entry_stride(O,
+// tiles) apart).
 template <typename T>
 void transform_output(const T* M, int64_t O, int64_t L, int64_t OW, const std::vector<Tile>& tiles, const T* bias,
                       T* y, bool par) {
-  const int64_t nt = static_cast<int64_t>(tiles.size());
+  const int64_t nt = static_cast<int64_t>(tiles.size()), sm = entry_stride(O, nt);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t o = 0; o < O; ++o) {
     alignas(64) T m[6][6][kLanes];
@@ -202,30 +255,35 @@ void transform_output(const T* M, int64_t O, int64_t L, int64_t OW, const std::v
     for (int64_t t0 = 0; t0 < nt; t0 += kLanes) {
       const int64_t n = std::min(kLanes, nt - t0);
       for (int64_t xi = 0; xi < kXi; ++xi)
-        std::memcpy(m[xi / 6][xi % 6], M + (xi * O + o) * nt + t0, sizeof(T) * kLanes);
+        std::memcpy(m[xi / 6][xi % 6], M + xi * sm + o * nt + t0, sizeof(T) * kLanes);
       for (int i = 0; i < 6; ++i) output_transform_1d(&m[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 4; ++k) output_transform_1d(&r[0][k][0], 4 * kLanes, &out[0][k][0], 4 * kLanes);
+      bool whole = n == kLanes;
+      int64_t at[kLanes];
       for (int64_t l = 0; l < n; ++l) {
         const Tile& t = tiles[static_cast<size_t>(t0 + l)];
-        T* yt = yo + t.out;
-        if (t.rows == 4 && t.cols == 4) {  // fixed bounds: unrolled stores
-          for (int i = 0; i < 4; ++i)
-            for (int j = 0; j < 4; ++j) yt[i * OW + j] = out[i][j][l] + b;
-        } else {
-          for (int i = 0; i < t.rows; ++i)
-            for (int j = 0; j < t.cols; ++j) yt[i * OW + j] = out[i][j][l] + b;
-        }
+        at[l] = t.out;
+        whole = whole && t.rows == 4 && t.cols == 4;
+      }
+      if (whole) {
+        store_whole_tiles(out, b, at, OW, yo);
+        continue;
+      }
+      for (int64_t l = 0; l < n; ++l) {
+        const Tile& t = tiles[static_cast<size_t>(t0 + l)];
+        for (int i = 0; i < t.rows; ++i)
+          for (int j = 0; j < t.cols; ++j) yo[t.out + i * OW + j] = out[i][j][l] + b;
       }
     }
   }
 }
 
-// Gy[xi][o][t] = (A gy_t A^T)[xi] of tile t's 4x4 output gradient in channel o (zero where the
-// tile passes the output's edge).
+// Gy[xi][o][t] (entries entry_stride(O, tiles) apart) = (A gy_t A^T)[xi] of tile t's 4x4 output
+// gradient in channel o (zero where the tile passes the output's edge).
 template <typename T>
 void transform_grad_output(const T* gy, int64_t O, int64_t L, int64_t OW, const std::vector<Tile>& tiles, T* Gy,
                            bool par) {
-  const int64_t nt = static_cast<int64_t>(tiles.size());
+  const int64_t nt = static_cast<int64_t>(tiles.size()), sg = entry_stride(O, nt);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t o = 0; o < O; ++o) {
     alignas(64) T m[4][4][kLanes];
@@ -244,7 +302,7 @@ void transform_grad_output(const T* gy, int64_t O, int64_t L, int64_t OW, const 
       for (int i = 0; i < 4; ++i) output_adjoint_1d(&m[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 6; ++k) output_adjoint_1d(&r[0][k][0], 6 * kLanes, &u[0][k][0], 6 * kLanes);
       for (int64_t xi = 0; xi < kXi; ++xi)
-        copy_lanes(Gy + (xi * O + o) * nt + t0, u[xi / 6][xi % 6], n);
+        copy_lanes(Gy + xi * sg + o * nt + t0, u[xi / 6][xi % 6], n);
     }
   }
 }
@@ -329,11 +387,12 @@ void winograd_conv3x3(const ConvGeom& g, const T* x, const T* w, const int64_t w
     thread_local std::vector<T> vbuf, mbuf;
     thread_local std::vector<Tile> tiles;
     chunk_tiles(g, p, nb, tiles);
-    T* V = scratch(vbuf, kXi * C * nt);
-    T* M = scratch(mbuf, kXi * O * nt + kLanes);
+    const int64_t sv = entry_stride(C, nt), sm = entry_stride(O, nt);
+    T* V = scratch(vbuf, kXi * sv);
+    T* M = scratch(mbuf, kXi * sm);
     transform_input(g, x + n0 * C * g.in_numel(), nb, p.Hp, p.Wp, tiles, V, inner);
     for (int64_t xi = 0; xi < kXi; ++xi)
-      gemm_cpu(dt, O, nt, C, U.data() + xi * O * C, C, 1, V + xi * C * nt, nt, 1, M + xi * O * nt, inner);
+      gemm_cpu(dt, O, nt, C, U.data() + xi * O * C, C, 1, V + xi * sv, nt, 1, M + xi * sm, inner);
     transform_output(M, O, L, OW, tiles, bias, y + n0 * O * L, inner);
   }
 }
@@ -357,13 +416,14 @@ void winograd_conv3x3_backward_weight(const ConvGeom& g, const T* x, const T* gy
       const int64_t n0 = ch * p.nb, nb = std::min(p.nb, g.N - n0), nt = nb * p.per_sample;
       const bool inner = !p.par_chunks;
       chunk_tiles(g, p, nb, tiles);
-    T* V = scratch(vbuf, kXi * C * nt);
-      T* Gy = scratch(gbuf, kXi * O * nt);
+      const int64_t sv = entry_stride(C, nt), sg = entry_stride(O, nt);
+      T* V = scratch(vbuf, kXi * sv);
+      T* Gy = scratch(gbuf, kXi * sg);
       T* prod = scratch(prodbuf, usize);
       transform_input(g, x + n0 * C * g.in_numel(), nb, p.Hp, p.Wp, tiles, V, inner);
       transform_grad_output(gy + n0 * O * L, O, L, OW, tiles, Gy, inner);
       for (int64_t xi = 0; xi < kXi; ++xi)
-        gemm_cpu(dt, O, C, nt, Gy + xi * O * nt, nt, 1, V + xi * C * nt, 1, nt, prod + xi * O * C, inner);
+        gemm_cpu(dt, O, C, nt, Gy + xi * sg, nt, 1, V + xi * sv, 1, nt, prod + xi * O * C, inner);
 #pragma omp parallel for schedule(static) if (inner)
       for (int64_t i = 0; i < usize; ++i) acc[i] += prod[i];
     }
