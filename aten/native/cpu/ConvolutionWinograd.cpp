@@ -191,8 +191,11 @@ void transform_input(const ConvGeom& g, const T* x, int64_t nb, int64_t Hp, int6
       }
       for (int i = 0; i < 6; ++i) input_transform_1d(&d[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 6; ++k) input_transform_1d(&r[0][k][0], 6 * kLanes, &v[0][k][0], 6 * kLanes);
-      for (int64_t xi = 0; xi < kXi; ++xi)
-        copy_lanes(V + xi * sv + c * nt + t0, v[xi / 6][xi % 6], n);
+      for (int64_t xi = 0; xi < kXi; ++xi) {
+        T* dst = V + xi * sv + c * nt + t0;
+        __builtin_prefetch(dst + 2 * kLanes, 1);
+        copy_lanes(dst, v[xi / 6][xi % 6], n);
+      }
     }
   }
 }
@@ -254,8 +257,11 @@ void transform_output(const T* M, int64_t O, int64_t L, int64_t OW, const std::v
     T* yo = y + o * L;
     for (int64_t t0 = 0; t0 < nt; t0 += kLanes) {
       const int64_t n = std::min(kLanes, nt - t0);
-      for (int64_t xi = 0; xi < kXi; ++xi)
-        std::memcpy(m[xi / 6][xi % 6], M + xi * sm + o * nt + t0, sizeof(T) * kLanes);
+      for (int64_t xi = 0; xi < kXi; ++xi) {
+        const T* src = M + xi * sm + o * nt + t0;
+        __builtin_prefetch(src + 2 * kLanes);
+        std::memcpy(m[xi / 6][xi % 6], src, sizeof(T) * kLanes);
+      }
       for (int i = 0; i < 6; ++i) output_transform_1d(&m[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 4; ++k) output_transform_1d(&r[0][k][0], 4 * kLanes, &out[0][k][0], 4 * kLanes);
       bool whole = n == kLanes;
