@@ -159,6 +159,52 @@ inline void weight_adjoint_1d(const T* __restrict in, int64_t is, T* __restrict 
   }
 }
 
+// d[i][j][l] = p[l][i * Wp + j] (i, j < 6) for the kLanes patches p[l]: element by element.
+template <typename T>
+inline void load_patches(const T* const (&p)[kLanes], int64_t Wp, T (&d)[6][6][kLanes]) {
+  for (int64_t l = 0; l < kLanes; ++l)
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) d[i][j][l] = p[l][i * Wp + j];
+}
+
+#if defined(__AVX512F__)
+// Index of a two-register permute (_mm512_permutex2var_ps) whose operands each hold `a`
+// patches of `b` columns (patch t's column j at t * b + j): the result holds the 2a patches'
+// columns [h * b / 2, (h + 1) * b / 2), patch t's at t * b / 2.
+struct PatchMerge {
+  alignas(64) int32_t idx[16];
+  constexpr PatchMerge(int a, int b, int h) : idx() {
+    for (int pos = 0; pos < 16; ++pos) {
+      const int t = pos / (b / 2), j = h * (b / 2) + pos % (b / 2);
+      idx[pos] = t < a ? t * b + j : 16 + (t - a) * b + j;
+    }
+  }
+  __m512i get() const { return _mm512_load_si512(idx); }
+};
+
+// float: per patch row, the 16 patches' 6-element rows are loaded whole and transposed in
+// registers by four rounds of two-register permutes, each doubling the patches per register
+// (the first joins two loads of 8 columns; then 8, 4 and 2 columns, halved each round).
+template <>
+inline void load_patches<float>(const float* const (&p)[kLanes], int64_t Wp, float (&d)[6][6][kLanes]) {
+  static_assert(kLanes == 16, "one zmm register of lanes");
+  static constexpr PatchMerge join(1, 16, 0), m8[2] = {{2, 8, 0}, {2, 8, 1}}, m4[2] = {{4, 4, 0}, {4, 4, 1}},
+                              m2[2] = {{8, 2, 0}, {8, 2, 1}};
+  for (int i = 0; i < 6; ++i) {
+    __m512 s[8], x[4][2], y[2][3];
+    for (int k = 0; k < 8; ++k)  // patches 2k, 2k + 1
+      s[k] = _mm512_permutex2var_ps(_mm512_maskz_loadu_ps(0x3F, p[2 * k] + i * Wp), join.get(),
+                                    _mm512_maskz_loadu_ps(0x3F, p[2 * k + 1] + i * Wp));
+    for (int q = 0; q < 4; ++q)  // patches 4q..4q+3, columns 0-3 and 4-7
+      for (int h = 0; h < 2; ++h) x[q][h] = _mm512_permutex2var_ps(s[2 * q], m8[h].get(), s[2 * q + 1]);
+    for (int o = 0; o < 2; ++o)  // patches 8o..8o+7, columns 2P, 2P + 1
+      for (int P = 0; P < 3; ++P)
+        y[o][P] = _mm512_permutex2var_ps(x[2 * o][P / 2], m4[P % 2].get(), x[2 * o + 1][P / 2]);
+    for (int j = 0; j < 6; ++j) _mm512_store_ps(d[i][j], _mm512_permutex2var_ps(y[0][j / 2], m2[j % 2].get(), y[1][j / 2]));
+  }
+}
+#endif
+
 // V[xi][c][t] (entries entry_stride(C, tiles) apart) = (B^T d B)[xi] of tile t's 6x6 patch in
 // channel c. Per channel, the chunk's
 // planes (nb samples from x) are first copied into zero-padded Hp x Wp planes, small enough to
@@ -184,11 +230,9 @@ void transform_input(const ConvGeom& g, const T* x, int64_t nb, int64_t Hp, int6
     alignas(64) T v[6][6][kLanes];
     for (int64_t t0 = 0; t0 < nt; t0 += kLanes) {
       const int64_t n = std::min(kLanes, nt - t0);
-      for (int64_t l = 0; l < kLanes; ++l) {
-        const T* p = xp + tiles[static_cast<size_t>(t0 + std::min(l, n - 1))].in;
-        for (int i = 0; i < 6; ++i)
-          for (int j = 0; j < 6; ++j) d[i][j][l] = p[i * Wp + j];
-      }
+      const T* patches[kLanes];
+      for (int64_t l = 0; l < kLanes; ++l) patches[l] = xp + tiles[static_cast<size_t>(t0 + std::min(l, n - 1))].in;
+      load_patches(patches, Wp, d);
       for (int i = 0; i < 6; ++i) input_transform_1d(&d[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 6; ++k) input_transform_1d(&r[0][k][0], 6 * kLanes, &v[0][k][0], 6 * kLanes);
       for (int64_t xi = 0; xi < kXi; ++xi) {
