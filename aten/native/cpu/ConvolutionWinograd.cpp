@@ -28,6 +28,7 @@ constexpr int64_t kXi = 36;  // entries of the 6x6 transformed domain
 constexpr int64_t kChunkTiles = 256;
 
 int64_t tiles_along(int64_t out) { return (out + 3) / 4; }
+int64_t winograd_tiles(const ConvGeom& g) { return g.N * tiles_along(g.out[1]) * tiles_along(g.out[2]); }
 
 // Elements between the transformed entries xi of a chunk's V, M or Gy (rows x nt each). The
 // kLanes elements of slack keep the 36 entries of one tile group from being a multiple of 4 KiB
@@ -72,10 +73,11 @@ inline void weight_transform_1d(const T* __restrict in, int64_t is, T* __restric
   }
 }
 
-// U[xi][o][c] = (G w_oc G^T)[xi], kLanes input channels at a time.
+// U[xi][o][c] (entries entry_stride(O, C) apart) = (G w_oc G^T)[xi], kLanes input channels at a
+// time.
 template <typename T>
 void transform_weight(const ConvGeom& g, const T* w, const int64_t ws[4], T* U, bool par) {
-  const int64_t O = g.O, C = g.C;
+  const int64_t O = g.O, C = g.C, su = entry_stride(O, C);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t o = 0; o < O; ++o) {
     alignas(64) T k[3][3][kLanes];
@@ -91,7 +93,7 @@ void transform_weight(const ConvGeom& g, const T* w, const int64_t ws[4], T* U, 
       for (int i = 0; i < 3; ++i) weight_transform_1d(&k[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int j = 0; j < 6; ++j) weight_transform_1d(&r[0][j][0], 6 * kLanes, &u[0][j][0], 6 * kLanes);
       for (int64_t xi = 0; xi < kXi; ++xi)
-        copy_lanes(U + (xi * O + o) * C + c0, u[xi / 6][xi % 6], n);
+        copy_lanes(U + xi * su + o * C + c0, u[xi / 6][xi % 6], n);
     }
   }
 }
@@ -417,18 +419,22 @@ bool winograd_suits(const ConvGeom& g) {
   if (g.groups != 1 || g.in[0] != 1 || g.out[0] != 1 || g.k[0] != 1 || g.k[1] != 3 || g.k[2] != 3) return false;
   for (int d = 1; d < 3; ++d)
     if (g.stride[d] != 1 || g.dil[d] != 1 || g.pad[d] < 0 || g.pad[d] > 2) return false;
-  const int64_t tiles = g.N * tiles_along(g.out[1]) * tiles_along(g.out[2]);
-  return g.C >= 16 && g.O >= 16 && tiles >= 64;
+  return g.C >= 16 && g.O >= 16 && winograd_tiles(g) >= 32;
 }
 
-bool winograd_suits_weight_grad(const ConvGeom& g) { return winograd_suits(g) && g.C >= 32 && g.O >= 32; }
+bool winograd_suits_weight_grad(const ConvGeom& g) {
+  return winograd_suits(g) && g.C >= 32 && g.O >= 32 && winograd_tiles(g) >= 64;
+}
 
 template <typename T>
 void winograd_conv3x3(const ConvGeom& g, const T* x, const T* w, const int64_t ws[4], const T* bias, T* y) {
   const int64_t C = g.C, O = g.O, OW = g.out[2], L = g.out_numel();
   const Plan p = make_plan(g);
-  std::vector<T> U(static_cast<size_t>(kXi * O * C));
-  transform_weight(g, w, ws, U.data(), omp_get_max_threads() > 1);
+  // Reused across calls like the chunks' buffers: a fresh vector of deep layers' size (36 MiB
+  // at 512 channels) is zeroed and page-faulted every call, which measured as much as the GEMMs.
+  thread_local std::vector<T> ubuf;
+  T* U = scratch(ubuf, kXi * entry_stride(O, C));
+  transform_weight(g, w, ws, U, omp_get_max_threads() > 1);
   const ScalarType dt = CppToScalarType<T>::value;
 #pragma omp parallel for schedule(static) if (p.par_chunks)
   for (int64_t ch = 0; ch < p.count; ++ch) {
@@ -442,7 +448,7 @@ void winograd_conv3x3(const ConvGeom& g, const T* x, const T* w, const int64_t w
     T* M = scratch(mbuf, kXi * sm);
     transform_input(g, x + n0 * C * g.in_numel(), nb, p.Hp, p.Wp, tiles, V, inner);
     for (int64_t xi = 0; xi < kXi; ++xi)
-      gemm_cpu(dt, O, nt, C, U.data() + xi * O * C, C, 1, V + xi * sv, nt, 1, M + xi * sm, inner);
+      gemm_cpu(dt, O, nt, C, U + xi * entry_stride(O, C), C, 1, V + xi * sv, nt, 1, M + xi * sm, inner);
     transform_output(M, O, L, OW, tiles, bias, y + n0 * O * L, inner);
   }
 }
@@ -454,11 +460,13 @@ void winograd_conv3x3_backward_weight(const ConvGeom& g, const T* x, const T* gy
   const int64_t C = g.C, O = g.O, OW = g.out[2], L = g.out_numel(), usize = kXi * O * C;
   const Plan p = make_plan(g);
   const int nthreads = p.par_chunks ? omp_get_max_threads() : 1;
-  std::vector<T> dU(static_cast<size_t>(nthreads * usize), T(0));
+  thread_local std::vector<T> dubuf;  // reused, as U in winograd_conv3x3
+  T* dU = scratch(dubuf, nthreads * usize);
+  std::fill(dU, dU + nthreads * usize, T(0));
   const ScalarType dt = CppToScalarType<T>::value;
 #pragma omp parallel num_threads(nthreads) if (p.par_chunks)
   {
-    T* acc = dU.data() + omp_get_thread_num() * usize;
+    T* acc = dU + omp_get_thread_num() * usize;
     thread_local std::vector<T> vbuf, gbuf, prodbuf;
     thread_local std::vector<Tile> tiles;
 #pragma omp for schedule(static)
@@ -479,10 +487,10 @@ void winograd_conv3x3_backward_weight(const ConvGeom& g, const T* x, const T* gy
     }
   }
   for (int t = 1; t < nthreads; ++t) {
-    const T* part = dU.data() + t * usize;
-    for (int64_t i = 0; i < usize; ++i) dU[static_cast<size_t>(i)] += part[i];
+    const T* part = dU + t * usize;
+    for (int64_t i = 0; i < usize; ++i) dU[i] += part[i];
   }
-  weight_from_transformed(dU.data(), O, C, gw, omp_get_max_threads() > 1);
+  weight_from_transformed(dU, O, C, gw, omp_get_max_threads() > 1);
 }
 
 template void winograd_conv3x3<float>(const ConvGeom&, const float*, const float*, const int64_t[4], const float*,
