@@ -114,6 +114,10 @@ WINOGRAD_CASES = [
     # from 32 channels on both sides the weight gradient too
     (4, 33, 40, 16, 3, {"padding": 1}),
     (3, 32, 32, 40, 3, {"padding": 1}),  # several chunks, summed (in parallel with 2 threads)
+    # from 32 tiles on (the weight gradient from 64): 2x2 tiles a sample, lane groups across
+    # samples; one tile a sample (4x4 planes), the input gradient's weight copied transposed
+    (8, 24, 20, 8, 3, {"padding": 1}),
+    (33, 17, 36, 4, 3, {"padding": 1}),
 ]
 CONV2D_CASES = GEMM_PATH_CASES + WINOGRAD_CASES
 
