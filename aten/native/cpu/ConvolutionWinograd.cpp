@@ -343,6 +343,36 @@ void transform_output(const T* M, int64_t O, int64_t L, int64_t OW, const std::v
   }
 }
 
+// m[i][j][l] = at[l][i * OW + j] for the kLanes whole 4x4 tiles at at[l]: element by element.
+template <typename T>
+inline void load_whole_tiles(const T* const (&at)[kLanes], int64_t OW, T (&m)[4][4][kLanes]) {
+  for (int64_t l = 0; l < kLanes; ++l)
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 4; ++j) m[i][j][l] = at[l][i * OW + j];
+}
+
+#if defined(__AVX512F__)
+// float: per tile row, four tiles' 4-element rows per register, transposed by two rounds of
+// two-register permutes as in load_patches.
+template <>
+inline void load_whole_tiles<float>(const float* const (&at)[kLanes], int64_t OW, float (&m)[4][4][kLanes]) {
+  static_assert(kLanes == 16, "one zmm register of lanes");
+  static constexpr PatchMerge m4[2] = {{4, 4, 0}, {4, 4, 1}}, m2[2] = {{8, 2, 0}, {8, 2, 1}};
+  for (int i = 0; i < 4; ++i) {
+    __m512 q[4], y[2][2];
+    for (int k = 0; k < 4; ++k) {  // tiles 4k..4k+3
+      q[k] = _mm512_insertf32x4(_mm512_setzero_ps(), _mm_loadu_ps(at[4 * k] + i * OW), 0);
+      q[k] = _mm512_insertf32x4(q[k], _mm_loadu_ps(at[4 * k + 1] + i * OW), 1);
+      q[k] = _mm512_insertf32x4(q[k], _mm_loadu_ps(at[4 * k + 2] + i * OW), 2);
+      q[k] = _mm512_insertf32x4(q[k], _mm_loadu_ps(at[4 * k + 3] + i * OW), 3);
+    }
+    for (int o = 0; o < 2; ++o)  // tiles 8o..8o+7, columns 2P, 2P + 1
+      for (int P = 0; P < 2; ++P) y[o][P] = _mm512_permutex2var_ps(q[2 * o], m4[P].get(), q[2 * o + 1]);
+    for (int j = 0; j < 4; ++j) _mm512_store_ps(m[i][j], _mm512_permutex2var_ps(y[0][j / 2], m2[j % 2].get(), y[1][j / 2]));
+  }
+}
+#endif
+
 // Gy[xi][o][t] (entries entry_stride(O, tiles) apart) = (A gy_t A^T)[xi] of tile t's 4x4 output
 // gradient in channel o (zero where the tile passes the output's edge).
 template <typename T>
@@ -357,12 +387,22 @@ void transform_grad_output(const T* gy, int64_t O, int64_t L, int64_t OW, const 
     const T* go = gy + o * L;
     for (int64_t t0 = 0; t0 < nt; t0 += kLanes) {
       const int64_t n = std::min(kLanes, nt - t0);
-      std::fill(&m[0][0][0], &m[0][0][0] + 16 * kLanes, T(0));
+      bool whole = n == kLanes;
+      const T* at[kLanes];
       for (int64_t l = 0; l < n; ++l) {
         const Tile& t = tiles[static_cast<size_t>(t0 + l)];
-        const T* gt = go + t.out;
-        for (int i = 0; i < t.rows; ++i)
-          for (int j = 0; j < t.cols; ++j) m[i][j][l] = gt[i * OW + j];
+        at[l] = go + t.out;
+        whole = whole && t.rows == 4 && t.cols == 4;
+      }
+      if (whole) {
+        load_whole_tiles(at, OW, m);
+      } else {
+        std::fill(&m[0][0][0], &m[0][0][0] + 16 * kLanes, T(0));
+        for (int64_t l = 0; l < n; ++l) {
+          const Tile& t = tiles[static_cast<size_t>(t0 + l)];
+          for (int i = 0; i < t.rows; ++i)
+            for (int j = 0; j < t.cols; ++j) m[i][j][l] = at[l][i * OW + j];
+        }
       }
       for (int i = 0; i < 4; ++i) output_adjoint_1d(&m[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 6; ++k) output_adjoint_1d(&r[0][k][0], 6 * kLanes, &u[0][k][0], 6 * kLanes);
