@@ -13,7 +13,7 @@
 // col is x itself.
 // Chunks run in parallel (OpenMP) when there are enough; otherwise the GEMM parallelises.
 // 2-d 3x3 stride-1 convolutions with enough channels and output tiles run as Winograd
-// F(4x4, 3x3) instead (forward, input gradient, and with more channels the weight gradient:
+// F(4x4, 3x3) instead (forward, input gradient, and with more tiles the weight gradient:
 // Note [Winograd convolution] in ConvolutionWinograd.h).
 // Depthwise convolutions (one x-side channel per group) skip both: a GEMM of one row per group
 // costs more in calls and column copies than the multiply-adds, so they run as direct loops over

@@ -406,8 +406,11 @@ void transform_grad_output(const T* gy, int64_t O, int64_t L, int64_t OW, const 
       }
       for (int i = 0; i < 4; ++i) output_adjoint_1d(&m[i][0][0], kLanes, &r[i][0][0], kLanes);
       for (int k = 0; k < 6; ++k) output_adjoint_1d(&r[0][k][0], 6 * kLanes, &u[0][k][0], 6 * kLanes);
-      for (int64_t xi = 0; xi < kXi; ++xi)
-        copy_lanes(Gy + xi * sg + o * nt + t0, u[xi / 6][xi % 6], n);
+      for (int64_t xi = 0; xi < kXi; ++xi) {
+        T* dst = Gy + xi * sg + o * nt + t0;
+        __builtin_prefetch(dst + 2 * kLanes, 1);
+        copy_lanes(dst, u[xi / 6][xi % 6], n);
+      }
     }
   }
 }
@@ -476,7 +479,7 @@ bool winograd_suits(const ConvGeom& g) {
 }
 
 bool winograd_suits_weight_grad(const ConvGeom& g) {
-  return winograd_suits(g) && g.C >= 32 && g.O >= 32 && winograd_tiles(g) >= 64;
+  return winograd_suits(g) && winograd_tiles(g) >= 64;
 }
 
 template <typename T>

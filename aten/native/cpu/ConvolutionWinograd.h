@@ -21,9 +21,9 @@ namespace tl::native {
 // a column per tile, are bound by reading the transformed weight, 4x the weight's size: at 8
 // tiles of 512 channels Winograd measured twice the time of im2col + GEMM; at 32, 0.7x).
 bool winograd_suits(const ConvGeom& g);
-// Whether Bw (the weight gradient) of g runs as Winograd: as winograd_suits, with at least 32
-// channels on both sides (below, its GEMMs are too small to pay for the two transforms) and 64
-// tiles (at 32 tiles of 512 channels it measured 1.6x the time of im2col + GEMM).
+// Whether Bw (the weight gradient) of g runs as Winograd: as winograd_suits, with at least 64
+// tiles (at 32 tiles of 512 channels it measured 1.6x the time of im2col + GEMM; from 64 on,
+// 0.5-1x at 16 to 256 channels, the smaller channel counts gaining most).
 bool winograd_suits_weight_grad(const ConvGeom& g);
 
 // y (N, O, *out) = F(x (N, C, *in), w) + bias (may be null) for a geometry winograd_suits
