@@ -174,12 +174,13 @@ inline void weight_adjoint_1d(const T* __restrict in, int64_t is, T* __restrict 
   }
 }
 
-// d[i][j][l] = p[l][i * Wp + j] (i, j < 6) for the kLanes patches p[l]: element by element.
-template <typename T>
-inline void load_patches(const T* const (&p)[kLanes], int64_t Wp, T (&d)[6][6][kLanes]) {
+// d[i][j][l] = p[l][i * ld + j] (i, j < S) for the kLanes S x S patches p[l] (the input
+// transform's 6x6, the output gradient's whole 4x4 tiles): element by element.
+template <int S, typename T>
+inline void load_patches(const T* const (&p)[kLanes], int64_t ld, T (&d)[S][S][kLanes]) {
   for (int64_t l = 0; l < kLanes; ++l)
-    for (int i = 0; i < 6; ++i)
-      for (int j = 0; j < 6; ++j) d[i][j][l] = p[l][i * Wp + j];
+    for (int i = 0; i < S; ++i)
+      for (int j = 0; j < S; ++j) d[i][j][l] = p[l][i * ld + j];
 }
 
 #if defined(__AVX512F__)
@@ -197,11 +198,10 @@ struct PatchMerge {
   __m512i get() const { return _mm512_load_si512(idx); }
 };
 
-// float: per patch row, the 16 patches' 6-element rows are loaded whole and transposed in
+// float, 6x6: per patch row, the 16 patches' 6-element rows are loaded whole and transposed in
 // registers by four rounds of two-register permutes, each doubling the patches per register
 // (the first joins two loads of 8 columns; then 8, 4 and 2 columns, halved each round).
-template <>
-inline void load_patches<float>(const float* const (&p)[kLanes], int64_t Wp, float (&d)[6][6][kLanes]) {
+inline void load_patches(const float* const (&p)[kLanes], int64_t Wp, float (&d)[6][6][kLanes]) {
   static_assert(kLanes == 16, "one zmm register of lanes");
   static constexpr PatchMerge join(1, 16, 0), m8[2] = {{2, 8, 0}, {2, 8, 1}}, m4[2] = {{4, 4, 0}, {4, 4, 1}},
                               m2[2] = {{8, 2, 0}, {8, 2, 1}};
@@ -343,19 +343,10 @@ void transform_output(const T* M, int64_t O, int64_t L, int64_t OW, const std::v
   }
 }
 
-// m[i][j][l] = at[l][i * OW + j] for the kLanes whole 4x4 tiles at at[l]: element by element.
-template <typename T>
-inline void load_whole_tiles(const T* const (&at)[kLanes], int64_t OW, T (&m)[4][4][kLanes]) {
-  for (int64_t l = 0; l < kLanes; ++l)
-    for (int i = 0; i < 4; ++i)
-      for (int j = 0; j < 4; ++j) m[i][j][l] = at[l][i * OW + j];
-}
-
 #if defined(__AVX512F__)
-// float: per tile row, four tiles' 4-element rows per register, transposed by two rounds of
-// two-register permutes as in load_patches.
-template <>
-inline void load_whole_tiles<float>(const float* const (&at)[kLanes], int64_t OW, float (&m)[4][4][kLanes]) {
+// float, 4x4: per tile row, four tiles' 4-element rows per register, transposed by two rounds of
+// two-register permutes as for the 6x6 patches.
+inline void load_patches(const float* const (&at)[kLanes], int64_t OW, float (&m)[4][4][kLanes]) {
   static_assert(kLanes == 16, "one zmm register of lanes");
   static constexpr PatchMerge m4[2] = {{4, 4, 0}, {4, 4, 1}}, m2[2] = {{8, 2, 0}, {8, 2, 1}};
   for (int i = 0; i < 4; ++i) {
@@ -395,7 +386,7 @@ void transform_grad_output(const T* gy, int64_t O, int64_t L, int64_t OW, const 
         whole = whole && t.rows == 4 && t.cols == 4;
       }
       if (whole) {
-        load_whole_tiles(at, OW, m);
+        load_patches(at, OW, m);
       } else {
         std::fill(&m[0][0][0], &m[0][0][0] + 16 * kLanes, T(0));
         for (int64_t l = 0; l < n; ++l) {
