@@ -469,10 +469,6 @@ bool winograd_suits(const ConvGeom& g) {
   return g.C >= 16 && g.O >= 16 && winograd_tiles(g) >= 32;
 }
 
-bool winograd_suits_weight_grad(const ConvGeom& g) {
-  return winograd_suits(g) && winograd_tiles(g) >= 64;
-}
-
 template <typename T>
 void winograd_conv3x3(const ConvGeom& g, const T* x, const T* w, const int64_t ws[4], const T* bias, T* y) {
   const int64_t C = g.C, O = g.O, OW = g.out[2], L = g.out_numel();
