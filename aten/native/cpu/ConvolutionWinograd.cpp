@@ -433,7 +433,8 @@ struct Plan {
   bool par_chunks;  // chunks run in parallel, each on one thread
 };
 
-Plan make_plan(const ConvGeom& g) {
+// Chunks run in parallel only with at least min_par_tiles tiles each (see the weight gradient).
+Plan make_plan(const ConvGeom& g, int64_t min_par_tiles = 0) {
   Plan p;
   p.th = tiles_along(g.out[1]);
   p.tw = tiles_along(g.out[2]);
@@ -442,9 +443,11 @@ Plan make_plan(const ConvGeom& g) {
   p.Wp = p.tw * 4 + 2;
   const int64_t threads = omp_get_max_threads();
   p.nb = std::min(g.N, std::max<int64_t>(1, kChunkTiles / p.per_sample));
-  if (threads > 1 && (g.N + p.nb - 1) / p.nb < threads && g.N >= threads) p.nb = (g.N + threads - 1) / threads;
+  const int64_t split = (g.N + threads - 1) / threads;
+  if (threads > 1 && (g.N + p.nb - 1) / p.nb < threads && g.N >= threads && split * p.per_sample >= min_par_tiles)
+    p.nb = split;
   p.count = (g.N + p.nb - 1) / p.nb;
-  p.par_chunks = threads > 1 && p.count >= threads;
+  p.par_chunks = threads > 1 && p.count >= threads && p.nb * p.per_sample >= min_par_tiles;
   return p;
 }
 
@@ -497,19 +500,24 @@ void winograd_conv3x3(const ConvGeom& g, const T* x, const T* w, const int64_t w
 }
 
 // dL/dU_xi = sum over tiles of Gy_xi (O x tiles) @ V_xi^T (tiles x C), summed over the chunks
-// (each thread into its own copy), then carried back to the weight by G^T . G.
+// (each thread into its own copy: its first chunk's GEMMs write it, later ones add to it), then
+// carried back to the weight by G^T . G. The copies (36 C O elements each, 36 MiB at 512
+// channels) cost a pass over memory per chunk, so chunks run in parallel only with 64 tiles or
+// more: at 16 tiles a chunk (32 samples of 4x4 planes, 512 channels, 2 threads) the copies
+// took longer than the GEMMs.
 template <typename T>
 void winograd_conv3x3_backward_weight(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   const int64_t C = g.C, O = g.O, OW = g.out[2], L = g.out_numel(), usize = kXi * O * C;
-  const Plan p = make_plan(g);
+  const Plan p = make_plan(g, 64);
   const int nthreads = p.par_chunks ? omp_get_max_threads() : 1;
   thread_local std::vector<T> dubuf;  // reused, as U in winograd_conv3x3
   T* dU = scratch(dubuf, nthreads * usize);
-  std::fill(dU, dU + nthreads * usize, T(0));
+  std::vector<char> written(static_cast<size_t>(nthreads), 0);  // whether a thread's copy holds a sum
   const ScalarType dt = CppToScalarType<T>::value;
 #pragma omp parallel num_threads(nthreads) if (p.par_chunks)
   {
-    T* acc = dU + omp_get_thread_num() * usize;
+    const int tid = omp_get_thread_num();
+    T* acc = dU + tid * usize;
     thread_local std::vector<T> vbuf, gbuf, prodbuf;
     thread_local std::vector<Tile> tiles;
 #pragma omp for schedule(static)
@@ -520,16 +528,21 @@ void winograd_conv3x3_backward_weight(const ConvGeom& g, const T* x, const T* gy
       const int64_t sv = entry_stride(C, nt), sg = entry_stride(O, nt);
       T* V = scratch(vbuf, kXi * sv);
       T* Gy = scratch(gbuf, kXi * sg);
-      T* prod = scratch(prodbuf, usize);
+      const bool first = !written[static_cast<size_t>(tid)];
+      T* prod = first ? acc : scratch(prodbuf, usize);
       transform_input(g, x + n0 * C * g.in_numel(), nb, p.Hp, p.Wp, tiles, V, inner);
       transform_grad_output(gy + n0 * O * L, O, L, OW, tiles, Gy, inner);
       for (int64_t xi = 0; xi < kXi; ++xi)
         gemm_cpu(dt, O, C, nt, Gy + xi * sg, nt, 1, V + xi * sv, 1, nt, prod + xi * O * C, inner);
+      written[static_cast<size_t>(tid)] = 1;
+      if (first) continue;
 #pragma omp parallel for schedule(static) if (inner)
       for (int64_t i = 0; i < usize; ++i) acc[i] += prod[i];
     }
   }
+  // Thread 0 has a chunk: with chunks in parallel there are at least as many as threads.
   for (int t = 1; t < nthreads; ++t) {
+    if (!written[static_cast<size_t>(t)]) continue;
     const T* part = dU + t * usize;
     for (int64_t i = 0; i < usize; ++i) dU[i] += part[i];
   }
