@@ -4,7 +4,9 @@
 // without bounds checks. A chunk's transformed input V (36 x C x tiles) and products
 // M (36 x O x tiles) are written once and read once, by the 36 GEMMs and the output transform
 // (in cache for the smaller channel counts). The transforms work on kLanes tiles at once, one
-// tile per SIMD lane.
+// tile per SIMD lane; in AVX-512 builds, float patches and whole 4x4 tiles move between memory
+// and the lanes a row at a time, transposed in registers (load_patches, store_whole_tiles),
+// elsewhere element by element.
 #include "aten/native/cpu/ConvolutionWinograd.h"
 
 #include <omp.h>
