@@ -1,12 +1,15 @@
 """Convolution, pooling, padding and upsampling: torchlite vs PyTorch side by side, float32.
 
     python benchmarks/bench_conv.py [--threads 1] [--repeats 5] [--quick]
-                                    [--blocks | --resnet] [--batches 1,32]
+                                    [--blocks | --resnet] [--batches 1,32] [--split]
 
 --blocks times conv2d alone (with bias) on the layer shapes of ResNet-18, VGG-11 and MobileNet
 blocks for CIFAR-sized inputs (3x3, 1x1, depthwise, strided) at each of --batches instead of the
 default cases. --resnet times one training step (forward, cross-entropy, backward, SGD) of a
-ResNet-18 for 32x32 inputs at each of --batches.
+ResNet-18 for 32x32 inputs at each of --batches. --split times the three maps of a convolution
+apart: the forward, the input gradient and the weight gradient, as autograd calls them (PyTorch's
+convolution_backward with one output asked for), on the --blocks shapes with --blocks, else on
+run_all.py's conv2d row (32x16x32x32 -> 32, 3x3, padding 1).
 
 Each case runs the same call on both libraries in alternation (see bench_ops.py for why);
 the table reports median milliseconds and the ratio torchlite / torch (lower is better).
@@ -93,36 +96,66 @@ def cases(quick: bool):
     ]
 
 
+# (label, C_in, size, C_out, kernel, stride, padding, groups)
+BLOCK_SHAPES = [
+    ("ResNet 3x3", 64, 32, 64, 3, 1, 1, 1),
+    ("ResNet 3x3", 128, 16, 128, 3, 1, 1, 1),
+    ("ResNet 3x3", 256, 8, 256, 3, 1, 1, 1),
+    ("ResNet 3x3", 512, 4, 512, 3, 1, 1, 1),
+    ("ResNet 3x3 s2", 64, 32, 128, 3, 2, 1, 1),
+    ("ResNet 3x3 s2", 256, 8, 512, 3, 2, 1, 1),
+    ("ResNet 1x1 s2 shortcut", 64, 32, 128, 1, 2, 0, 1),
+    ("ResNet 1x1 s2 shortcut", 256, 8, 512, 1, 2, 0, 1),
+    ("VGG 3x3 stem", 3, 32, 64, 3, 1, 1, 1),
+    ("VGG 3x3", 64, 16, 128, 3, 1, 1, 1),
+    ("VGG 3x3", 256, 4, 512, 3, 1, 1, 1),
+    ("MobileNet 1x1 expand", 32, 16, 192, 1, 1, 0, 1),
+    ("MobileNet 1x1 project", 192, 16, 32, 1, 1, 0, 1),
+    ("MobileNet depthwise 3x3", 192, 16, 192, 3, 1, 1, 192),
+    ("MobileNet depthwise 3x3 s2", 144, 32, 144, 3, 2, 1, 144),
+]
+
+
 def block_cases(batches):
     """conv2d on CNN block shapes: (name, arrays, fn, backward) per batch, forward and fwd+bwd."""
     rng = np.random.default_rng(0)
     r = lambda *s: rng.standard_normal(s).astype(np.float32)  # noqa: E731
-    # (label, C_in, size, C_out, kernel, stride, padding, groups)
-    shapes = [
-        ("ResNet 3x3", 64, 32, 64, 3, 1, 1, 1),
-        ("ResNet 3x3", 128, 16, 128, 3, 1, 1, 1),
-        ("ResNet 3x3", 256, 8, 256, 3, 1, 1, 1),
-        ("ResNet 3x3", 512, 4, 512, 3, 1, 1, 1),
-        ("ResNet 3x3 s2", 64, 32, 128, 3, 2, 1, 1),
-        ("ResNet 3x3 s2", 256, 8, 512, 3, 2, 1, 1),
-        ("ResNet 1x1 s2 shortcut", 64, 32, 128, 1, 2, 0, 1),
-        ("ResNet 1x1 s2 shortcut", 256, 8, 512, 1, 2, 0, 1),
-        ("VGG 3x3 stem", 3, 32, 64, 3, 1, 1, 1),
-        ("VGG 3x3", 64, 16, 128, 3, 1, 1, 1),
-        ("VGG 3x3", 256, 4, 512, 3, 1, 1, 1),
-        ("MobileNet 1x1 expand", 32, 16, 192, 1, 1, 0, 1),
-        ("MobileNet 1x1 project", 192, 16, 32, 1, 1, 0, 1),
-        ("MobileNet depthwise 3x3", 192, 16, 192, 3, 1, 1, 192),
-        ("MobileNet depthwise 3x3 s2", 144, 32, 144, 3, 2, 1, 144),
-    ]
     out = []
     for batch in batches:
-        for label, c, size, o, k, s, p, g in shapes:
+        for label, c, size, o, k, s, p, g in BLOCK_SHAPES:
             arrays = (r(batch, c, size, size), r(o, c // g, k, k), r(o))
             fn = lambda lib, x, w, b, s=s, p=p, g=g: lib.nn.functional.conv2d(x, w, b, s, p, 1, g)  # noqa: E731
             name = f"{label} {batch}x{c}x{size}x{size}->{o}"
             out += [(name, arrays, fn, False), (name, arrays, fn, True)]
     return out
+
+
+def _split_maps(lib, x, w, gy, stride, padding, groups):
+    """pass -> callable: conv2d's forward, input gradient and weight gradient, each alone."""
+    st, pd, dl = [stride] * 2, [padding] * 2, [1, 1]
+    if lib.__name__ == "torchlite":
+        return {"fwd": lambda: lib.convolution(x, w, None, st, pd, dl, False, [0, 0], groups),
+                "input grad": lambda: lib.convolution_backward_input(gy, w, list(x.shape), st, pd, dl, groups),
+                "weight grad": lambda: lib.convolution_backward_weight(gy, x, list(w.shape), st, pd, dl, groups)}
+    cb = lib.ops.aten.convolution_backward
+    return {"fwd": lambda: lib.convolution(x, w, None, st, pd, dl, False, [0, 0], groups),
+            "input grad": lambda: cb(gy, x, w, None, st, pd, dl, False, [0, 0], groups, [True, False, False]),
+            "weight grad": lambda: cb(gy, x, w, None, st, pd, dl, False, [0, 0], groups, [False, True, False])}
+
+
+def split_runs(libs, shapes, batches):
+    """(name, pass, {lib: callable}) for the three maps of each (label, C_in, size, C_out, kernel,
+    stride, padding, groups) shape at each batch size."""
+    rng = np.random.default_rng(0)
+    for batch in batches:
+        for label, c, size, o, k, s, p, g in shapes:
+            out = (size + 2 * p - k) // s + 1
+            arrays = [rng.standard_normal(shape).astype(np.float32)
+                      for shape in ((batch, c, size, size), (o, c // g, k, k), (batch, o, out, out))]
+            maps = {lib.__name__: _split_maps(lib, *(lib.tensor(a) if lib.__name__ == "torchlite" else
+                                                      lib.from_numpy(a) for a in arrays), s, p, g) for lib in libs}
+            for kind in ("fwd", "input grad", "weight grad"):
+                yield f"{label} {batch}x{c}x{size}x{size}->{o}", kind, {lib: m[kind] for lib, m in maps.items()}
 
 
 def resnet_step(lib, batch):
@@ -150,6 +183,7 @@ def main() -> None:
     p.add_argument("--blocks", action="store_true", help="conv2d on CNN block shapes instead")
     p.add_argument("--resnet", action="store_true", help="ResNet-18 training steps instead")
     p.add_argument("--batches", default="1,32", help="batch sizes for --blocks and --resnet")
+    p.add_argument("--split", action="store_true", help="forward, input and weight gradient apart")
     args = p.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
     os.environ["OMP_NUM_THREADS"] = str(args.threads)
@@ -161,11 +195,14 @@ def main() -> None:
     tl.set_num_threads(args.threads)
     torch.set_num_threads(args.threads)
     print(f"threads={args.threads} repeats={args.repeats} torch={torch.__version__}  (ms, median; float32)")
-    widths = [48, 10, 12, 11, 10]
+    widths = [48, 12, 12, 11, 10]
     print(fmt_row(["case", "pass", "torchlite", "torch", "ratio"], widths))
     number = 2 if args.quick else 5
     # Generators: each case's inputs exist only while it runs (batch-128 cases are large).
-    if args.resnet:
+    if args.split:
+        shapes = BLOCK_SHAPES if args.blocks else [("conv2d 3x3", 16, 32, 32, 3, 1, 1, 1)]
+        runs = split_runs((tl, torch), shapes, batches if args.blocks else [8 if args.quick else 32])
+    elif args.resnet:
         runs = ((f"ResNet-18 CIFAR step batch {b}", "train", {lib.__name__: resnet_step(lib, b) for lib in (tl, torch)})
                 for b in batches)
         number = 1

@@ -111,9 +111,12 @@ WINOGRAD_CASES = [
     (8, 16, 16, 10, 3, {"padding": 1}),  # partial tiles; a tile count no multiple of the lanes
     (1, 16, 24, 30, 3, {"padding": 2}),  # one sample; the input gradient unpadded
     (4, 20, 17, 18, 3, {"padding": (0, 1)}),  # channels no multiple of the lanes
-    # from 32 channels on both sides the weight gradient too
     (4, 33, 40, 16, 3, {"padding": 1}),
     (3, 32, 32, 40, 3, {"padding": 1}),  # several chunks, summed (in parallel with 2 threads)
+    # 32 tiles and a few more: 2x2 tiles a sample, lane groups across samples; one tile a sample
+    # (4x4 planes), the input gradient's weight copied transposed
+    (8, 24, 20, 8, 3, {"padding": 1}),
+    (33, 17, 36, 4, 3, {"padding": 1}),
 ]
 CONV2D_CASES = GEMM_PATH_CASES + WINOGRAD_CASES
 

@@ -13,7 +13,7 @@
 // col is x itself.
 // Chunks run in parallel (OpenMP) when there are enough; otherwise the GEMM parallelises.
 // 2-d 3x3 stride-1 convolutions with enough channels and output tiles run as Winograd
-// F(4x4, 3x3) instead (forward, input gradient, and with more channels the weight gradient:
+// F(4x4, 3x3) instead (forward, input gradient and weight gradient:
 // Note [Winograd convolution] in ConvolutionWinograd.h).
 // Depthwise convolutions (one x-side channel per group) skip both: a GEMM of one row per group
 // costs more in calls and column copies than the multiply-adds, so they run as direct loops over
@@ -393,7 +393,7 @@ bool weight_grad_og_as_n(int64_t Og, int64_t CgK) { return Og <= 128 && Og < CgK
 template <typename T>
 void backward_weight_impl(const ConvGeom& g, const T* x, const T* gy, T* gw) {
   if (is_depthwise(g)) return depthwise_backward_weight(g, x, gy, gw);
-  if (winograd_suits_weight_grad(g)) return winograd_conv3x3_backward_weight(g, x, gy, gw);
+  if (winograd_suits(g)) return winograd_conv3x3_backward_weight(g, x, gy, gw);
   const int64_t Cg = g.C / g.groups, Og = g.O / g.groups, CgK = Cg * g.k_numel();
   const int64_t L = g.out_numel(), HW = g.in_numel(), wsize = g.O * CgK;
   const SampleChunks ch = sample_chunks(g);
