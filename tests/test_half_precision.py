@@ -151,7 +151,6 @@ def test_reductions_accumulate_in_float(dtype):
     _assert_within_one_ulp(tl.linalg.vector_norm(h), torch.linalg.vector_norm(th))
 
 
-@pytest.mark.parametrize("dtype", HALF_DTYPES)
 def _assert_float_accumulated(ours, exact, magnitude, depth):
     """Within one rounding to `ours.dtype` plus float32 accumulation error of the exact result:
     |ours - exact| <= ulp(exact) + depth * 2^-24 * magnitude, magnitude being the sum of the

@@ -362,6 +362,18 @@ def test_multihead_attention_self_attention(expr, need_weights, mask):
     check_parity(ref, mine, [x], make=lambda lib, t: [t[0], t[0], t[0]], kwargs=kw)
 
 
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_output_layout_matches_torch(need_weights):
+    # A sequence-first call with the transpose of a batch-first tensor (the rows taken in batch
+    # order inside) still returns PyTorch's layout: a contiguous (L, N, E) that view() accepts.
+    ref, mine = build("nn.MultiheadAttention(8, 2)")
+    y = randn(3, 5, 8)
+    outs = [m(x, x, x, need_weights=need_weights)[0] for m, x in
+            ((ref, torch.tensor(y).transpose(0, 1)), (mine, tl.tensor(y).transpose(0, 1)))]
+    assert outs[1].is_contiguous() == outs[0].is_contiguous()
+    np.testing.assert_allclose(_np(outs[1].view(15, 8)), _np(outs[0].reshape(15, 8)), atol=1e-10)
+
+
 def test_multihead_attention_self_attention_unbatched_and_float_padding():
     ref, mine = build("nn.MultiheadAttention(8, 2)")
     x = randn(5, 8)

@@ -2,6 +2,10 @@
 the embedding gradient, max pooling) against PyTorch at 1 and 2 threads. Tensors are above the
 kernels' serial cut-offs (32K-64K elements), with odd sizes so thread ranges split unevenly."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -66,6 +70,26 @@ def test_gather_out_matches_torch_and_is_left_alone_on_a_bad_index(threads):
     with pytest.raises(RuntimeError, match="index 61 is out of bounds for dimension 1 with size 61"):
         tl.gather(tl.tensor(x), 1, tl.tensor(idx), out=out)
     assert (out.numpy() == 7).all()  # the index is checked before out is written
+
+
+def test_scatter_index_check_holds_with_fewer_threads_than_chunks():
+    """The parallel index check ORs every chunk a thread runs: with OMP_THREAD_LIMIT below
+    OMP_NUM_THREADS one thread runs several chunks, and a bad value in an early chunk used to be
+    forgotten (then scatter_ wrote out of bounds)."""
+    code = (
+        "import torchlite as tl\n"
+        "n = (1 << 20) + 100\n"
+        "x, idx = tl.zeros(n), tl.zeros(n, dtype=tl.int64)\n"
+        "idx[0] = n\n"
+        "try:\n"
+        "    x.scatter_(0, idx, tl.ones(n))\n"
+        "except RuntimeError as e:\n"
+        "    print('raised', 'out of bounds' in str(e))\n"
+    )
+    env = dict(os.environ, OMP_NUM_THREADS="4", OMP_THREAD_LIMIT="2")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "raised True"
 
 
 @pytest.mark.parametrize("dim", [0, 1])
@@ -162,6 +186,10 @@ def test_large_elementwise_outputs_match_numpy(threads, dtype):
     np.testing.assert_array_equal((a * 2.5).numpy(), x[:n] * dtype(2.5))
     np.testing.assert_array_equal((tl.tensor(x)[:2 * n:2] - a).numpy(), x[:2 * n:2] - x[:n])
     np.testing.assert_allclose(tl.exp(a).numpy(), np.exp(x[:n]), rtol=1e-6 if dtype == np.float32 else 1e-14)
+    # A per-channel bias on 2x2 planes: inner rows of 4 elements take plain stores in a streamed op.
+    planes = x[:n // 2048 * 2048].reshape(-1, 512, 2, 2)
+    bias = x[:512].reshape(512, 1, 1)
+    np.testing.assert_array_equal((tl.tensor(planes) + tl.tensor(bias)).numpy(), planes + bias)
 
 
 # ---- layer norm rows, max pooling ----------------------------------------------------------------

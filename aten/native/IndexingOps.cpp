@@ -164,7 +164,7 @@ Tensor checked_gather_index(const Tensor& a, int64_t dim, const Tensor& index) {
   const int nth = n > kIndexGrain ? omp_get_max_threads() : 1;
   bool bad = false;
 #pragma omp parallel for schedule(static) num_threads(nth) reduction(|| : bad)
-  for (int t = 0; t < nth; ++t) bad = any_out_of_range(idx + n * t / nth, n * (t + 1) / nth - n * t / nth, size);
+  for (int t = 0; t < nth; ++t) bad = any_out_of_range(idx + n * t / nth, n * (t + 1) / nth - n * t / nth, size) || bad;
   if (bad) raise_first_out_of_range(idx, n, size, dim);
   return i1;
 }

@@ -2,8 +2,6 @@
 // backward kernels reuse (mean and 1/sqrt(var + eps)); statistics accumulate in double for double
 // inputs and in float otherwise (Half/BFloat16 run in float). Rows / channels are independent and
 // OpenMP splits them when the work is large enough.
-#include <omp.h>
-
 #include <array>
 #include <cmath>
 #include <optional>
@@ -16,6 +14,7 @@
 #include "aten/core/Tensor.h"
 #include "aten/native/BatchNorm.h"
 #include "aten/native/OptionalTensor.h"
+#include "aten/native/Parallel.h"
 #include "aten/native/cpu/ReduceEngine.h"
 #include "generated/ops/add.h"
 #include "generated/ops/batch_norm.h"
@@ -47,9 +46,6 @@ namespace tl::native {
 
 namespace {
 
-constexpr int64_t kGrain = 1 << 15;
-
-bool parallel(int64_t items, int64_t work) { return items > 1 && items * work >= kGrain && omp_get_max_threads() > 1; }
 
 std::string sizes_str(IntArrayRef s) {
   std::ostringstream os;
@@ -171,7 +167,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cpu(const Tensor& input, In
     using T = typename decltype(tag)::type;
     const T *xp = x.data_ptr<T>(), *wp = ptr_or_null<T>(w), *bp = ptr_or_null<T>(b);
     T *yp = y.data_ptr<T>(), *mp = mean.data_ptr<T>(), *rp = rstd.data_ptr<T>();
-#pragma omp parallel for schedule(static) if (parallel(M, N))
+#pragma omp parallel for schedule(static) if (worth_parallel(M, M * N))
     for (int64_t i = 0; i < M; ++i) {
       const T* xr = xp + i * N;
       T* yr = yp + i * N;
@@ -211,7 +207,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cpu(const Tensor& 
     const T *gp = go.data_ptr<T>(), *xp = x.data_ptr<T>(), *mp = mu.data_ptr<T>(), *rp = rs.data_ptr<T>();
     const T* wp = ptr_or_null<T>(w);
     T* gxp = gx.defined() ? gx.data_ptr<T>() : nullptr;
-#pragma omp parallel for schedule(static) if (parallel(M, N))
+#pragma omp parallel for schedule(static) if (worth_parallel(M, M * N))
     for (int64_t i = 0; i < (gxp ? M : 0); ++i) {  // input gradient, unless output_mask[0] is false
       const T *g = gp + i * N, *xr = xp + i * N;
       const T m = mp[i], r = rp[i];

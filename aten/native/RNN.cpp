@@ -4,6 +4,7 @@
 // the CPU, the layer per step does one GEMM (h W_hh^T, on W_hh packed once per layer), then one
 // pass of gate math over the batch; its backward does one pass of gate gradients and one GEMM
 // per step, then one GEMM over the whole sequence for each weight gradient. float and double.
+#include "aten/native/Parallel.h"
 #include "aten/native/RNN.h"
 
 #include <omp.h>
@@ -44,7 +45,7 @@ namespace {
 // Rows of a step run in parallel only when the step has enough elements to pay for the fork, and
 // not inside a layer's batch split (Note [RNN batch split]).
 bool parallel_rows(int64_t rows, int64_t width) {
-  return rows > 1 && rows * width >= (1 << 14) && !omp_in_parallel() && omp_get_max_threads() > 1;
+  return worth_parallel(rows, rows * width, int64_t(1) << 14);
 }
 
 // The unit loops below run kUnitLanes<T> units per vector, a 512-bit vector's worth: gcc's

@@ -3,8 +3,6 @@
 // when the work is large enough. exp is the vectorisable one (Note [Vectorisable exp]); float
 // rows that are contiguous go to the vector math layer's fused row kernel.
 // Half/BFloat16 run in float.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -13,6 +11,7 @@
 
 #include "aten/core/Tensor.h"
 #include "aten/native/ElementwiseFunctors.h"
+#include "aten/native/Parallel.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/cpu/VecMath.h"
 #include "generated/ops/_log_softmax.h"
@@ -31,8 +30,6 @@
 namespace tl::native {
 
 namespace {
-
-constexpr int64_t kGrain = 1 << 15;  // elements below which one thread does all the rows
 
 struct Rows {
   int64_t outer = 1, D = 1, inner = 1;
@@ -58,7 +55,7 @@ constexpr int64_t kBlock = 256;
 template <typename F>
 void for_each_block(const Rows& r, F&& f) {
   const int64_t blocks_per_outer = (r.inner + kBlock - 1) / kBlock, blocks = r.outer * blocks_per_outer;
-  const bool par = blocks > 1 && r.outer * r.inner * r.D >= kGrain && omp_get_max_threads() > 1;
+  const bool par = worth_parallel(blocks, r.outer * r.inner * r.D);
   if (r.inner == 1) {
 #pragma omp parallel for schedule(static) if (par)
     for (int64_t k = 0; k < r.outer; ++k) f(k * r.D, int64_t(1), int64_t(1));

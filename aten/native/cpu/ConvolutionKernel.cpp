@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "aten/native/Convolution.h"
+#include "aten/native/Parallel.h"
 #include "aten/native/cpu/ConvolutionWinograd.h"
 #include "aten/native/cpu/Gemm.h"
 
@@ -207,7 +208,7 @@ void for_each_tap_row(const ConvGeom& g, const std::vector<TapRows>& taps, F&& f
 }
 
 bool planes_parallel(const ConvGeom& g, int64_t planes) {
-  return planes > 1 && planes * g.k_numel() * g.out_numel() >= (1 << 16) && omp_get_max_threads() > 1;
+  return worth_parallel(planes, planes * g.k_numel() * g.out_numel(), int64_t(1) << 16);
 }
 
 // Depthwise forward: y channel o reads x channel o / (O / C).

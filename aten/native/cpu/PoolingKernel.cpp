@@ -1,23 +1,16 @@
 // CPU pooling loops (geometry in Pooling.h). Planes are independent: OpenMP splits them when
 // the work is large enough.
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "aten/native/Parallel.h"
 #include "aten/native/Pooling.h"
 
 namespace tl::native {
 
 namespace {
-
-constexpr int64_t kGrain = 1 << 15;  // elements of work below which one thread does it all
-
-bool parallel_for(int64_t planes, int64_t work_per_plane) {
-  return planes > 1 && planes * work_per_plane >= kGrain && omp_get_max_threads() > 1;
-}
 
 // Start index of adaptive cell o of `out` cells over `in` elements, and its end (exclusive).
 inline int64_t cell_start(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
@@ -155,7 +148,7 @@ void max_pool_loop(const PoolGeom& g, const T* xp, T* op, int64_t* ip) {
   const int64_t inner_lo = std::min(OW, (p2 + s2 - 1) / s2);
   const int64_t inner_hi = std::max(inner_lo, std::min(OW, (W - 1 - (k2 - 1) * d2 + p2 + s2) / s2));
   const int64_t in_plane = g.in_numel(), out_plane = g.out_numel();
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane * g.k_numel()))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * out_plane * g.k_numel()))
   for (int64_t p = 0; p < g.planes; ++p)
     max_pool_plane<kDepth>(g, inner_lo, inner_hi, xp + p * in_plane, op + p * out_plane, ip + p * out_plane);
 }
@@ -167,7 +160,7 @@ void avg_pool_loop(const PoolGeom g, const T* src, T* dst, bool count_include_pa
                    std::optional<int64_t> divisor_override) {
   const int64_t D = g.in[0], H = g.in[1], W = g.in[2], OD = kDepth ? g.out[0] : 1, OH = g.out[1], OW = g.out[2];
   const int64_t in_plane = g.in_numel(), out_plane = g.out_numel();
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, out_plane * g.k_numel()))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * out_plane * g.k_numel()))
   for (int64_t p = 0; p < g.planes; ++p) {
     const T* sp = src + p * (kBackward ? out_plane : in_plane);
     T* dp = dst + p * (kBackward ? in_plane : out_plane);
@@ -243,7 +236,7 @@ void adaptive_avg_pool_kernel(const PoolGeom& g, const Tensor& x, const Tensor& 
     const T* xp = x.data_ptr<T>();
     T* op = out.data_ptr<T>();
     const int64_t in_plane = g.in_numel(), out_plane = g.out_numel();
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, in_plane + out_plane))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * (in_plane + out_plane)))
     for (int64_t p = 0; p < g.planes; ++p) {
       const T* xs = xp + p * in_plane;
       for_outputs(g, [&](int64_t i, const int64_t (&o)[3]) {
@@ -263,7 +256,7 @@ void adaptive_avg_pool_backward_kernel(const PoolGeom& g, const Tensor& gy, cons
     const T* gyp = gy.data_ptr<T>();
     T* gxp = gx.data_ptr<T>();
     const int64_t in_plane = g.in_numel(), out_plane = g.out_numel();
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, in_plane + out_plane))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * (in_plane + out_plane)))
     for (int64_t p = 0; p < g.planes; ++p) {
       T* gs = gxp + p * in_plane;
       std::fill(gs, gs + in_plane, T(0));
@@ -284,7 +277,7 @@ void adaptive_max_pool_kernel(const PoolGeom& g, const Tensor& x, const Tensor& 
     T* op = out.data_ptr<T>();
     int64_t* ip = indices.data_ptr<int64_t>();
     const int64_t in_plane = g.in_numel(), out_plane = g.out_numel();
-#pragma omp parallel for schedule(static) if (parallel_for(g.planes, in_plane + out_plane))
+#pragma omp parallel for schedule(static) if (worth_parallel(g.planes, g.planes * (in_plane + out_plane)))
     for (int64_t p = 0; p < g.planes; ++p) {
       const T* xs = xp + p * in_plane;
       for_outputs(g, [&](int64_t i, const int64_t (&o)[3]) {
@@ -317,7 +310,7 @@ void pool_scatter_kernel(int64_t planes, int64_t in_len, int64_t out_len, const 
     for (int64_t i = 0; i < planes * out_len; ++i)
       TL_CHECK_INDEX(ip[i] >= 0 && ip[i] < in_len, "_max_pool_scatter: index ", ip[i],
                      " is out of bounds for a plane of ", in_len, " elements");
-#pragma omp parallel for schedule(static) if (parallel_for(planes, in_len + out_len))
+#pragma omp parallel for schedule(static) if (worth_parallel(planes, planes * (in_len + out_len)))
     for (int64_t p = 0; p < planes; ++p) {
       T* gs = gxp + p * in_len;
       std::fill(gs, gs + in_len, T(0));

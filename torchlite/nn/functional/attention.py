@@ -125,17 +125,18 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
             raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        weights = in_proj_weight.chunk(3)
+        weights = None  # chunks of in_proj_weight, taken only where the projections run apart
     # Self-attention with the packed weight: one projection for q, k and v, split into heads by
     # one copy (no bias_k/static_k: those act on k and v before the head split).
     packed = (not use_separate_proj_weight and query is key and key is value and bias_k is None
               and static_k is None and static_v is None)
     # (L, N, E) input that is the transpose of a contiguous (N, L, E) one (batch_first): the
-    # projections run over its rows in that order, so no copy goes in or comes out.
+    # projections run over its rows in that order, so no copy goes in.
     batch_major = query.transpose(0, 1).is_contiguous()
     if packed:
         q, k, v = _packed_heads(query, in_proj_weight, in_proj_bias, num_heads, batch_major)
     else:
+        weights = in_proj_weight.chunk(3) if weights is None else weights
         biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
         q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
     if attn_mask is not None:
@@ -188,8 +189,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         attn = softmax(scores, dim=-1)
         if dropout_p > 0.0:
             attn = dropout(attn, p=dropout_p)
-        out = _out_projection(attn.bmm(v).view(bsz, num_heads, tgt_len, head_dim), out_proj_weight,
-                              out_proj_bias, batch_major)
+        out = _out_projection(attn.bmm(v).view(bsz, num_heads, tgt_len, head_dim), out_proj_weight, out_proj_bias)
         attn = attn.reshape(bsz, num_heads, tgt_len, src_len)
         if average_attn_weights:
             attn = attn.mean(dim=1)
@@ -203,7 +203,7 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     k = k.reshape(bsz, num_heads, src_len, head_dim)
     v = v.reshape(bsz, num_heads, src_len, head_dim)
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
-    out = _out_projection(out, out_proj_weight, out_proj_bias, batch_major)
+    out = _out_projection(out, out_proj_weight, out_proj_bias)
     return (out if batched else out.squeeze(1)), None
 
 
@@ -221,13 +221,10 @@ def _packed_heads(x, in_proj_weight, in_proj_bias, num_heads, batch_major):
     return proj.reshape(3, bsz * num_heads, tgt_len, head_dim).unbind(0)
 
 
-def _out_projection(heads, out_proj_weight, out_proj_bias, batch_major):
-    """The output projection of heads (N, heads, L, head_dim) as (L, N, E): its rows in (N, L) order
-    for a batch_major input, so that the caller's transpose back gives a contiguous result."""
+def _out_projection(heads, out_proj_weight, out_proj_bias):
+    """The output projection of heads (N, heads, L, head_dim) as a contiguous (L, N, E), as PyTorch
+    returns it whatever the input's layout."""
     bsz, num_heads, tgt_len, head_dim = heads.shape
-    if batch_major:
-        rows = heads.permute(0, 2, 1, 3).reshape(bsz * tgt_len, num_heads * head_dim)
-        return linear(rows, out_proj_weight, out_proj_bias).view(bsz, tgt_len, -1).transpose(0, 1)
     rows = heads.permute(2, 0, 1, 3).reshape(tgt_len * bsz, num_heads * head_dim)
     return linear(rows, out_proj_weight, out_proj_bias).view(tgt_len, bsz, -1)
 
