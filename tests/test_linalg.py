@@ -1,6 +1,8 @@
 """mm / bmm / matmul vs NumPy (and PyTorch when installed): layouts, dtypes, broadcasting,
 out= and error messages."""
 
+import contextlib
+
 import numpy as np
 import pytest
 
@@ -155,6 +157,34 @@ def test_mm_tall_column_major_a_matches_torch(dtype, threads):
             assert_close(got, want, **tol(dtype, k))
     finally:
         tl.set_num_threads(before)
+
+@contextlib.contextmanager
+def num_threads(n):
+    """torchlite's intra-op threads set to n inside the block."""
+    before = tl.get_num_threads()
+    tl.set_num_threads(n)
+    try:
+        yield
+    finally:
+        tl.set_num_threads(before)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_mm_narrow_n_matches_torch(dtype, threads):
+    """At most 16 float (8 double) columns with contiguous rows: computed unpacked on AVX-512
+    (Note [CPU GEMM]); row blocks of 8 with a remainder, 64-row chunks split over threads, depth
+    blocks of 256 (the later ones add to C), and rows of A and B further apart than their length."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    with num_threads(threads):
+        for m, k, n in [(512, 600, 16), (70, 300, 15), (9, 257, 8), (7, 40, 5), (131, 520, 3), (300, 1000, 2)]:
+            a = rng.standard_normal((m, k + 3)).astype(np.float32 if dtype == tl.float32 else np.float64)
+            b = rng.standard_normal((k, n + 5)).astype(a.dtype)
+            want = torch.mm(torch.from_numpy(a)[:, :k], torch.from_numpy(b)[:, :n]).numpy()
+            assert_close(tl.mm(tl.from_numpy(a)[:, :k], tl.from_numpy(b)[:, :n]), want, **tol(dtype, k))
+            assert_close(tl.mm(make(a[:, :k]), make(b[:, :n])), want, **tol(dtype, k))
+
 
 def test_mm_method_and_operator():
     a = random_array((4, 3), tl.float64)

@@ -16,7 +16,9 @@
 //   row-major B are read in place, unpacked; when B's rows start off a cache line (NumPy memory),
 //   the columns before the first line boundary are a strip of their own, so that the panels read
 //   in place start on one.
-// - n < NR (and m >= 4 NR): computed as C^T = B^T A^T.
+// - n within one AVX-512 register (16 floats, 8 doubles) and A, B with contiguous rows: no packing;
+//   rows of A are broadcast against masked rows of B (packing A cost more than the product).
+// - otherwise n < NR (and m >= 4 NR): computed as C^T = B^T A^T.
 // Supported dtypes: all but bool; Half/BFloat16 are computed in float by the caller.
 #include <cstdint>
 

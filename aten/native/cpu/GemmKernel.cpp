@@ -164,6 +164,8 @@ struct Zmm<float> {
   static V fma(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V add(V a, V b) { return _mm512_add_ps(a, b); }
   static void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static V load_masked(__mmask16 k, const float* p) { return _mm512_maskz_loadu_ps(k, p); }
+  static void store_masked(float* p, __mmask16 k, V v) { _mm512_mask_storeu_ps(p, k, v); }
 };
 template <>
 struct Zmm<double> {
@@ -174,6 +176,8 @@ struct Zmm<double> {
   static V fma(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
   static V add(V a, V b) { return _mm512_add_pd(a, b); }
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+  static V load_masked(__mmask8 k, const double* p) { return _mm512_maskz_loadu_pd(k, p); }
+  static void store_masked(double* p, __mmask8 k, V v) { _mm512_mask_storeu_pd(p, k, v); }
 };
 
 // Computes the tile's first R rows (R = MR, or fewer for the last row panel, so that m = 64
@@ -228,7 +232,68 @@ inline void micro_kernel_avx512(int64_t kc, const T* __restrict Ap, const T* __r
       for (int j = 0; j < nr; ++j) C[i * ldc + j] = add ? C[i * ldc + j] + tile[i][j] : tile[i][j];
   }
 }
+
+// C (m x n, rows ldc apart) = A @ B when n fits one zmm register and A and B have contiguous
+// rows: nothing is packed. Each depth step broadcasts an element of R rows of A against one
+// (masked) row of B, and a KC-deep block of B (n wide) stays in L1 across a chunk of row blocks.
+// The packed path would transpose all of A for at most 16 columns of output (512x4608 @ 4608x16
+// float, a batch-1 convolution of ResNet's last stage, spent most of its time packing).
+template <typename T, int R>
+inline void narrow_rows_avx512(int64_t kc, const T* A, int64_t sa0, const T* B, int64_t sb0, T* C, int64_t ldc,
+                               int n, bool add) {
+  using Z = Zmm<T>;
+  const auto mask = static_cast<std::conditional_t<sizeof(T) == 4, __mmask16, __mmask8>>((1u << n) - 1);
+  typename Z::V acc[R];
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) acc[i] = add ? Z::load_masked(mask, C + i * ldc) : Z::zero();
+  for (int64_t p = 0; p < kc; ++p) {
+    const typename Z::V b = Z::load_masked(mask, B + p * sb0);
+#pragma GCC unroll 8
+    for (int i = 0; i < R; ++i) acc[i] = Z::fma(Z::bcast(A[i * sa0 + p]), b, acc[i]);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) Z::store_masked(C + i * ldc, mask, acc[i]);
+}
+
+template <typename T>
+void gemm_narrow_avx512(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, const T* B, int64_t sb0, T* C,
+                        int64_t ldc, bool parallel) {
+  constexpr int R = 8;           // rows a step: 8 independent FMA chains cover the FMA latency
+  constexpr int64_t kRows = 64;  // rows per chunk, which reuse each block of B from L1
+  constexpr int64_t KC = 256;    // rows of B a block: 16 KiB (one 64-byte line each)
+  const int64_t chunks = (m + kRows - 1) / kRows;
+  const bool par = parallel && chunks > 1 && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
+#pragma omp parallel for schedule(static) if (par)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t r0 = c * kRows, r1 = std::min(m, r0 + kRows);
+    for (int64_t pc = 0; pc < k; pc += KC) {
+      const int64_t kc = std::min(KC, k - pc);
+      int64_t i = r0;
+      for (; i + R <= r1; i += R)
+        narrow_rows_avx512<T, R>(kc, A + i * sa0 + pc, sa0, B + pc * sb0, sb0, C + i * ldc, ldc, static_cast<int>(n),
+                                 pc > 0);
+      for (; i < r1; ++i)
+        narrow_rows_avx512<T, 1>(kc, A + i * sa0 + pc, sa0, B + pc * sb0, sb0, C + i * ldc, ldc, static_cast<int>(n),
+                                 pc > 0);
+    }
+  }
+}
 #endif
+
+// Computes C with gemm_narrow_avx512 and returns true where it applies.
+template <typename T>
+bool gemm_narrow(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0, int64_t sa1, const T* B, int64_t sb0,
+                 int64_t sb1, T* C, bool parallel) {
+#if defined(__AVX512F__)
+  if constexpr (kZmmKernel<T>) {
+    if (n * static_cast<int64_t>(sizeof(T)) <= 64 && sa1 == 1 && sb1 == 1) {
+      gemm_narrow_avx512<T>(m, n, k, A, sa0, B, sb0, C, n, parallel);
+      return true;
+    }
+  }
+#endif
+  return false;
+}
 
 // C (mr x nr of an MR x NR tile) = packed A panel @ B panel over kc, added to C's values when
 // `add` (every depth block after the first), so that C needs no zeroing pass. The B panel's rows
@@ -518,6 +583,8 @@ void gemm_cpu(ScalarType dtype, int64_t m, int64_t n, int64_t k, const void* A, 
         gemv<T>(n, k, b, sb1, sb0, a, sa1, c, parallel);
       } else if (m * n * k <= 16 * 16 * 16) {
         gemm_small<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c);
+      } else if (gemm_narrow<T>(m, n, k, a, sa0, sa1, b, sb0, sb1, c, parallel)) {
+        // computed there, unpacked
       } else if (n < GemmCfg<T>::NR && m >= 4 * GemmCfg<T>::NR) {
         // Fewer columns than one B panel: much of each micro-kernel call would be zero padding
         // (a batch-1 convolution's 512x4608 @ 4608x16 float ran at 1.7x PyTorch's time).
