@@ -1,7 +1,10 @@
 """Side-by-side speed of torchlite, PyTorch (when installed) and NumPy for reductions, scans,
 sorting and products, in one process.
 
-    python benchmarks/bench_reduce.py [--threads 1] [--repeats 5] [--quick]
+    python benchmarks/bench_reduce.py [--threads 1] [--repeats 5] [--quick] [--training]
+
+--training times sum(0) (a Linear layer's bias gradient) and sum(-1) of the (N, C) float32 shapes
+of training steps instead.
 
 Every case is measured for all libraries in alternation within one run (the machine is shared
 and drifts between runs); the table reports medians and same-run ratios torchlite / other.
@@ -113,11 +116,32 @@ def cases(tl, torch, n):
     return out
 
 
+TRAINING_SHAPES = [(64, 10), (64, 384), (64, 2048), (256, 10), (256, 384), (256, 2048), (1024, 10),
+                   (1024, 384), (1024, 2048), (4096, 10), (4096, 384), (4096, 2048)]
+
+
+def training_cases(tl, torch):
+    """(name, {lib: callable}) for sum(0) and sum(-1) of the TRAINING_SHAPES."""
+    rng = np.random.default_rng(0)
+    out = []
+    for dim in (0, -1):
+        for n, c in TRAINING_SHAPES:
+            x = rng.standard_normal((n, c)).astype(np.float32)
+            a = tl.tensor(x)
+            fns = {"torchlite": lambda a=a, d=dim: a.sum(d), "numpy": lambda x=x, d=dim: x.sum(d)}
+            if torch is not None:
+                b = torch.from_numpy(x.copy())
+                fns["torch"] = lambda b=b, d=dim: b.sum(d)
+            out.append((f"sum({dim}) {n}x{c}", fns))
+    return out
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--threads", type=int, default=None)
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--training", action="store_true", help="sum(0) / sum(-1) of training-step shapes")
     args = p.parse_args()
     import torchlite as tl
     try:
@@ -130,8 +154,8 @@ def main():
             torch.set_num_threads(args.threads)
     n = 256 if args.quick else 1024
     print(f"{'case':28s} {'torchlite':>11s} {'torch':>11s} {'numpy':>11s} {'tl/torch':>9s} {'tl/numpy':>9s}")
-    for name, fns in cases(tl, torch, n):
-        t = measure(fns, number=3 if not args.quick else 10, repeats=args.repeats)
+    for name, fns in training_cases(tl, torch) if args.training else cases(tl, torch, n):
+        t = measure(fns, number=50 if args.training else 3 if not args.quick else 10, repeats=args.repeats)
         cols = [f"{t[lib] * 1e3:9.3f}ms" if lib in t else f"{'-':>11s}" for lib in ("torchlite", "torch", "numpy")]
         ratios = [f"{t['torchlite'] / t[lib]:9.2f}" if lib in t else f"{'-':>9s}" for lib in ("torch", "numpy")]
         print(f"{name:28s} {' '.join(cols)} {' '.join(ratios)}")

@@ -429,3 +429,38 @@ def test_three_dim_mixed_reductions():
     for dim in [(0, 2), (1,), (0, 1), (2,), (0,)]:
         assert_close(tl.sum(t, dim), a.sum(axis=dim), rtol=1e-10)
         assert_close(tl.amax(t, dim, keepdim=True), a.max(axis=dim, keepdims=True))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("shape", [(64, 10), (257, 3), (1025, 31), (4096, 10), (130, 384), (1024, 33), (3, 2048)])
+def test_training_shapes_sum_in_row_order(shape, threads):
+    # Bias gradients (sum(0)) and row sums (sum(-1)): a float32 sum accumulates each output in
+    # double, in index order, on every path and thread count (Note [Reduction engine]); short
+    # rows (fewer than the accumulators) and a last group of fewer than four rows included.
+    a = random_array(shape, tl.float32)
+    t = make(a)
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        col, row, mean0 = tl.sum(t, 0), tl.sum(t, 1), t.mean(0)
+    finally:
+        tl.set_num_threads(before)
+    # cumsum is sequential: its last entry is the in-order double sum.
+    np.testing.assert_array_equal(col.numpy(), np.cumsum(a.astype(np.float64), 0)[-1].astype(np.float32))
+    if shape[1] < 32:
+        np.testing.assert_array_equal(row.numpy(), np.cumsum(a.astype(np.float64), 1)[:, -1].astype(np.float32))
+    assert_close(row, a.astype(np.float64).sum(1).astype(np.float32), rtol=1e-5, atol=1e-5)
+    assert_close(mean0, a.astype(np.float64).mean(0).astype(np.float32), rtol=1e-5, atol=1e-6)
+    if torch is not None:
+        assert_close(row, torch.from_numpy(a).sum(1).numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_short_rows_last_dim(layout):
+    # sum/prod/amax over a last dim shorter than the accumulators, rows not a multiple of four.
+    for dtype in [tl.float64, tl.int64, tl.int32, tl.bool]:
+        a = random_array((7, 5, 6), dtype)
+        t = make(a, layout)
+        assert_close(tl.sum(t, -1), a.sum(-1))
+        assert_close(tl.amax(t, -1), a.max(-1))
+        assert_close(tl.prod(t, -1), a.prod(-1))

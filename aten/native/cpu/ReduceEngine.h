@@ -14,8 +14,9 @@
 //   A. inner reduction: the innermost reduced dim has input stride 1. Each output walks its
 //      reduced index space in contiguous runs; a run is reduced with kAcc independent
 //      accumulators (vectorised). When each output is one run (sum(dim=-1)), equally spaced
-//      runs are reduced four at a time. Parallel over outputs, or, when there are fewer
-//      outputs than threads, over fixed-size chunks of the reduced space (deterministic combine).
+//      runs are reduced four at a time (short runs in order, without per-output set-up).
+//      Parallel over outputs, or, when there are fewer outputs than threads, over fixed-size
+//      chunks of the reduced space (deterministic combine).
 //   B. outer reduction: the innermost kept dim is contiguous in input and output (e.g.
 //      sum(dim=0) of a row-major matrix). A block of up to kColBlock outputs is accumulated
 //      into an acc_t buffer (vectorised across outputs), four rows per pass over it when the
@@ -268,16 +269,27 @@ void run_reduce(const Tensor& in, const Tensor& out, const std::vector<bool>& ma
     }
     return;
   }
-  if (inner && g.red_size.size() == 1 && n_red >= 2 * kAcc<Op>) {
+  if (inner && g.red_size.size() == 1) {
     // Each output reduces one contiguous run (e.g. sum(dim=-1)): kRows outputs at a time when
-    // their runs are equally spaced (consecutive rows of a matrix).
+    // their runs are equally spaced (consecutive rows of a matrix). Runs too short for the
+    // accumulators are reduced in order, as reduce_run would (no per-output range set-up).
     constexpr int kRows = 4;
 #pragma omp parallel for schedule(static) if (parallel)
     for (int64_t o0 = 0; o0 < n_out; o0 += kRows) {
-      int64_t in_offs[kRows], out_offs[kRows];
+      int64_t in_offs[kRows] = {}, out_offs[kRows];
       acc_t acc[kRows];
       const int nr = static_cast<int>(std::min<int64_t>(kRows, n_out - o0));
       for (int r = 0; r < nr; ++r) kept_offsets(g, o0 + r, in_offs[r], out_offs[r]);
+      if (n_red < 2 * kAcc<Op>) {
+        // The rows' in-order chains interleaved; a last group of fewer rows re-reads its first.
+        const In* p[kRows];
+        for (int r = 0; r < kRows; ++r) p[r] = src + in_offs[r < nr ? r : 0];
+        for (int r = 0; r < kRows; ++r) acc[r] = op.identity();
+        for (int64_t k = 0; k < n_red; ++k)
+          for (int r = 0; r < kRows; ++r) acc[r] = op.reduce(acc[r], p[r][k]);
+        for (int r = 0; r < nr; ++r) dst[out_offs[r]] = op.project(acc[r]);
+        continue;
+      }
       const int64_t ld = nr > 1 ? in_offs[1] - in_offs[0] : 0;
       bool even = nr == kRows;
       for (int r = 2; r < nr; ++r) even = even && in_offs[r] - in_offs[r - 1] == ld;
