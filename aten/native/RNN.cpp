@@ -4,7 +4,6 @@
 // the CPU, the layer per step does one GEMM (h W_hh^T, on W_hh packed once per layer), then one
 // pass of gate math over the batch; its backward does one pass of gate gradients and one GEMM
 // per step, then one GEMM over the whole sequence for each weight gradient. float and double.
-#include "aten/native/Parallel.h"
 #include "aten/native/RNN.h"
 
 #include <omp.h>
@@ -18,6 +17,7 @@
 
 #include "aten/core/Tensor.h"
 #include "aten/native/OptionalTensor.h"
+#include "aten/native/Parallel.h"
 #include "aten/native/RNNCellMath.h"
 #include "aten/native/cpu/Gemm.h"
 #include "generated/ops/_fused_rnn_layer_backward_native.h"
@@ -49,8 +49,8 @@ bool parallel_rows(int64_t rows, int64_t width) {
 }
 
 // The unit loops below run kUnitLanes<T> units per vector, a 512-bit vector's worth: gcc's
-// -march=native on this Zen 5 prefers 256-bit vectors, and the gate math (an exp and a division
-// per gate) is compute-bound, twice as fast in zmm where the core has it.
+// -march=native tuning prefers 256-bit vectors on AVX-512 cores, and the gate math (an exp and
+// a division per gate) is compute-bound, twice as fast in zmm where the core has it.
 template <typename T>
 constexpr int kUnitLanes = 64 / static_cast<int>(sizeof(T));
 

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aten/native/Parallel.h"
 #include "aten/native/cpu/Gemm.h"
 
 namespace tl::native::CPU_CAPABILITY {
@@ -265,7 +266,7 @@ void gemm_narrow_avx512(int64_t m, int64_t n, int64_t k, const T* A, int64_t sa0
   constexpr int64_t kRows = 64;  // rows per chunk, which reuse each block of B from L1
   constexpr int64_t KC = 256;    // rows of B a block: 16 KiB (one 64-byte line each)
   const int64_t chunks = (m + kRows - 1) / kRows;
-  const bool par = parallel && chunks > 1 && m * n * k >= 64 * 64 * 64 && omp_get_max_threads() > 1;
+  const bool par = parallel && worth_parallel(chunks, m * n * k, 64 * 64 * 64);
 #pragma omp parallel for schedule(static) if (par)
   for (int64_t c = 0; c < chunks; ++c) {
     const int64_t r0 = c * kRows, r1 = std::min(m, r0 + kRows);

@@ -9,8 +9,8 @@
 #include "generated/ops/real.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/t.h"
-#include "generated/ops/view.h"
 #include "generated/ops/to.h"
+#include "generated/ops/view.h"
 #include "torchlite/csrc/autograd/variable.h"
 
 namespace tl::autograd {

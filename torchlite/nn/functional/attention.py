@@ -119,13 +119,11 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         for name, w in (("q", q_proj_weight), ("k", k_proj_weight), ("v", v_proj_weight)):
             if w is None:
                 raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
-        weights = (q_proj_weight, k_proj_weight, v_proj_weight)
     else:
         if tuple(key.shape) != tuple(value.shape):
             raise AssertionError(f"key shape {tuple(key.shape)} does not match value shape {tuple(value.shape)}")
         if in_proj_weight is None:
             raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        weights = None  # chunks of in_proj_weight, taken only where the projections run apart
     # Self-attention with the packed weight: one projection for q, k and v, split into heads by
     # one copy (no bias_k/static_k: those act on k and v before the head split).
     packed = (not use_separate_proj_weight and query is key and key is value and bias_k is None
@@ -136,7 +134,8 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
     if packed:
         q, k, v = _packed_heads(query, in_proj_weight, in_proj_bias, num_heads, batch_major)
     else:
-        weights = in_proj_weight.chunk(3) if weights is None else weights
+        weights = ((q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight
+                   else in_proj_weight.chunk(3))
         biases = (None, None, None) if in_proj_bias is None else in_proj_bias.chunk(3)
         q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases))
     if attn_mask is not None:
