@@ -426,6 +426,31 @@ def test_division_semantics():
         tl.floor_divide(b2, b2)
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_integer_remainders_every_divisor(dtype):
+    # Every divisor of the type's range, incl. the all-ones bit pattern (255 for uint8, which
+    # once hit the signed `b == -1` guard and gave 0), against NumPy's C and Python remainders.
+    info = np.iinfo(dtype)
+    b = np.arange(max(info.min, -300), min(info.max, 300) + 1).astype(dtype)
+    b = np.concatenate([b, np.array([info.min, info.max], dtype=dtype)])
+    b = b[b != 0]
+    a = np.array(np.random.default_rng(0).integers(info.min, info.max, size=b.shape, endpoint=True), dtype=dtype)
+    ta, tb = tl.tensor(a), tl.tensor(b)
+    assert_close(tl.fmod(ta, tb), np.fmod(a, b))
+    ok = ~((b == -1) & (a == info.min)) if info.min < 0 else np.ones(b.shape, bool)
+    assert_close(tl.remainder(ta, tb)[tl.tensor(ok)], np.remainder(a, b)[ok])
+
+
+def test_integer_division_by_zero_with_nothing_to_divide():
+    # An empty result divides nothing, so a zero in the broadcast divisor is not an error.
+    empty = tl.tensor(np.zeros((0, 3), dtype=np.int64))
+    divisor = tl.tensor(np.array([[1, 0, 2]]))
+    for fn in (tl.fmod, tl.remainder, tl.floor_divide):
+        assert tuple(fn(empty, divisor).shape) == (0, 3)
+    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
+        tl.fmod(tl.tensor(np.ones((1, 3), dtype=np.int64)), divisor)
+
+
 def test_pow_semantics():
     base = np.array([2, -3, 1, -1, 0, 5])
     exp = np.array([3, 2, -2, -3, 0, -1])

@@ -123,7 +123,7 @@ void check_sub_dtypes(const Tensor& self, const Tensor& other) {
 
 void check_no_zero_divisor(const TensorIterator& iter, int arg) {
   const Tensor& divisor = iter.operand(arg);
-  if (!is_integral(divisor.dtype(), true) || divisor.numel() == 0) return;
+  if (!is_integral(divisor.dtype(), true) || iter.numel() == 0) return;  // no division happens
   // Scan the divisor as stored (not broadcast), on the host: a synchronising copy for GPU
   // divisors only; CPU divisors are read in place, without a trip through the dispatcher.
   const Tensor d = divisor.is_cpu() ? divisor : divisor.to(Device(DeviceType::CPU));

@@ -62,6 +62,15 @@ TL_HOST_DEVICE inline T int_div_floor(T a, T b) {
     return static_cast<T>(a / b);
   }
 }
+// C-style integer remainder (the sign of the dividend).
+template <typename T>
+TL_HOST_DEVICE inline T int_fmod(T a, T b) {
+  if (b == 0) return T(0);
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return T(0);
+  }
+  return static_cast<T>(a % b);
+}
 // Python-style remainder: the result has the sign of the divisor.
 template <typename T>
 TL_HOST_DEVICE inline T int_remainder(T a, T b) {
@@ -793,7 +802,7 @@ template <typename T>
 struct FmodFunctor {
   using op_t = opmath_t<T>;
   TL_HOST_DEVICE T operator()(T a, T b) const {
-    if constexpr (std::is_integral_v<T>) return (b == 0 || b == T(-1)) ? T(0) : static_cast<T>(a % b);
+    if constexpr (std::is_integral_v<T>) return ew::int_fmod(a, b);
     else return static_cast<T>(std::fmod(static_cast<op_t>(a), static_cast<op_t>(b)));
   }
 };
