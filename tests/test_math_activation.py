@@ -152,6 +152,19 @@ def test_fmod_and_atan2_against_torch():
     assert tl.atan2(ints, ints).dtype == tl.float32
 
 
+def test_atan2_gradient_at_the_origin_against_torch():
+    # No derivative at (0, 0): PyTorch gives 0 there, so a gradient through it stays finite.
+    y, x = [0.0, 1.0, -0.0, 2.0], [0.0, 0.0, 0.0, -3.0]
+    grads = []
+    for lib in (tl, torch):
+        a = lib.tensor(y, dtype=lib.float64, requires_grad=True)
+        b = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+        lib.atan2(a, b).sum().backward()
+        grads.append((np.asarray(a.grad.tolist()), np.asarray(b.grad.tolist())))
+    np.testing.assert_array_equal(grads[0][0], grads[1][0])
+    np.testing.assert_array_equal(grads[0][1], grads[1][1])
+
+
 def test_fmod_errors():
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         tl.fmod(tl.tensor([1, 2]), 0)

@@ -9,10 +9,12 @@
 #include "generated/ops/le.h"
 #include "generated/ops/log.h"
 #include "generated/ops/logical_and.h"
+#include "generated/ops/masked_fill.h"
 #include "generated/ops/lt.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/neg.h"
 #include "generated/ops/pow.h"
+#include "generated/ops/reciprocal.h"
 #include "generated/ops/sigmoid.h"
 #include "generated/ops/softplus.h"
 #include "generated/ops/sub.h"
@@ -50,6 +52,11 @@ Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tenso
   // result * log(self); 0 where self == 0 and exponent >= 0.
   Tensor g = grad.mul(result.mul(self.log()));
   return tl::where(self.eq(0).logical_and(exponent.ge(0)), Scalar(0.0), g);
+}
+
+Tensor atan2_reciprocal_norm(const Tensor& self, const Tensor& other) {
+  const Tensor norm = self.mul(self).add(other.mul(other));
+  return norm.reciprocal().masked_fill(norm.eq(0), 0);
 }
 
 Tensor max_min_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max) {
