@@ -165,6 +165,21 @@ def test_atan2_gradient_at_the_origin_against_torch():
     np.testing.assert_array_equal(grads[0][1], grads[1][1])
 
 
+@pytest.mark.parametrize("name,args", [("hardswish", ()), ("hardsigmoid", ()), ("relu6", ()), ("hardtanh", (-0.5, 0.5)),
+                                       ("relu", ()), ("leaky_relu", (0.1,)), ("threshold", (0.5, -1.0)),
+                                       ("softshrink", (0.5,)), ("hardshrink", (0.5,)), ("elu", ()), ("celu", ()),
+                                       ("selu", ()), ("softplus", (2.0, 5.0))])
+def test_activation_gradients_at_their_kinks_against_torch(name, args):
+    # Where the derivative jumps, PyTorch picks one side; a user comparing gradients expects the same.
+    x = [-6.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.5, 3.0, 6.0, -0.0, 0.25]
+    grads = []
+    for lib in (tl, torch):
+        t = lib.tensor(x, dtype=lib.float64, requires_grad=True)
+        getattr(lib.nn.functional, name)(t, *args).sum().backward()
+        grads.append(t.grad.tolist())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-7, atol=0)  # PyTorch scales hardsigmoid by a float 1/6
+
+
 def test_fmod_errors():
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         tl.fmod(tl.tensor([1, 2]), 0)

@@ -221,6 +221,36 @@ def test_cross_entropy_stable_on_huge_logits():
     assert_close(y, np.array([1e4, 1e4]))
 
 
+@needs_torch
+@pytest.mark.parametrize("red", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_cross_entropy_gradient_matches_torch_at_saturation(red, weighted):
+    # Probabilities at exactly 0 and 1 (a saturated sigmoid) must give PyTorch's finite input
+    # gradient, (x - t) / max(x (1 - x), 1e-12), not the NaN of differentiating clamped logs.
+    x = np.array([0.0, 1.0, 1.0, 0.0, 0.3, 1e-20, 0.999])
+    t = np.array([0.0, 1.0, 0.0, 1.0, 0.6, 1.0, 0.2])
+    w = _r(7, seed=3) ** 2 + 0.1
+    kw = {"reduction": red}
+    _check_fwd_bwd(lambda x: F.binary_cross_entropy(x, tl.tensor(t), weight=tl.tensor(w) if weighted else None, **kw),
+                   lambda x: TF.binary_cross_entropy(x, TORCH.from_numpy(t),
+                                                     weight=TORCH.from_numpy(w) if weighted else None, **kw),
+                   x, rtol=1e-8)  # PyTorch's bound is 1e-12 rounded to float32: 4e-9 apart where it applies
+    probs = TORCH.sigmoid(TORCH.tensor([30.0, -120.0]))  # float32 rounds these to exactly 1 and 0
+    ours = tl.tensor(probs.numpy(), requires_grad=True)
+    F.binary_cross_entropy(ours, tl.tensor([1.0, 0.0])).backward()
+    assert ours.grad.tolist() == [0.0, 0.0]
+
+
+def test_binary_cross_entropy_target_and_weight_gradients():
+    # Away from 0 and 1 the loss is smooth in all three arguments: finite differences.
+    x, t, w = _r(5, seed=1) ** 2 / 4 + 0.1, _r(5, seed=2) ** 2 / 4, _r(5, seed=3) ** 2 + 0.1
+    args = [tl.tensor(a, requires_grad=True) for a in (x, t, w)]
+    assert tl.autograd.gradcheck(lambda x, t, w: F.binary_cross_entropy(x, t, weight=w), args)
+    assert tl.autograd.gradgradcheck(lambda x, t: F.binary_cross_entropy(x, t, reduction="sum"), args[:2])
+    assert tl.autograd.gradcheck(lambda x, t, w: F.binary_cross_entropy(x, t, weight=w, reduction="none"), args,
+                                 check_forward_ad=True)
+
+
 def test_losses_float32_and_legacy_args():
     x, t = tl.tensor(_r(4, 3).astype(np.float32)), tl.tensor(_r(4, 3, seed=1).astype(np.float32))
     assert F.mse_loss(x, t).dtype == tl.float32

@@ -221,13 +221,14 @@ struct HardswishFunctor {
     return static_cast<T>(x * (y < op_t(0) ? op_t(0) : (y > op_t(6) ? op_t(6) : y)) / op_t(6));
   }
 };
-// d/dx: 0 below -3, x / 3 + 1/2 on [-3, 3], 1 above.
+// d/dx: 0 up to -3, x / 3 + 1/2 strictly between -3 and 3, 1 from 3 (PyTorch's choice at the
+// two kinks).
 template <typename T>
 struct HardswishBackwardFunctor {
   using op_t = opmath_t<T>;
   TL_HOST_DEVICE T operator()(T g, T a) const {
     op_t x = static_cast<op_t>(a), go = static_cast<op_t>(g);
-    return static_cast<T>(x < op_t(-3) ? op_t(0) : (x <= op_t(3) ? go * (x / op_t(3) + op_t(0.5)) : go));
+    return static_cast<T>(x <= op_t(-3) ? op_t(0) : (x < op_t(3) ? go * (x / op_t(3) + op_t(0.5)) : go));
   }
 };
 

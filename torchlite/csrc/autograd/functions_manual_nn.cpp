@@ -1,17 +1,24 @@
 #include "torchlite/csrc/autograd/functions_manual_nn.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
+#include "aten/core/Reduction.h"
 #include "aten/core/Tensor.h"
 #include "generated/ops/_max_pool_scatter.h"
 #include "generated/ops/add.h"
+#include "generated/ops/binary_cross_entropy.h"
+#include "generated/ops/clamp_min.h"
 #include "generated/ops/constant_pad_nd.h"
 #include "generated/ops/convolution.h"
 #include "generated/ops/convolution_backward_input.h"
 #include "generated/ops/convolution_backward_weight.h"
+#include "generated/ops/div.h"
 #include "generated/ops/exp.h"
 #include "generated/ops/flatten.h"
+#include "generated/ops/log.h"
+#include "generated/ops/log1p.h"
 #include "generated/ops/mean.h"
 #include "generated/ops/mul.h"
 #include "generated/ops/narrow.h"
@@ -116,6 +123,42 @@ std::tuple<Tensor, Tensor, Tensor> fused_norm_backward_not_differentiable(const 
 Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const Tensor& weight, int64_t reduction,
                                 int64_t ignore_index) {
   return std::get<0>(tl::nll_loss_forward(grad, target, opt(weight), reduction, ignore_index));
+}
+
+namespace {
+// grad times the per-element derivative `d` of a loss reduced by `reduction`, weighted.
+Tensor reduced_loss_backward(const Tensor& grad, Tensor d, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (weight && weight->defined()) d = d.mul(*weight);
+  return d.mul(reduction == Reduction::Mean ? grad.div(static_cast<double>(std::max<int64_t>(d.numel(), 1))) : grad);
+}
+}  // namespace
+
+Tensor binary_cross_entropy_self_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                          const std::optional<Tensor>& weight, int64_t reduction) {
+  const Tensor d = self.sub(target).div(tl::clamp_min(self.neg().add(1).mul(self), Scalar(1e-12)));
+  return reduced_loss_backward(grad, d, weight, reduction);
+}
+
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self,
+                                            const std::optional<Tensor>& weight, int64_t reduction) {
+  const Tensor d = tl::clamp_min(self.neg().log1p(), Scalar(-100)).sub(tl::clamp_min(self.log(), Scalar(-100)));
+  return reduced_loss_backward(grad, d, weight, reduction);
+}
+
+Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            int64_t reduction) {
+  const Tensor loss = tl::binary_cross_entropy(self, target, std::nullopt, Reduction::None);
+  return reduced_loss_backward(grad, loss, std::nullopt, reduction);
+}
+
+Tensor binary_cross_entropy_jvp(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                                const Tensor& self_t, const Tensor& target_t, const std::optional<Tensor>& weight_t,
+                                int64_t reduction) {
+  Tensor t = binary_cross_entropy_self_backward(self_t, self, target, weight, Reduction::None)
+                 .add(binary_cross_entropy_target_backward(target_t, self, weight, Reduction::None));
+  if (weight_t && weight_t->defined()) t = t.add(binary_cross_entropy_weight_backward(*weight_t, self, target, Reduction::None));
+  if (reduction == Reduction::Mean) return t.mean();
+  return reduction == Reduction::Sum ? t.sum() : t;
 }
 
 // ---- convolution ----

@@ -44,6 +44,21 @@ std::tuple<Tensor, Tensor, Tensor> batch_norm_backward(const Tensor& grad, const
 Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const Tensor& weight, int64_t reduction,
                                 int64_t ignore_index);
 
+// binary_cross_entropy's gradients, scaled as `reduction` asks and weighted. In self:
+// (x - t) / max(x (1 - x), 1e-12), PyTorch's bound, so that an input at exactly 0 or 1 (a
+// saturated sigmoid) gets a finite gradient instead of the 0 * inf = NaN that differentiating
+// the forward's clamped logs gives. In target: the forward's clamped log(1 - x) - log(x).
+Tensor binary_cross_entropy_self_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                          const std::optional<Tensor>& weight, int64_t reduction);
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self,
+                                            const std::optional<Tensor>& weight, int64_t reduction);
+Tensor binary_cross_entropy_weight_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            int64_t reduction);
+// Forward mode: the tangent of the (reduced) loss.
+Tensor binary_cross_entropy_jvp(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                                const Tensor& self_t, const Tensor& target_t, const std::optional<Tensor>& weight_t,
+                                int64_t reduction);
+
 // ---- convolution ----
 
 // Note [Convolution as three bilinear maps] (aten/native/Convolution.h). The forward
