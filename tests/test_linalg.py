@@ -333,3 +333,23 @@ def test_lu_unpack_out_writes_the_three_factors():
     assert_close(P @ L @ U, A.numpy(), atol=1e-12)
     with pytest.raises(RuntimeError, match="dtype"):
         tl.lu_unpack(LU, piv, out=(tl.empty(0), tl.empty(0), tl.empty(0)))
+
+
+def test_complex_vecdot_and_vector_norm_against_numpy():
+    # vecdot conjugates its first argument (the inner product of C^n); norms of complex vectors
+    # are norms of their moduli.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))
+    y = rng.standard_normal((3, 5)) + 1j * rng.standard_normal((3, 5))
+    assert_close(tl.linalg.vecdot(tl.tensor(x), tl.tensor(y)), np.sum(np.conj(x) * y, axis=-1))
+    assert_close(tl.linalg.vecdot(tl.tensor(x), tl.tensor(y), dim=0), np.sum(np.conj(x) * y, axis=0))
+    for ord in (0, 1, 2, 3.5, float("inf"), -float("inf")):
+        got = tl.linalg.vector_norm(tl.tensor(x), ord, dim=1)
+        assert got.dtype == tl.float64
+        assert_close(got, np.linalg.norm(x, ord, axis=1))
+
+
+def test_complex_matrix_input_says_it_is_not_supported():
+    a = tl.tensor(np.eye(3) * (1 + 1j))
+    with pytest.raises(RuntimeError, match="linalg.det: complex inputs are not supported yet"):
+        tl.linalg.det(a)

@@ -39,6 +39,7 @@
 #include "generated/ops/cholesky_solve.h"
 #include "generated/ops/cholesky_solve_native.h"
 #include "generated/ops/clone.h"
+#include "generated/ops/conj.h"
 #include "generated/ops/contiguous.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/cross.h"
@@ -191,6 +192,7 @@ Tensor mT(const Tensor& t) { return t.transpose(-2, -1); }
 void check_floating(const char* fn, const Tensor& A) {
   const ScalarType t = A.dtype();
   TL_CHECK(!low_precision(t), fn, ": Low precision dtypes not supported. Got ", scalar_type_cpp_name(t));
+  TL_CHECK(!is_complex(t), fn, ": complex inputs are not supported yet. Got ", scalar_type_cpp_name(t));
   TL_CHECK(t == ScalarType::Float || t == ScalarType::Double, fn,
            ": Expected a floating point or complex tensor as input. Got ", scalar_type_cpp_name(t));
 }
@@ -1421,7 +1423,7 @@ Tensor cross(const Tensor& self, const Tensor& other, std::optional<int64_t> dim
 Tensor linalg_vecdot(const Tensor& x, const Tensor& y, int64_t dim) {
   TL_CHECK(x.dtype() == y.dtype(), "linalg.vecdot: Expected x and y to have the same dtype, but found x of type ",
            scalar_type_cpp_name(x.dtype()), " and y of type ", scalar_type_cpp_name(y.dtype()), " instead");
-  return x.mul(y).sum(std::vector<int64_t>{dim});
+  return x.conj().mul(y).sum(std::vector<int64_t>{dim});  // x's conjugate, as the inner product of C^n
 }
 
 Tensor linalg_tensorinv(const Tensor& self, int64_t ind) {

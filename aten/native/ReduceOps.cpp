@@ -346,7 +346,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
 
 Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<IntArrayRef> dim, bool keepdim,
                           std::optional<ScalarType> dtype) {
-  TL_CHECK(is_floating_point(self.dtype()),
+  TL_CHECK(is_floating_point(self.dtype()) || is_complex(self.dtype()),
            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
            scalar_type_cpp_name(self.dtype()));
   Tensor x = dtype ? self.to(*dtype) : self;
@@ -359,7 +359,7 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<I
     IntArrayRef dims = dim.value_or(IntArrayRef());
     return p > 0 ? a.amax(dims, keepdim) : a.amin(dims, keepdim);
   }
-  if (p == 0) return a.ne(Scalar(0)).sum(dim, keepdim, x.dtype());
+  if (p == 0) return a.ne(Scalar(0)).sum(dim, keepdim, a.dtype());
   if (p == 1) return a.sum(dim, keepdim);
   if (p == 2) return a.mul(a).sum(dim, keepdim).sqrt();
   return a.pow(ord).sum(dim, keepdim).pow(Scalar(1.0 / p));
