@@ -344,8 +344,8 @@ void check_index_add(const Tensor& self, int64_t dim, const Tensor& idx, const T
   const int64_t size = s1.sizes()[dim];
   IndexReader ir{host.data_ptr(), host.dtype() == ScalarType::Long};
   for (int64_t i = 0; i < n; ++i) {
-    TL_CHECK(ir[i] >= 0 && ir[i] < size, "index ", ir[i], " is out of bounds for dimension ", dim, " with size ",
-             size);
+    TL_CHECK_INDEX(ir[i] >= 0 && ir[i] < size, "index out of range in self: index ", ir[i],
+                   " is out of bounds for dimension ", dim, " with size ", size);
   }
 }
 
