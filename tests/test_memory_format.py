@@ -106,3 +106,32 @@ def test_to_and_clone_preserve_a_dense_layout_as_pytorch(layout):
         assert got.stride() == want.stride()
         np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
     assert ours.to(tl.float64, memory_format=tl.contiguous_format).is_contiguous()
+
+
+# Note [Output layout]: an elementwise result is laid out like its inputs, as in PyTorch.
+_LAYOUT_CASES = {
+    "transposed": lambda m: m.arange(12.0).reshape(4, 3).t().exp(),
+    "both transposed": lambda m: m.arange(12.0).reshape(4, 3).t() + m.arange(12.0).reshape(4, 3).t(),
+    "first input decides": lambda m: m.arange(12.0).reshape(4, 3).t() * m.ones(3, 4),
+    "permuted 3-d": lambda m: m.arange(24.0).reshape(2, 3, 4).permute(2, 0, 1).neg(),
+    "channels_last": lambda m: m.arange(120.0).reshape(2, 3, 4, 5).to(memory_format=m.channels_last).sigmoid(),
+    "channels_last + broadcast bias": lambda m: (
+        m.arange(120.0).reshape(2, 3, 4, 5).to(memory_format=m.channels_last) + m.ones(3, 1, 1)),
+    "expanded transposed": lambda m: m.arange(12.0).reshape(4, 3).t()[None].expand(2, 3, 4).abs(),
+    "comparison": lambda m: m.arange(12.0).reshape(4, 3).t() > 5,
+    "cast": lambda m: m.arange(12).reshape(4, 3).t() / 2,
+}
+
+
+@needs_torch
+@pytest.mark.parametrize("case", sorted(_LAYOUT_CASES))
+def test_elementwise_output_strides_follow_the_inputs_like_torch(case):
+    ours, theirs = _LAYOUT_CASES[case](tl), _LAYOUT_CASES[case](torch)
+    assert ours.stride() == theirs.stride()
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+
+
+def test_elementwise_output_of_contiguous_inputs_stays_contiguous():
+    a = tl.arange(12.0).reshape(4, 3)
+    assert (a + a.t().t()).is_contiguous() and a.exp().is_contiguous()
+    assert (a + tl.ones(3)).is_contiguous() and (a[:, :2] * 2).is_contiguous()

@@ -29,6 +29,33 @@ std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optiona
   return higher;
 }
 
+// t's byte strides aligned to a broadcast shape of nd dims, innermost dim first (row[0] is the
+// last dim's); 0 on broadcast and size-1 dims, which say nothing about memory order.
+void aligned_byte_strides(const Tensor& t, int nd, int64_t* row) {
+  const int64_t item = static_cast<int64_t>(t.element_size());
+  const int offset = nd - static_cast<int>(t.dim());
+  for (int d = 0; d < static_cast<int>(t.dim()); ++d)
+    row[nd - 1 - (d + offset)] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * item;
+}
+
+// The dims (innermost-first indices) ordered from fastest- to slowest-moving in memory, as the
+// operands rows[first, last) vote: the first operand whose strides tell two dims apart decides,
+// and dims nothing tells apart keep their row-major order. Insertion sort: the order is partial
+// (broadcast strides compare with nothing), which std::sort's contract does not allow.
+void order_dims(const int64_t (*rows)[TensorIterator::kMaxDims], int first, int last, int nd, int* perm) {
+  for (int d = 0; d < nd; ++d) perm[d] = d;
+  auto should_swap = [&](int a, int b) {  // a currently before b
+    for (int k = first; k < last; ++k) {
+      const int64_t sa = rows[k][a], sb = rows[k][b];
+      if (sa == 0 || sb == 0) continue;
+      if (sa != sb) return sa > sb;
+    }
+    return false;
+  };
+  for (int i = 1; i < nd; ++i)
+    for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j) std::swap(perm[j - 1], perm[j]);
+}
+
 }  // namespace
 
 ScalarType result_type(TensorList tensors) {
@@ -173,12 +200,43 @@ void TensorIterator::compute_types(TensorIteratorConfig& c) {
   }
 }
 
+// Note [Output layout]: an output the iterator allocates is laid out in the inputs' memory order
+// (PyTorch's rule), so that a.t().exp() or an op on channels_last tensors walks every operand in
+// memory order and returns a tensor strided like its inputs, not a row-major one read across
+// rows. Row-major (empty: contiguous) when the inputs are, or when they say nothing.
+std::vector<int64_t> TensorIterator::input_layout_strides() const {
+  const int nd = static_cast<int>(broadcast_shape_.size());
+  const int first = noutputs_, last = static_cast<int>(operands_.size());
+  bool all_contiguous = true;
+  for (int k = first; k < last && all_contiguous; ++k)
+    all_contiguous = operands_[k].is_contiguous() || operands_[k].dim() < 2;
+  if (all_contiguous || nd < 2 || nd > kMaxDims || last > kMaxOperands) return {};
+  int64_t rows[kMaxOperands][kMaxDims] = {};
+  for (int k = first; k < last; ++k) aligned_byte_strides(operands_[k], nd, rows[k]);
+  int perm[kMaxDims];
+  order_dims(rows, first, last, nd, perm);
+  bool row_major = true;
+  for (int d = 0; d < nd && row_major; ++d) row_major = perm[d] == d;
+  if (row_major) return {};
+  std::vector<int64_t> strides(nd);
+  int64_t step = 1;
+  for (int i = 0; i < nd; ++i) {
+    const int d = perm[i];  // innermost-first index: dim nd - 1 - d of the tensor
+    strides[nd - 1 - d] = step;
+    step *= std::max<int64_t>(broadcast_shape_[nd - 1 - d], 1);
+  }
+  return strides;
+}
+
 void TensorIterator::allocate_or_check_outputs(const TensorIteratorConfig& c) {
+  std::optional<std::vector<int64_t>> layout;  // computed for the first output to allocate
   for (size_t i = 0; i < c.outputs_.size(); ++i) {
     ScalarType want = c.output_dtype_.value_or(common_dtype_);
     const Tensor& out = c.outputs_[i];
     if (!out.defined()) {
-      operands_[i] = empty_tensor(broadcast_shape_, TensorOptions(want, device_));
+      if (!layout) layout = input_layout_strides();
+      operands_[i] = layout->empty() ? empty_tensor(broadcast_shape_, TensorOptions(want, device_))
+                                     : empty_strided_tensor(broadcast_shape_, *layout, TensorOptions(want, device_));
       continue;
     }
     TL_CHECK(!c.safe_cast_ || can_cast(want, out.dtype()), "result type ", want,
@@ -228,32 +286,12 @@ void TensorIterator::compute_strides_and_coalesce() {
   // Byte strides aligned to the broadcast shape, innermost dim first (stack arrays: no allocation).
   int64_t st[kMaxOperands][kMaxDims] = {};
   int64_t shape[kMaxDims];
-  for (int k = 0; k < n; ++k) {
-    const Tensor& t = operands_[k];
-    int64_t item = static_cast<int64_t>(t.element_size());
-    int offset = nd - static_cast<int>(t.dim());
-    for (int d = 0; d < static_cast<int>(t.dim()); ++d) {
-      int bd = d + offset;
-      st[k][nd - 1 - bd] = t.sizes()[d] == 1 ? 0 : t.strides()[d] * item;
-    }
-  }
+  for (int k = 0; k < n; ++k) aligned_byte_strides(operands_[k], nd, st[k]);
   for (int d = 0; d < nd; ++d) shape[d] = broadcast_shape_[nd - 1 - d];
 
   // Order dims by the output's strides (then the inputs'), so memory is walked in order.
   int perm[kMaxDims];
-  for (int d = 0; d < nd; ++d) perm[d] = d;
-  // Insertion sort: the order is partial (broadcast strides compare with nothing), which
-  // std::sort's strict-weak-ordering contract does not allow.
-  auto should_swap = [&](int a, int b) {  // a currently before b
-    for (int k = 0; k < n; ++k) {
-      int64_t sa = st[k][a], sb = st[k][b];
-      if (sa == 0 || sb == 0) continue;  // broadcast dims say nothing about order
-      if (sa != sb) return sa > sb;
-    }
-    return false;
-  };
-  for (int i = 1; i < nd; ++i)
-    for (int j = i; j > 0 && should_swap(perm[j - 1], perm[j]); --j) std::swap(perm[j - 1], perm[j]);
+  order_dims(st, 0, n, nd, perm);
   // Coalesce: merge a dim into the previous one when every operand steps through both as one.
   for (int i = 0; i < nd; ++i) {
     int d = perm[i];

@@ -105,6 +105,7 @@ class TensorIterator {
   void check_overlap(const TensorIteratorConfig& c) const;
   void compute_types(TensorIteratorConfig& c);
   void allocate_or_check_outputs(const TensorIteratorConfig& c);
+  std::vector<int64_t> input_layout_strides() const;
   void compute_strides_and_coalesce();
 
   std::vector<Tensor> operands_;          // outputs then inputs, as computed on
