@@ -301,9 +301,10 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
 
 
 def _parse_cpu_scalars(entry: dict, func: FunctionSchema, at) -> tuple[str, ...]:
-    """`cpu_scalars: self, other`: tensor inputs of the schema (not out= tensors, not lists)."""
+    """`cpu_scalars: self, other`: tensor arguments of the schema (a list applies to its elements),
+    never out= tensors."""
     names = _parse_list(entry["cpu_scalars"])
-    inputs = {a.name for a in func.non_out_arguments if str(a.type) in ("Tensor", "Tensor?") and not a.is_write}
+    inputs = {a.name for a in func.non_out_arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]")}
     if not names:
         raise CodegenError(at("cpu_scalars"), "'cpu_scalars' names the tensor inputs the kernels read as scalars")
     for name in names:
