@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .model import FunctionSchema, OperatorName, SchemaKind, base_of
@@ -300,7 +301,7 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
     )
 
 
-def _parse_cpu_scalars(entry: dict, func: FunctionSchema, at) -> tuple[str, ...]:
+def _parse_cpu_scalars(entry: dict, func: FunctionSchema, at: Callable[[object], Location]) -> tuple[str, ...]:
     """`cpu_scalars: self, other`: tensor arguments of the schema (a list applies to its elements),
     never out= tensors."""
     names = _parse_list(entry["cpu_scalars"])
