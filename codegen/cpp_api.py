@@ -247,7 +247,10 @@ class OpView:
     composite: str | None
     kernels: dict[str, str]  # device key -> kernel
     device_expr: str
+    # Note [Device check]: the tensor arguments that must be on the dispatch device, and those
+    # that may also be 0-dim CPU tensors (NativeFunction.cpu_scalar_arguments).
     device_check_args: tuple[str, ...]
+    cpu_scalar_args: tuple[str, ...]
     # Written tensors get their version counter bumped after the kernel ran.
     version_bumps: tuple[str, ...]
     # Note [Overlapping writes]: kernels get inputs that are safe to read while they write.
@@ -300,8 +303,8 @@ def _autocast_view(f: NativeFunction) -> AutocastView | None:
 
 
 def _device_expr(s: FunctionSchema) -> str:
-    """Which device an op runs on: its tensor arguments' (see Note [Device check]: a 0-dim CPU
-    tensor defers to another tensor's device), else its device= keyword."""
+    """Which device an op runs on: its tensor arguments' (a 0-dim CPU tensor defers to another
+    tensor's device, Note [Device check] says where it may stay on the CPU), else its device= keyword."""
     plain = [a.name for a in s.non_out_arguments if str(a.type) == "Tensor"]
     if len(plain) == 1:
         return f"{plain[0]}.device()"
@@ -356,6 +359,7 @@ def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targ
     except ValueError as e:
         raise CodegenError(f.loc, str(e)) from None
     method_args = tuple(_method_arguments(s))
+    checked = [a.name for a in s.arguments if f.device_check and str(a.type) in ("Tensor", "Tensor?", "Tensor[]")]
     return OpView(
         schema_literal=cpp_string(str(s)),
         base=s.name.base,
@@ -369,8 +373,8 @@ def _op_view(f: NativeFunction, by_name: dict[str, NativeFunction], inplace_targ
         composite=f.composite_kernel,
         kernels={k: kernel for k in DEVICE_KEYS if (kernel := f.registered_kernel(k))},
         device_expr=_device_expr(s),
-        device_check_args=tuple(a.name for a in s.arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]"))
-        if f.device_check else (),
+        device_check_args=tuple(a for a in checked if a not in f.cpu_scalar_arguments),
+        cpu_scalar_args=tuple(a for a in checked if a in f.cpu_scalar_arguments),
         version_bumps=tuple(version_bump(a) for a in s.arguments if a.is_write),
         overlap=overlap,
         delegate=delegate,

@@ -143,6 +143,10 @@ def _dispatch(fn: NativeFunction, view: cpp_api.OpView, has_autograd: bool, by_n
         lines.append(f"   ({fn.name}'s structured_delegate {target.name}, {target.loc_of('func')}), which runs one of:")
         fn = target
     elif fn.composite_kernel is None:
+        if view.device_check_args or view.cpu_scalar_args:
+            exact, scalars = ", ".join(view.device_check_args) or "-", ", ".join(view.cpu_scalar_args) or "-"
+            lines.append(f"-> device check (Note [Device check]): on that device: {exact}; "
+                         f"there or a 0-dim CPU tensor: {scalars}")
         lines.append(f"-> the kernel registered for the device of {view.device_expr}, one of:")
     else:
         lines.append("-> the composite kernel, on any device:")

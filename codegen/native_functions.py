@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .model import FunctionSchema, OperatorName, SchemaKind, base_of
 from .schema_parser import SchemaError, parse_schema
-from .stubs import Stub, parse_stubs
+from .stubs import Stub, iterator_inputs, parse_stubs
 from .yaml_loader import CodegenError, Location, key_location, load_entries, user_items
 
 DEVICE_KEYS = ("CPU", "CUDA")
@@ -41,6 +42,7 @@ ALLOWED_KEYS = (
     "stubs",
     "python_module",
     "device_check",
+    "cpu_scalars",
     "tags",
     "autocast",
     "out_of",
@@ -80,6 +82,10 @@ class NativeFunction:
     # write its kernel: call the functional op, then write the result into the out tensors
     # (write_out: resize, dtype check). For out= forms that have no faster path of their own.
     out_of: OperatorName | None = None
+    # Note [Device check] (aten/core/DispatchUtils.h): `cpu_scalars: value` names the tensor
+    # arguments that the kernels read as scalars (through a TensorIterator or item()), so a 0-dim
+    # CPU tensor may join an op on another device there; everywhere else the check is exact.
+    cpu_scalars: tuple[str, ...] = ()
     # Line of each YAML key of the entry ("dispatch.CPU" for a kernel), for error messages.
     key_lines: tuple[tuple[str, int], ...] = field(default=(), compare=False, repr=False)
 
@@ -96,6 +102,13 @@ class NativeFunction:
         if kernel == HOST_FALLBACK:
             return f"HostFallback<&native::{self.kernel('CPU')}>::run"
         return kernel
+
+    @property
+    def cpu_scalar_arguments(self) -> tuple[str, ...]:
+        """Note [Device check]: the arguments the generated check lets be 0-dim CPU tensors: a
+        structured op's iterator inputs (its generated kernel gives them all to the TensorIterator,
+        which moves such a tensor to the device), else those `cpu_scalars:` names."""
+        return iterator_inputs(self.func) if self.structured else self.cpu_scalars
 
     @property
     def composite_kernel(self) -> str | None:
@@ -262,6 +275,12 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
     device_check = entry.get("device_check", "ExactSame")
     if device_check not in ("ExactSame", "NoCheck"):
         raise CodegenError(at("device_check"), f"device_check must be ExactSame or NoCheck, got {device_check!r}")
+    cpu_scalars = _parse_cpu_scalars(entry, func, at) if "cpu_scalars" in entry else ()
+    if cpu_scalars and (structured or delegate or alias_of or out_of or device_check == "NoCheck"
+                        or any(k in COMPOSITE_KEYS for k in dispatch)):
+        raise CodegenError(at("cpu_scalars"), "'cpu_scalars' loosens the generated device check of an op with "
+                                              "device kernels of its own (a structured op's inputs already may be "
+                                              "CPU scalars)")
     return NativeFunction(
         func=func,
         loc=loc,
@@ -277,8 +296,23 @@ def parse_native_function(entry: dict, loc: Location) -> NativeFunction:
         doc=doc.strip() if doc else None,
         autocast=tuple(sorted(autocast.items())),
         out_of=out_of,
+        cpu_scalars=cpu_scalars,
         key_lines=tuple(sorted(key_lines.items())),
     )
+
+
+def _parse_cpu_scalars(entry: dict, func: FunctionSchema, at: Callable[[object], Location]) -> tuple[str, ...]:
+    """`cpu_scalars: self, other`: tensor arguments of the schema (a list applies to its elements),
+    never out= tensors."""
+    names = _parse_list(entry["cpu_scalars"])
+    inputs = {a.name for a in func.non_out_arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]")}
+    if not names:
+        raise CodegenError(at("cpu_scalars"), "'cpu_scalars' names the tensor inputs the kernels read as scalars")
+    for name in names:
+        if name not in inputs:
+            raise CodegenError(at("cpu_scalars"), f"cpu_scalars: '{name}' is not a tensor input of {func.name} "
+                                                  f"(known: {', '.join(sorted(inputs)) or 'none'})")
+    return tuple(names)
 
 
 def _check_host_fallback(func: FunctionSchema, dispatch: dict[str, str], loc: Location,

@@ -87,11 +87,16 @@ def parse_stubs(raw: object, func: FunctionSchema, loc: Location) -> tuple[Stub,
     return tuple(stubs)
 
 
+def iterator_inputs(func: FunctionSchema) -> tuple[str, ...]:
+    """The tensors a `structured:` op's generated kernel gives its iterator builder as inputs."""
+    return tuple(a.name for a in func.non_out_arguments if str(a.type) == "Tensor")
+
+
 def structured_kernel(func: FunctionSchema, builder: str, stub: Stub) -> dict:
     """What generated/StructuredKernels.cpp writes for one `structured:` op."""
     from . import cpp_api
 
-    tensors = [a.name for a in func.non_out_arguments if str(a.type) == "Tensor"]
+    tensors = list(iterator_inputs(func))
     out = func.out_arguments[0].name if func.out_arguments else "Tensor()"  # functional: allocate
     return {
         "declaration": f"{cpp_api.return_type(func)} {func.name.unambiguous()}"

@@ -435,6 +435,22 @@ BAD_NF = {
         """,
         r"CUDA: host_fallback cannot write arguments in place \(out\): only functional ops",
     ),
+    "cpu_scalars naming an out= tensor": (
+        """\
+        - func: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+          dispatch:
+            CPU: add_out_cpu
+          cpu_scalars: other, out  # <--
+        """,
+        r"cpu_scalars: 'out' is not a tensor input of add\.out \(known: other, self\)",
+    ),
+    "cpu_scalars on a composite": (
+        """\
+        - func: foo(Tensor self, Tensor other) -> Tensor
+          cpu_scalars: other  # <--
+        """,
+        r"'cpu_scalars' loosens the generated device check of an op with device kernels of its own",
+    ),
     "kernel only called, never defined": (
         """\
         - func: foo(Tensor self) -> Tensor
@@ -1007,6 +1023,46 @@ def _model(tmp_path: Path, nf: str, derivatives: str = "[]\n"):
     views = {v.struct: v for v in cpp_api.op_views(fns, wrappers)}
     return (views, {n.name: n for n in nodes}, python_api.group_overloads(fns, methods=False),
             python_api.group_overloads(fns, methods=True))
+
+
+def test_device_check_is_exact_except_where_the_yaml_reads_cpu_scalars():
+    """Note [Device check]: a 0-dim CPU tensor may join an op on another device only as an input
+    its kernel reads as a scalar: a structured op's iterator inputs, or what `cpu_scalars:` lists.
+    Matrix products, indices, weights and out= tensors are checked exactly."""
+    fns = load_native_functions(str(ROOT / "native_functions.yaml"))
+    views = {v.struct: v for v in cpp_api.op_views(fns, {})}
+
+    def check(struct):
+        v = views[struct]
+        return v.device_check_args, v.cpu_scalar_args
+
+    # Structured (generated TensorIterator kernel): every input, never out.
+    assert check("mul_out") == (("out",), ("self", "other"))
+    assert check("where_self_out") == (("out",), ("condition", "self", "other"))
+    # Hand-written TensorIterator kernels list theirs; item() readers name the one they read.
+    assert check("add_out") == (("out",), ("self", "other"))
+    assert check("masked_fill__Tensor") == (("self", "mask"), ("value",))
+    # The fused optimizers read their step counters, lr and AMP scalars with item(); the
+    # per-element state is read on the device.
+    assert check("_fused_adam__tensor_lr") == (("self", "grads", "exp_avgs", "exp_avg_sqs", "max_exp_avg_sqs"),
+                                               ("state_steps", "lr", "grad_scale", "found_inf"))
+    # Kernels that read their tensors' memory on the device: exact.
+    assert check("mm_out") == (("self", "mat2", "out"), ())
+    assert check("index_select_out") == (("self", "index", "out"), ())
+    assert check("convolution") == (("input", "weight", "bias"), ())
+    assert check("native_batch_norm")[1] == ()
+    assert check("_embedding_bag")[1] == ()
+    for f in fns:
+        v = views[f.name.unambiguous()]
+        out_names = {a.name for a in f.func.out_arguments}
+        assert not out_names & set(v.cpu_scalar_args), f.name
+        if v.cpu_scalar_args:
+            assert f.structured or f.cpu_scalars, f.name
+        # The two lists split the tensor arguments; NoCheck ops (copy_) have neither.
+        tensors = [a.name for a in f.func.arguments if str(a.type) in ("Tensor", "Tensor?", "Tensor[]")]
+        if f.device_check and not (v.composite or v.delegate or v.alias):
+            assert sorted(v.device_check_args + v.cpu_scalar_args) == sorted(tensors), f.name
+    assert views["copy_"].device_check_args == views["copy_"].cpu_scalar_args == ()
 
 
 def _types(view) -> list[CppType]:

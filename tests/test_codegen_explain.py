@@ -93,6 +93,14 @@ def test_op_without_derivative(capsys):
     assert "as the out= keyword of add.Tensor" in _section(out, 4)
 
 
+def test_device_check(capsys):
+    # Note [Device check]: add.out's kernel reads self and other through a TensorIterator; mm's
+    # kernel reads every tensor on the device.
+    assert "on that device: out; there or a 0-dim CPU tensor: self, other" in _section(_explain("add.out", capsys)[1], 3)
+    assert "on that device: self, mat2, out; there or a 0-dim CPU tensor: -" in _section(
+        _explain("mm.out", capsys)[1], 3)
+
+
 def test_inplace_reuses_functional_entry(capsys):
     rc, out, _ = _explain("add_.Tensor", capsys)
     assert rc == 0

@@ -611,6 +611,26 @@ def test_add_broadcast_promotion_scalars_out_inplace():
 
 
 @requires_gpu
+def test_cpu_scalar_tensors_only_where_read_as_scalars():
+    """Note [Device check]: a 0-dim CPU tensor joins a CUDA op where the kernel reads it as a scalar
+    (TensorIterator inputs, cpu_scalars: in the YAML), and raises anywhere a CUDA kernel would read
+    its host memory."""
+    a = np.random.default_rng(5).random((3, 4)).astype(np.float32)
+    x, two = tl.tensor(a).cuda(), tl.tensor(2.0)
+    assert_close((x * two).cpu(), a * 2)  # structured
+    assert_close(tl.sub(x, two).cpu(), a - 2)  # hand-written TensorIterator kernel, cpu_scalars
+    assert_close(tl.lerp(x, x * 3, tl.tensor(0.5)).cpu(), a * 2)
+    assert_close(x.clone().masked_fill_(x > 0.5, tl.tensor(-1.0)).cpu(), np.where(a > 0.5, -1, a))  # item()
+    y = x.clone()
+    y[x > 0.5] = tl.tensor(7.0)  # setitem moves the value to the device
+    assert_close(y.cpu(), np.where(a > 0.5, 7, a))
+    for call in (lambda: tl.index_select(x, 0, tl.tensor(1)), lambda: tl.take(x, tl.tensor(1)),
+                 lambda: tl.mul(x[0, 0], x[0, 0], out=tl.tensor(0.0))):
+        with pytest.raises(RuntimeError, match="same device"):
+            call()
+
+
+@requires_gpu
 @pytest.mark.parametrize("n", [1, 3, 4, 5, 1023, 1024, 4099])
 def test_scalar_operands_on_the_vectorized_path(n):
     # A Python number becomes a 0-dim operand of stride 0, on either side and beside a
@@ -1089,7 +1109,7 @@ def test_batch_norm_matches_cpu(shape, dtype, training):
 
 @requires_gpu
 def test_batch_norm_parameters_on_another_device_raise():
-    # One channel: a 0-dim CPU weight passes the generated device check; the kernel cannot read it.
+    # One channel: a 0-dim CPU weight is refused like any other (Note [Device check]).
     x = tl.randn(4, 1, 5, device="cuda")
     with pytest.raises(RuntimeError, match="same device"):
         tl.nn.functional.batch_norm(x, None, None, tl.tensor(1.0), tl.tensor(0.0), training=True)

@@ -126,6 +126,13 @@ def test_cufft_plan_cache_without_gpu_raises():
         cache[0]
     with pytest.raises(RuntimeError, match="CUDA"):
         cache.size
+    # The operators behind it (native_functions.yaml) have no device to name either.
+    calls = [(tl._C._cufft_get_plan_cache_size, 0), (tl._C._cufft_get_plan_cache_max_size, 0),
+             (tl._C._cufft_set_plan_cache_max_size, 0, 8), (tl._C._cufft_clear_plan_cache, 0)]
+    for op, *args in calls:
+        with pytest.raises(RuntimeError, match="compiled with CUDA" if not tl.backends.cuda.is_built() else
+                           "expected 0 <= device index < 0"):
+            op(*args)
 
 
 @requires_gpu
@@ -137,6 +144,8 @@ def test_cufft_plan_cache_keeps_plans_and_results():
     assert tl.backends.cuda.cufft_plan_cache["cuda"].device_index == tl.cuda.current_device()
     with pytest.raises(RuntimeError, match="read-only"):
         cache.size = 3
+    with pytest.raises(RuntimeError, match="expected 0 <= device index"):
+        tl._C._cufft_get_plan_cache_size(tl.cuda.device_count())
     rng = np.random.default_rng(3)
     signals = [rng.standard_normal((2, n)) + 1j * rng.standard_normal((2, n)) for n in (8, 12, 8)]
 

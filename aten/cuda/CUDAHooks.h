@@ -72,7 +72,8 @@ std::pair<std::string, std::string> gemm_backend();
 // ("", what each path reported).
 std::pair<std::string, std::string> library_probe(const std::vector<std::string>& paths,
                                                   const std::vector<std::string>& required);
-// torch.backends.cuda.cufft_plan_cache (Note [cuFFT plan cache] in FFTKernel.cu), per device.
+// torch.backends.cuda.cufft_plan_cache (Note [cuFFT plan cache] in FFTKernel.cu), per device: the
+// kernels of the YAML ops _cufft_* (SpectralOps.cpp) call them.
 int64_t cufft_plan_cache_size(int device);
 int64_t cufft_plan_cache_max_size(int device);
 void set_cufft_plan_cache_max_size(int device, int64_t max_size);

@@ -4,6 +4,8 @@
 #include "aten/core/Exception.h"
 #include "aten/cuda/CUDAHooks.h"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -62,6 +64,9 @@ CudaLibrary open_first_library(const std::vector<std::string>& paths, const std:
   return lib;
 }
 
+namespace {
+
+// The library `name`, searched once per process (Note [CUDA libraries]).
 const CudaLibrary& cuda_library(const std::string& name, const std::vector<std::string>& required) {
   static std::mutex mutex;
   static std::map<std::string, CudaLibrary> loaded;  // a failed load is kept too: searched once
@@ -80,6 +85,17 @@ const CudaLibrary& cuda_library(const std::string& name, const std::vector<std::
     if (auto it = candidates_by_soname.find(soname); it != candidates_by_soname.end()) paths = it->second;
   }
   return loaded.emplace(name, open_first_library(paths, required)).first->second;
+}
+
+}  // namespace
+
+const CudaLibrary& load_library_functions(const std::string& name, const std::vector<LibraryFunction>& functions) {
+  std::vector<std::string> required;
+  for (const LibraryFunction& f : functions) required.push_back(f.symbol);
+  const CudaLibrary& lib = cuda_library(name, required);
+  if (lib.handle)
+    for (const LibraryFunction& f : functions) f.set(dlsym(lib.handle, f.symbol.c_str()));
+  return lib;
 }
 
 std::pair<std::string, std::string> library_probe(const std::vector<std::string>& paths,

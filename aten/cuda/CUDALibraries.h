@@ -11,9 +11,9 @@
 // is kept for the process. The lists are handed over at import, not asked for at first use: a
 // kernel may load a library from a thread that runs without the GIL, inside a static initialiser
 // that a thread holding the GIL may be waiting on.
-#include <dlfcn.h>
-
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tl::cuda {
@@ -25,20 +25,25 @@ struct CudaLibrary {
   std::string error;
 };
 
-// The library `name` (CUBLAS, CUSOLVER or CUFFT: the environment variable's middle part), loaded
-// once per process from the first candidate that has every symbol in `required`. The candidate
-// lists come from set_library_candidates (CUDAHooks.h).
-const CudaLibrary& cuda_library(const std::string& name, const std::vector<std::string>& required);
-
 // Opens the first of `paths` that loads and has every symbol in `required`; the caller owns the
 // handle (dlclose). Exposed for the tests of the search.
 CudaLibrary open_first_library(const std::vector<std::string>& paths, const std::vector<std::string>& required);
 
-// Points fn at the library's symbol `name`; false when it lacks one.
+// A function a kernel calls from a library: its symbol, and the pointer that receives its address.
+struct LibraryFunction {
+  std::string symbol;
+  std::function<void(void*)> set;
+};
 template <typename Fn>
-bool library_symbol(void* library, Fn& fn, const char* name) {
-  fn = reinterpret_cast<Fn>(dlsym(library, name));
-  return fn != nullptr;
+LibraryFunction library_function(std::string symbol, Fn& fn) {
+  return {std::move(symbol), [&fn](void* address) { fn = reinterpret_cast<Fn>(address); }};
 }
+
+// The library `name` (CUBLAS, CUSOLVER or CUFFT: the environment variable's middle part), loaded
+// once per process from the first candidate that has every symbol of `functions` (the candidate
+// lists come from set_library_candidates, CUDAHooks.h), with each function pointed at its symbol:
+// the one list of the symbols a kernel file calls. Where no candidate loaded (handle nullptr) the
+// pointers are left as they are.
+const CudaLibrary& load_library_functions(const std::string& name, const std::vector<LibraryFunction>& functions);
 
 }  // namespace tl::cuda

@@ -49,14 +49,10 @@ struct Library {
 const Library& library() {
   static const Library lib = [] {
     Library l;
-    const CudaLibrary& found = cuda_library(
-        "CUBLAS", {"cublasCreate_v2", "cublasSetStream_v2", "cublasGetStatusName", "cublasGemmStridedBatchedEx"});
-    l.found = &found;
-    if (!found.handle) return l;
-    library_symbol(found.handle, l.create, "cublasCreate_v2");
-    library_symbol(found.handle, l.set_stream, "cublasSetStream_v2");
-    library_symbol(found.handle, l.status_name, "cublasGetStatusName");
-    library_symbol(found.handle, l.gemm_strided_batched, "cublasGemmStridedBatchedEx");
+    l.found = &load_library_functions("CUBLAS", {library_function("cublasCreate_v2", l.create),
+                                                 library_function("cublasSetStream_v2", l.set_stream),
+                                                 library_function("cublasGetStatusName", l.status_name),
+                                                 library_function("cublasGemmStridedBatchedEx", l.gemm_strided_batched)});
     return l;
   }();
   return lib;

@@ -52,8 +52,7 @@ std::tuple<Ts...> to_device(const std::tuple<Ts...>& results, Device device) {
   return std::apply([&](const auto&... r) { return std::tuple<Ts...>(to_device(r, device)...); }, results);
 }
 
-// The device the op was dispatched for: that of its first tensor not on the host (a 0-dim CPU
-// tensor may come along, Note [Device check]).
+// The device the op was dispatched for: that of its first tensor not on the host.
 inline void note_device(Device& device, const Tensor& t) {
   if (device.is_cpu() && t.defined() && !t.is_cpu()) device = t.device();
 }

@@ -10,7 +10,6 @@
 #include <tuple>
 #include <vector>
 
-#include "aten/core/DispatchUtils.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/BatchNorm.h"
 #include "aten/native/OptionalTensor.h"
@@ -118,12 +117,11 @@ BatchNormPlanes planes_of(const Tensor& input) {
   return {N, C, C > 0 && N > 0 ? input.numel() / (N * C) : 0};
 }
 
-// A per-channel argument of batch norm: C elements on the input's device (the generated device
-// check lets a 0-dim CPU tensor through, which a CUDA kernel cannot read).
-void check_channel_tensor(const Tensor& input, const std::optional<Tensor>& t, int64_t C, const char* name) {
+// A per-channel argument of batch norm: C elements (the generated check has put it on the input's
+// device, Note [Device check]).
+void check_channel_tensor(const std::optional<Tensor>& t, int64_t C, const char* name) {
   if (!has(t)) return;
   TL_CHECK(t->numel() == C, name, " should contain ", C, " elements not ", t->numel());
-  if (t->device() != input.device()) device_mismatch("batch_norm", input.device(), t->device());
 }
 
 // The mean and 1/std the batch-norm backward uses, as contiguous (C) tensors of dt: the saved
@@ -260,10 +258,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                                                      const std::optional<Tensor>& running_var, bool training,
                                                      double momentum, double eps) {
   const BatchNormPlanes p = planes_of(input);
-  check_channel_tensor(input, weight, p.C, "weight");
-  check_channel_tensor(input, bias, p.C, "bias");
-  check_channel_tensor(input, running_mean, p.C, "running_mean");
-  check_channel_tensor(input, running_var, p.C, "running_var");
+  check_channel_tensor(weight, p.C, "weight");
+  check_channel_tensor(bias, p.C, "bias");
+  check_channel_tensor(running_mean, p.C, "running_mean");
+  check_channel_tensor(running_var, p.C, "running_var");
   TL_CHECK(training || (has(running_mean) && has(running_var)),
            "running_mean and running_var must be defined in evaluation mode");
   TL_CHECK(!training || p.N * p.S > 0 || p.C == 0, "batch_norm: cannot compute batch statistics of an empty input");
@@ -301,7 +299,7 @@ BatchNormPlanes check_batch_norm_backward(const Tensor& grad_out, const Tensor& 
   const BatchNormPlanes p = planes_of(input);
   TL_CHECK(grad_out.sizes().equals(input.sizes()), "native_batch_norm_backward: grad_out of size ",
            sizes_str(grad_out.sizes()), " does not match input of size ", sizes_str(input.sizes()));
-  check_channel_tensor(input, weight, p.C, "weight");
+  check_channel_tensor(weight, p.C, "weight");
   return p;
 }
 
@@ -315,8 +313,6 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(
   const BatchNormPlanes p = check_batch_norm_backward(grad_out, input, weight);
   const ScalarType dt = low_precision(input.dtype()) ? ScalarType::Float : input.dtype();
   auto [mean, invstd] = batch_norm_backward_stats(p, running_mean, running_var, save_mean, save_invstd, train, eps, dt);
-  for (const Tensor* t : {&mean, &invstd})
-    if (t->device() != input.device()) device_mismatch("native_batch_norm_backward", input.device(), t->device());
   BatchNormBackward a;
   a.p = p;
   a.train = train;

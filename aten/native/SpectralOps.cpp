@@ -7,9 +7,14 @@
 #include <cmath>
 #include <vector>
 
+#include "aten/cuda/CUDAHooks.h"
 #include "aten/native/ShapeUtils.h"
 #include "aten/native/cpu/FFTPlan.h"
 #include "aten/native/Parallel.h"
+#include "generated/ops/_cufft_clear_plan_cache_native.h"
+#include "generated/ops/_cufft_get_plan_cache_max_size_native.h"
+#include "generated/ops/_cufft_get_plan_cache_size_native.h"
+#include "generated/ops/_cufft_set_plan_cache_max_size_native.h"
 #include "generated/ops/_fft_c2c.h"
 #include "generated/ops/_fft_c2c_native.h"
 #include "generated/ops/_fft_c2r.h"
@@ -230,5 +235,33 @@ Tensor _fft_c2r_cpu(const Tensor& self, IntArrayRef dim, int64_t normalization, 
   }
   return dst.movedim(-1, last).contiguous();
 }
+
+// ---- torch.backends.cuda.cufft_plan_cache ---------------------------------------------------------
+// Each CUDA device's cache of cuFFT plans (Note [cuFFT plan cache], cuda/FFTKernel.cu), through the
+// CUDA hooks; without CUDA they raise "Torchlite not compiled with CUDA enabled".
+
+namespace {
+
+// The index as the hooks take it, once it names a device (a build without CUDA has none to name:
+// its hooks raise).
+int plan_cache_device(int64_t device_index) {
+  const int count = cuda::device_count();
+  TL_CHECK(!cuda::is_built() || (device_index >= 0 && device_index < count),
+           "cufft_plan_cache: expected 0 <= device index < ", count, ", but got device with index ", device_index);
+  return static_cast<int>(device_index);
+}
+
+}  // namespace
+
+int64_t _cufft_get_plan_cache_size(int64_t device_index) {
+  return cuda::cufft_plan_cache_size(plan_cache_device(device_index));
+}
+int64_t _cufft_get_plan_cache_max_size(int64_t device_index) {
+  return cuda::cufft_plan_cache_max_size(plan_cache_device(device_index));
+}
+void _cufft_set_plan_cache_max_size(int64_t device_index, int64_t max_size) {
+  cuda::set_cufft_plan_cache_max_size(plan_cache_device(device_index), max_size);
+}
+void _cufft_clear_plan_cache(int64_t device_index) { cuda::clear_cufft_plan_cache(plan_cache_device(device_index)); }
 
 }  // namespace tl::native

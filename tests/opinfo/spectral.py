@@ -180,7 +180,11 @@ def _istft_samples(dtype, rng):
 
 
 OPS = [
-    OpInfo("_fft_c2c", _c2c_samples, ref=_np_c2c, op=_prim("_fft_c2c"), dtypes=COMPLEX, atol=1e-4, rtol=1e-5),
+    # On CUDA the c2c transforms go through the cuFFT plan cache, whose ops (no tensors to sample)
+    # tests/test_cuda_host_fallback.py exercises.
+    OpInfo("_fft_c2c", _c2c_samples, ref=_np_c2c, op=_prim("_fft_c2c"), dtypes=COMPLEX, atol=1e-4, rtol=1e-5,
+           covers=("_cufft_get_plan_cache_size", "_cufft_get_plan_cache_max_size", "_cufft_set_plan_cache_max_size",
+                   "_cufft_clear_plan_cache")),
     OpInfo("_fft_r2c", _r2c_samples, ref=_np_r2c, op=_prim("_fft_r2c"), atol=1e-4, rtol=1e-5),
     OpInfo("_fft_c2r", _c2r_samples, ref=_np_c2r, op=_prim("_fft_c2r"), dtypes=COMPLEX, atol=1e-4, rtol=1e-5),
     *[OpInfo(f"fft.{name}", _one_dim_samples(real), ref=_ref_1d(np_fn), op=_fft_fn(name), yaml=False,

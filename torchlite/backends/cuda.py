@@ -53,7 +53,7 @@ class cuFFTPlanCache:
     @property
     def size(self):
         """How many plans the cache holds (read-only; set max_size to change the capacity)."""
-        return _C._cuda._cufft_plan_cache_size(self.device_index)
+        return _C._cufft_get_plan_cache_size(self.device_index)
 
     @size.setter
     def size(self, value):
@@ -62,14 +62,14 @@ class cuFFTPlanCache:
 
     @property
     def max_size(self):
-        return _C._cuda._cufft_plan_cache_max_size(self.device_index)
+        return _C._cufft_get_plan_cache_max_size(self.device_index)
 
     @max_size.setter
     def max_size(self, value):
-        _C._cuda._set_cufft_plan_cache_max_size(self.device_index, value)
+        _C._cufft_set_plan_cache_max_size(self.device_index, value)
 
     def clear(self):
-        _C._cuda._clear_cufft_plan_cache(self.device_index)
+        _C._cufft_clear_plan_cache(self.device_index)
 
 
 class cuFFTPlanCacheManager:

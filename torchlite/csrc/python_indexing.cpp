@@ -8,6 +8,8 @@
 // Differences from PyTorch: a second Ellipsis raises IndexError, as in NumPy (PyTorch ignores it).
 #include "torchlite/csrc/python_indexing.h"
 
+#include <utility>
+
 #include "aten/native/ShapeUtils.h"
 #include "generated/ops/copy.h"
 #include "generated/ops/empty.h"
@@ -30,9 +32,20 @@ enum class Kind { Int, Slice, None, Ellipsis, Bool, Tensor };
 
 struct Item {
   Kind kind;
-  int64_t value = 0;   // Int: the index; Bool: 0/1
+  int64_t value = 0;        // Int: the index; Bool: 0/1
   PyObject* obj = nullptr;  // Slice: the slice object
   Tensor tensor;            // Tensor: the index tensor (long/int, or a bool/uint8 mask)
+  explicit Item(Kind k, int64_t v = 0) : kind(k), value(v) {}
+  static Item slice(PyObject* s) {
+    Item it(Kind::Slice);
+    it.obj = s;
+    return it;
+  }
+  static Item index(Tensor t) {
+    Item it(Kind::Tensor);
+    it.tensor = std::move(t);
+    return it;
+  }
   // The dims of self an item consumes: a mask one per dim, an int, slice or index tensor one.
   int64_t consumes() const {
     if (kind == Kind::Tensor) return is_mask() ? tensor.dim() : 1;
@@ -55,19 +68,19 @@ int64_t int_from_pylong(PyObject* o) {
 }
 
 Item classify(PyObject* it) {
-  if (it == Py_None) return {Kind::None};
-  if (it == Py_Ellipsis) return {Kind::Ellipsis};
-  if (PyBool_Check(it)) return {Kind::Bool, it == Py_True ? 1 : 0};
-  if (PyLong_Check(it)) return {Kind::Int, int_from_pylong(it)};
-  if (PySlice_Check(it)) return {Kind::Slice, 0, it};
+  if (it == Py_None) return Item(Kind::None);
+  if (it == Py_Ellipsis) return Item(Kind::Ellipsis);
+  if (PyBool_Check(it)) return Item(Kind::Bool, it == Py_True ? 1 : 0);
+  if (PyLong_Check(it)) return Item(Kind::Int, int_from_pylong(it));
+  if (PySlice_Check(it)) return Item::slice(it);
   py::handle h(it);
   if (py::isinstance<TensorImpl>(h)) {
     Tensor t = h.cast<Tensor>();
     TL_CHECK_INDEX(is_integral(t.dtype(), /*include_bool=*/true),
                    "tensors used as indices must be long, int, byte or bool tensors");
-    if (t.dim() > 0) return {Kind::Tensor, 0, nullptr, t};
-    if (t.dtype() == ScalarType::Bool) return {Kind::Bool, t.item().to<bool>() ? 1 : 0};
-    return {Kind::Int, t.item().to_long()};
+    if (t.dim() > 0) return Item::index(t);
+    if (t.dtype() == ScalarType::Bool) return Item(Kind::Bool, t.item().to<bool>() ? 1 : 0);
+    return Item(Kind::Int, t.item().to_long());
   }
   // A list, nested tuple or array (NumPy) is an index tensor, as in PyTorch.
   if (PyList_Check(it) || PyTuple_Check(it) || (PySequence_Check(it) && PyObject_HasAttrString(it, "__array__"))) {
@@ -79,7 +92,7 @@ Item classify(PyObject* it) {
   if (PyIndex_Check(it) && !PySequence_Check(it)) {  // NumPy integers and other __index__ objects
     py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(it));
     if (!i) throw py::error_already_set();
-    return {Kind::Int, int_from_pylong(i.ptr())};
+    return Item(Kind::Int, int_from_pylong(i.ptr()));
   }
   bad_index(it);
 }
@@ -207,6 +220,9 @@ void init_indexing(PyTensorClass& cls) {
     if (!indices.empty()) {
       Tensor src = is_number ? scalar_to_tensor(value.cast<Scalar>(), view.dtype(), view.device())
                              : value.cast<Tensor>();
+      // As in PyTorch, a 0-dim CPU value may be assigned into a tensor on another device; index_put_
+      // wants its values on self's device (Note [Device check]).
+      if (src.is_cpu() && src.dim() == 0 && src.device() != view.device()) src = src.to(view.device());
       if (src.dtype() != view.dtype()) src = src.to(view.dtype());
       tl::index_put_(view, indices, src, false);
       return;

@@ -128,11 +128,6 @@ void init_runtime(py::module_& m) {
   c.def("_gemm_backend", &cuda::gemm_backend);
   c.def("_library_probe", &cuda::library_probe, py::arg("paths"), py::arg("required"));
   c.def("_set_matmul_allow_tf32", &cuda::set_matmul_allow_tf32, py::arg("allow"));
-  c.def("_cufft_plan_cache_size", &cuda::cufft_plan_cache_size, py::arg("device"));
-  c.def("_cufft_plan_cache_max_size", &cuda::cufft_plan_cache_max_size, py::arg("device"));
-  c.def("_set_cufft_plan_cache_max_size", &cuda::set_cufft_plan_cache_max_size, py::arg("device"),
-        py::arg("max_size"));
-  c.def("_clear_cufft_plan_cache", &cuda::clear_cufft_plan_cache, py::arg("device"));
   c.def("_stream_wait_event", &cuda::stream_wait_event, py::arg("stream"), py::arg("event"));
   c.def("_event_create", &cuda::event_create, py::arg("device"), py::arg("enable_timing"), py::arg("blocking"));
   c.def("_event_destroy", &cuda::event_destroy, py::arg("event"));

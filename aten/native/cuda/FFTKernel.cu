@@ -59,23 +59,19 @@ struct CuFFT {
 // The loaded library's functions; nullptr without the library (or with one that lacks a function).
 const CuFFT* cufft() {
   static const CuFFT* lib = []() -> const CuFFT* {
-    void* h = cuda::cuda_library("CUFFT", {"cufftCreate", "cufftSetAutoAllocation", "cufftMakePlanMany",
-                                           "cufftSetWorkArea", "cufftSetStream", "cufftExecC2C", "cufftExecZ2Z",
-                                           "cufftExecR2C", "cufftExecD2Z", "cufftDestroy"})
-                  .handle;
-    if (!h) return nullptr;
     static CuFFT c;
-    cuda::library_symbol(h, c.create, "cufftCreate");
-    cuda::library_symbol(h, c.set_auto_allocation, "cufftSetAutoAllocation");
-    cuda::library_symbol(h, c.make_plan_many, "cufftMakePlanMany");
-    cuda::library_symbol(h, c.set_work_area, "cufftSetWorkArea");
-    cuda::library_symbol(h, c.set_stream, "cufftSetStream");
-    cuda::library_symbol(h, c.exec_c2c, "cufftExecC2C");
-    cuda::library_symbol(h, c.exec_z2z, "cufftExecZ2Z");
-    cuda::library_symbol(h, c.exec_r2c, "cufftExecR2C");
-    cuda::library_symbol(h, c.exec_d2z, "cufftExecD2Z");
-    cuda::library_symbol(h, c.destroy, "cufftDestroy");
-    return &c;
+    const cuda::CudaLibrary& found =
+        cuda::load_library_functions("CUFFT", {cuda::library_function("cufftCreate", c.create),
+                                               cuda::library_function("cufftSetAutoAllocation", c.set_auto_allocation),
+                                               cuda::library_function("cufftMakePlanMany", c.make_plan_many),
+                                               cuda::library_function("cufftSetWorkArea", c.set_work_area),
+                                               cuda::library_function("cufftSetStream", c.set_stream),
+                                               cuda::library_function("cufftExecC2C", c.exec_c2c),
+                                               cuda::library_function("cufftExecZ2Z", c.exec_z2z),
+                                               cuda::library_function("cufftExecR2C", c.exec_r2c),
+                                               cuda::library_function("cufftExecD2Z", c.exec_d2z),
+                                               cuda::library_function("cufftDestroy", c.destroy)});
+    return found.handle ? &c : nullptr;
   }();
   return lib;
 }

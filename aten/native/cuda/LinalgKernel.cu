@@ -66,30 +66,27 @@ struct CuSolver {
   }
 };
 
+// The functions of one precision's routines: cusolverDn<p><routine> (p: S for float, D for double).
 template <typename T>
-bool resolve_routines(void* lib, Routines<T>& r, char p) {
-  const auto name = [p](const char* base) { return std::string("cusolverDn") + p + base; };
-  return cuda::library_symbol(lib, r.potrf_buffer_size, name("potrf_bufferSize").c_str()) &&
-         cuda::library_symbol(lib, r.potrf, name("potrf").c_str()) &&
-         cuda::library_symbol(lib, r.getrf_buffer_size, name("getrf_bufferSize").c_str()) &&
-         cuda::library_symbol(lib, r.getrf, name("getrf").c_str()) &&
-         cuda::library_symbol(lib, r.syevd_buffer_size, name("syevd_bufferSize").c_str()) &&
-         cuda::library_symbol(lib, r.syevd, name("syevd").c_str());
+void add_routines(std::vector<cuda::LibraryFunction>& functions, Routines<T>& r, char p) {
+  const auto name = [p](const char* routine) { return std::string("cusolverDn") + p + routine; };
+  functions.push_back(cuda::library_function(name("potrf_bufferSize"), r.potrf_buffer_size));
+  functions.push_back(cuda::library_function(name("potrf"), r.potrf));
+  functions.push_back(cuda::library_function(name("getrf_bufferSize"), r.getrf_buffer_size));
+  functions.push_back(cuda::library_function(name("getrf"), r.getrf));
+  functions.push_back(cuda::library_function(name("syevd_bufferSize"), r.syevd_buffer_size));
+  functions.push_back(cuda::library_function(name("syevd"), r.syevd));
 }
 
 // The loaded library's routines; nullptr without the library (or with one that lacks a routine).
 const CuSolver* cusolver() {
   static const CuSolver* lib = []() -> const CuSolver* {
-    std::vector<std::string> symbols{"cusolverDnCreate", "cusolverDnSetStream"};
-    for (const char* prefix : {"cusolverDnS", "cusolverDnD"})
-      for (const char* routine : {"potrf_bufferSize", "potrf", "getrf_bufferSize", "getrf", "syevd_bufferSize", "syevd"})
-        symbols.push_back(std::string(prefix) + routine);
-    void* handle = cuda::cuda_library("CUSOLVER", symbols).handle;
     static CuSolver c;
-    const bool ok = handle && cuda::library_symbol(handle, c.create, "cusolverDnCreate") &&
-                    cuda::library_symbol(handle, c.set_stream, "cusolverDnSetStream") &&
-                    resolve_routines(handle, c.s, 'S') && resolve_routines(handle, c.d, 'D');
-    return ok ? &c : nullptr;
+    std::vector<cuda::LibraryFunction> functions{cuda::library_function("cusolverDnCreate", c.create),
+                                                 cuda::library_function("cusolverDnSetStream", c.set_stream)};
+    add_routines(functions, c.s, 'S');
+    add_routines(functions, c.d, 'D');
+    return cuda::load_library_functions("CUSOLVER", functions).handle ? &c : nullptr;
   }();
   return lib;
 }
