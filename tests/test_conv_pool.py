@@ -112,6 +112,8 @@ WINOGRAD_CASES = [
     (1, 16, 24, 30, 3, {"padding": 2}),  # one sample; the input gradient unpadded
     (4, 20, 17, 18, 3, {"padding": (0, 1)}),  # channels no multiple of the lanes
     (4, 33, 40, 16, 3, {"padding": 1}),
+    # fewer x-side than y-side channels: the weight gradient's GEMMs give its transpose (C x O)
+    (3, 16, 32, 14, 3, {"padding": 1}),
     (3, 32, 32, 40, 3, {"padding": 1}),  # several chunks, summed (in parallel with 2 threads)
     # 32 tiles and a few more: 2x2 tiles a sample, lane groups across samples; one tile a sample
     # (4x4 planes), the input gradient's weight copied transposed
