@@ -7,8 +7,8 @@
 // vectorises them; the contiguous one calls the vector math layer for the functors that
 // cpu/VecMathLoops.h names. cpu_kernel_in_float computes float16 and bfloat16 through the
 // float functor (Note [Half elementwise in float]; the arithmetic in registers, Note [Half
-// arithmetic in registers]). Large outputs are written with streaming
-// stores (Note [Streaming stores]).
+// arithmetic in registers]). Large outputs are written with streaming stores (Note [Streaming
+// stores]).
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
