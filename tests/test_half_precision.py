@@ -230,7 +230,8 @@ def _half_specials(dtype, n):
 @pytest.mark.parametrize("op", ["add", "sub", "mul", "div", "maximum", "atan2", "pow", "hypot"])
 def test_binary_ops_in_float_blocks(op, dtype):
     # Note [Half elementwise in float]: blocks of 1024 converted to float32, the float op, one
-    # rounding. 2500 elements: two whole blocks and a partial one. (Not copysign, whose NaN
+    # rounding. 2500 elements: two whole blocks and a partial one. (Contiguous add, sub, mul and
+    # div skip the blocks: tests/test_half_arithmetic.py.) (Not copysign, whose NaN
     # operands carry a different sign from each library's conversion, nor fmod, which PyTorch's
     # bfloat16 loop gets wrong beside subnormal or huge operands.)
     a, ta = _pair(_half_specials(dtype, 2500), dtype)

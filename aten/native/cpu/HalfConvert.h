@@ -1,11 +1,12 @@
 #pragma once
 // Note [Half conversions]: bulk float16/bfloat16 <-> float32 conversion of contiguous arrays,
 // for the CPU kernels that compute half types in float (elementwise loops, casts, GEMM operands).
-// float16 uses the F16C / AVX-512 conversion instructions where the build enables them;
-// elsewhere, and for bfloat16 (a shift), the branch-free scalar conversions of Half.h, which
-// the compiler vectorises. float -> 16 bits rounds to nearest even. Defined in one translation
-// unit, so the headers that call them pull in no intrinsics; that unit is compiled once per CPU
-// capability (Note [CPU capabilities]), since the baseline has no F16C.
+// The vector loads and stores of cpu/SimdHalf.h do the work (float16: the F16C / AVX-512
+// conversion instructions; bfloat16: a shift, and integer rounding back); the DEFAULT copy and
+// the tails use the branch-free scalar conversions of Half.h. float -> 16 bits rounds to nearest
+// even. Defined in one translation unit, so the headers that call them pull in no intrinsics;
+// that unit is compiled once per CPU capability (Note [CPU capabilities]), since the baseline
+// has no F16C.
 #include <cstdint>
 
 #include "aten/core/Half.h"

@@ -6,8 +6,9 @@
 // contiguous, and the general strided case. The first two are written so the compiler
 // vectorises them; the contiguous one calls the vector math layer for the functors that
 // cpu/VecMathLoops.h names. cpu_kernel_in_float computes float16 and bfloat16 through the
-// float functor (Note [Half elementwise in float]). Large outputs are written with streaming
-// stores (Note [Streaming stores]).
+// float functor (Note [Half elementwise in float]; the arithmetic in registers, Note [Half
+// arithmetic in registers]). Large outputs are written with streaming stores (Note [Streaming
+// stores]).
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -15,10 +16,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
+#include "aten/native/ElementwiseFunctors.h"
 #include "aten/native/FunctionTraits.h"
 #include "aten/native/TensorIterator.h"
+#include "aten/native/cpu/HalfArithmetic.h"
 #include "aten/native/cpu/HalfConvert.h"
 #include "aten/native/cpu/VecMathLoops.h"
 
@@ -181,17 +185,74 @@ void cpu_kernel(TensorIterator& iter, F f, int64_t grain_size = 32768) {
                 grain_size);
 }
 
+namespace detail {
+
+// The float functors of cpu::half_binary and cpu::half_unary (Note [Half arithmetic in registers]).
+template <typename G>
+constexpr bool has_half_binary() {
+  return std::is_same_v<G, AddFunctor<float>> || std::is_same_v<G, SubFunctor<float>> ||
+         std::is_same_v<G, MulFunctor<float>> || std::is_same_v<G, DivFunctor<float>>;
+}
+template <typename G>
+constexpr bool has_half_unary() {
+  return std::is_same_v<G, NegFunctor<float>> || std::is_same_v<G, AbsFunctor<float>> ||
+         std::is_same_v<G, SqrtFunctor<float>> || std::is_same_v<G, ReluFunctor<float>>;
+}
+
+// One 1-D loop of cpu_kernel_in_float through cpu::half_binary, where the output and the
+// inputs are contiguous but for at most one broadcast input; false (nothing done) otherwise.
+template <typename T, typename G>
+bool try_half_binary(const G& f32, char** data, const int64_t* strides, int64_t n) {
+  constexpr int64_t s = sizeof(T);
+  const bool a_broadcast = strides[1] == 0, b_broadcast = strides[2] == 0;
+  if (strides[0] != s || (strides[1] != s && !a_broadcast) || (strides[2] != s && !b_broadcast) ||
+      (a_broadcast && b_broadcast))
+    return false;
+  using cpu::HalfBinary;
+  constexpr HalfBinary op = std::is_same_v<G, AddFunctor<float>>   ? HalfBinary::Add
+                            : std::is_same_v<G, SubFunctor<float>> ? HalfBinary::Sub
+                            : std::is_same_v<G, MulFunctor<float>> ? HalfBinary::Mul
+                                                                   : HalfBinary::Div;
+  float alpha = 1.f;
+  if constexpr (requires { f32.alpha; }) alpha = f32.alpha;
+  cpu::half_binary<T>(op, alpha, reinterpret_cast<const T*>(data[1]),
+                      a_broadcast, reinterpret_cast<const T*>(data[2]), b_broadcast, reinterpret_cast<T*>(data[0]), n);
+  return true;
+}
+
+// Likewise through cpu::half_unary, where the output and the input are contiguous.
+template <typename T, typename G>
+bool try_half_unary(char** data, const int64_t* strides, int64_t n) {
+  if (strides[0] != sizeof(T) || strides[1] != sizeof(T)) return false;
+  using cpu::HalfUnary;
+  constexpr HalfUnary op = std::is_same_v<G, NegFunctor<float>>   ? HalfUnary::Neg
+                           : std::is_same_v<G, AbsFunctor<float>> ? HalfUnary::Abs
+                           : std::is_same_v<G, SqrtFunctor<float>> ? HalfUnary::Sqrt
+                                                                   : HalfUnary::Relu;
+  cpu::half_unary<T>(op, reinterpret_cast<const T*>(data[1]), reinterpret_cast<T*>(data[0]), n);
+  return true;
+}
+
+}  // namespace detail
+
 // Note [Half elementwise in float]: computes an elementwise op on T (float16 or bfloat16) with
 // f32, its functor for float, whose result rounded once to T is the op's. Each block of the 1-D loop is
 // converted to float in buffers (cpu/HalfConvert.h: F16C for float16, strided operands gathered,
 // broadcast ones converted once), computed by the float loop (vector math included), and rounded
 // back: the per-element scalar conversions made float16 add several times slower than PyTorch.
+// add, sub, mul, div, neg, abs, sqrt and relu skip the buffers where the layout allows (Note [Half
+// arithmetic in registers]).
 template <typename T, typename G>
 void cpu_kernel_in_float(TensorIterator& iter, G f32, int64_t grain_size = 32768) {
   constexpr size_t N = function_traits<G>::arity;
   detail::check_arity(iter, N);
   iter.for_each(
       [&](char** data, const int64_t* strides, int64_t n) {
+        if constexpr (detail::has_half_binary<G>()) {
+          if (detail::try_half_binary<T>(f32, data, strides, n)) return;
+        } else if constexpr (detail::has_half_unary<G>()) {
+          if (detail::try_half_unary<T, G>(data, strides, n)) return;
+        }
         constexpr int64_t kBlock = 1024;  // floats per operand buffer: all of them stay in L1
         alignas(64) float buf[N + 1][kBlock];
         char* fdata[N + 1];
