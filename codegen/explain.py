@@ -120,7 +120,7 @@ def _kernel_lines(f: NativeFunction, where: dict[str, list[str]]) -> list[str]:
         lines.append(f"    functor:  {stub.functor}<T>({args}) for T in TypeSet::{stub.types}; "
                      f"defined: {', '.join(where.get(stub.functor, [])) or 'no definition found'}")
         for key, (_, loop, suffix) in gen.STUB_DEVICES.items():
-            shard = gen.stub_shard(stub.name)
+            shard = gen.stub_shard(stub)
             lines.append(f"    {key}: {loop} over it  (generated Stubs{key}_{shard}.{suffix})")
     return lines
 

@@ -68,8 +68,10 @@ def native_declarations(fns: list[NativeFunction]) -> list[str]:
     return list(decls)
 
 
-def stub_shard(name: str) -> int:
-    return _shard(name, NUM_STUB_SHARDS)
+def stub_shard(stub: stubs.Stub) -> int:
+    """By functor, not by stub name: stubs of one functor (i0 and special_modified_bessel_i0, clamp and
+    hardtanh) then share its loops, compiled once for a dtype both run, in one file."""
+    return _shard(stub.functor, NUM_STUB_SHARDS)
 
 
 def _stub_files(env: jinja2.Environment, fns: list[NativeFunction]) -> dict[str, str]:
@@ -84,7 +86,7 @@ def _stub_files(env: jinja2.Environment, fns: list[NativeFunction]) -> dict[str,
     }
     for key, (loops_header, loop, suffix) in STUB_DEVICES.items():
         for i in range(NUM_STUB_SHARDS):
-            shard = [s for s in all_stubs if stub_shard(s.name) == i]
+            shard = [s for s in all_stubs if stub_shard(s) == i]
             files[f"Stubs{key}_{i}.{suffix}"] = env.get_template("StubKernels.j2").render(
                 header=HEADER, key=key, loops_header=loops_header, loop=loop, stubs=shard
             )

@@ -9,7 +9,9 @@ An out= entry may declare
 of ElementwiseFunctors.h / ActivationFunctors.h, the schema arguments that become its fields
 (Scalars convert to the compute type), and the dtypes it runs for (TypeSet in ScalarType.h;
 others raise `"<error name>" not implemented for '<Type>'`, by default `<stub>_cpu` /
-`<stub>_cuda`). The generator declares `tl::native::<name>_stub` (generated/Stubs.h) and
+`<stub>_cuda`); list PyTorch's dtypes for the op and no more, since each is a loop compiled for
+every device in every build (FloatDouble for the special functions PyTorch computes only in float32
+and float64). The generator declares `tl::native::<name>_stub` (generated/Stubs.h) and
 registers one loop per device (generated/StubsCPU_*.cpp, StubsCUDA_*.cu) from that line.
 
 With `structured:` (on an out= op, or a functional op such as a backward) the generator also
