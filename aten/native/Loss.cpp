@@ -10,6 +10,7 @@
 #include <tuple>
 #include <vector>
 
+#include "aten/core/Reduction.h"
 #include "aten/core/Tensor.h"
 #include "generated/ops/abs.h"
 #include "generated/ops/add.h"
@@ -69,8 +70,6 @@ namespace tl::native {
 
 namespace {
 
-constexpr int64_t kNone = 0, kMean = 1, kSum = 2;
-
 std::string sizes_str(IntArrayRef s) {
   std::ostringstream os;
   os << s;
@@ -80,13 +79,13 @@ std::string sizes_str(IntArrayRef s) {
 bool has(const std::optional<Tensor>& t) { return t.has_value() && t->defined(); }
 
 void check_reduction(int64_t reduction) {
-  TL_CHECK(reduction >= kNone && reduction <= kSum, reduction, " is not a valid value for reduction");
+  TL_CHECK(reduction >= Reduction::None && reduction <= Reduction::Sum, reduction, " is not a valid value for reduction");
 }
 
 Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
   check_reduction(reduction);
-  if (reduction == kMean) return loss.mean();
-  if (reduction == kSum) return loss.sum();
+  if (reduction == Reduction::Mean) return loss.mean();
+  if (reduction == Reduction::Sum) return loss.sum();
   return loss;
 }
 
@@ -125,7 +124,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
   }
   Tensor x = self.contiguous(), t = target.to(ScalarType::Long).contiguous();
   Tensor w = has(weight) ? weight->to(self.dtype()).contiguous() : Tensor();
-  Tensor out = reduction == kNone ? empty_tensor(target.sizes(), self.options()) : empty_tensor({}, self.options());
+  Tensor out = reduction == Reduction::None ? empty_tensor(target.sizes(), self.options()) : empty_tensor({}, self.options());
   Tensor total_weight = empty_tensor({}, self.options());
   dispatch_float_double(self.dtype(), "nll_loss_forward", [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -143,11 +142,11 @@ std::tuple<Tensor, Tensor> nll_loss_forward_cpu(const Tensor& self, const Tensor
         v = -wc * xp[i * g.C + c];
         tw += wc;
       }
-      if (reduction == kNone) op[i] = v;
+      if (reduction == Reduction::None) op[i] = v;
       else sum += v;
     }
     // mean over no (or zero-weight) targets is 0/0 = NaN, as in PyTorch.
-    if (reduction != kNone) op[0] = reduction == kMean ? sum / tw : sum;
+    if (reduction != Reduction::None) op[0] = reduction == Reduction::Mean ? sum / tw : sum;
     total_weight.data_ptr<T>()[0] = tw;
   });
   return {out, total_weight};
@@ -159,8 +158,8 @@ namespace {
 NllGeom check_nll_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                            const std::optional<Tensor>& weight, int64_t reduction) {
   const NllGeom g = check_nll(self, target, weight, reduction);
-  TL_CHECK(reduction == kNone ? grad_output.numel() == g.N : grad_output.numel() == 1,
-           "nll_loss_backward: expected grad_output of ", reduction == kNone ? g.N : 1, " elements, got ",
+  TL_CHECK(reduction == Reduction::None ? grad_output.numel() == g.N : grad_output.numel() == 1,
+           "nll_loss_backward: expected grad_output of ", reduction == Reduction::None ? g.N : 1, " elements, got ",
            grad_output.numel());
   return g;
 }
@@ -187,12 +186,12 @@ Tensor nll_loss_backward_cpu(const Tensor& grad_output, const Tensor& self, cons
     const int64_t* tp = t.data_ptr<int64_t>();
     const T* wp = w.defined() ? w.data_ptr<T>() : nullptr;
     T* ip = gi.data_ptr<T>();
-    const T scale = reduction == kMean ? T(1) / total_weight.to(dt).item().to_double() : T(1);
+    const T scale = reduction == Reduction::Mean ? T(1) / total_weight.to(dt).item().to_double() : T(1);
     for (int64_t i = 0; i < g.N; ++i) {
       const int64_t c = tp[i];
       if (c == ignore_index) continue;
       TL_CHECK_INDEX(c >= 0 && c < g.C, "Target ", c, " is out of bounds.");
-      ip[i * g.C + c] = -(wp ? wp[c] : T(1)) * (reduction == kNone ? gp[i] : gp[0] * scale);
+      ip[i * g.C + c] = -(wp ? wp[c] : T(1)) * (reduction == Reduction::None ? gp[i] : gp[0] * scale);
     }
   });
   return gi;
@@ -241,7 +240,7 @@ std::tuple<Tensor, Tensor> nll_loss_forward_composite(const Tensor& self, const 
   // Ignored rows are 0 (not -0 * x, which is NaN for an infinite x).
   Tensor v = tl::where(t.valid, picked.mul(w).neg(), Scalar(0.0));
   Tensor total_weight = w.sum();
-  Tensor out = reduction == kNone ? v.reshape(target.sizes()) : (reduction == kMean ? v.sum().div(total_weight) : v.sum());
+  Tensor out = reduction == Reduction::None ? v.reshape(target.sizes()) : (reduction == Reduction::Mean ? v.sum().div(total_weight) : v.sum());
   return {out.to(self.dtype()), total_weight.to(self.dtype())};
 }
 
@@ -253,8 +252,8 @@ Tensor nll_loss_backward_composite(const Tensor& grad_output, const Tensor& self
       low_precision(grad_output.dtype()) || low_precision(self.dtype()) ? ScalarType::Float : self.dtype();
   const NllTarget t = nll_target(target, g, ignore_index);
   const std::vector<int64_t> rows_cols{g.N, g.C}, column{g.N, 1}, rows{g.N};
-  Tensor go = grad_output.to(dt).reshape(reduction == kNone ? IntArrayRef(rows) : IntArrayRef());
-  if (reduction == kMean) go = go.div(total_weight.to(dt));
+  Tensor go = grad_output.to(dt).reshape(reduction == Reduction::None ? IntArrayRef(rows) : IntArrayRef());
+  if (reduction == Reduction::Mean) go = go.div(total_weight.to(dt));
   Tensor v = tl::where(t.valid, nll_row_weights(t, weight, dt).mul(go).neg(), Scalar(0.0));
   Tensor gi = tl::zeros(rows_cols, dt, std::nullopt, self.device()).scatter(1, t.safe.reshape(column), v.reshape(column));
   return gi.reshape(self.sizes()).to(self.dtype());
@@ -281,7 +280,7 @@ Tensor nll_loss_nd(const Tensor& self, const Tensor& target, const std::optional
   const int64_t C = self.sizes()[1];
   Tensor rows = self.movedim(1, -1).reshape({-1, C});
   Tensor out = tl::nll_loss(rows, target.reshape({-1}), weight, reduction, ignore_index);
-  return reduction == kNone ? out.reshape(target.sizes()) : out;
+  return reduction == Reduction::None ? out.reshape(target.sizes()) : out;
 }
 
 Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
@@ -308,8 +307,8 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
     Tensor prod = logp.mul(t);
     if (has(weight)) prod = prod.mul(weight->reshape(wshape));
     Tensor loss = prod.sum(IntArrayRef(class_dim)).neg();
-    if (reduction == kMean) return self.numel() == 0 ? loss.sum().div(0.0) : loss.sum().div(double(self.numel() / C));
-    return reduction == kSum ? loss.sum() : loss;
+    if (reduction == Reduction::Mean) return self.numel() == 0 ? loss.sum().div(0.0) : loss.sum().div(double(self.numel() / C));
+    return reduction == Reduction::Sum ? loss.sum() : loss;
   }
   Tensor nll = tl::nll_loss_nd(logp, target, weight, reduction, ignore_index);
   if (label_smoothing <= 0) return nll;
@@ -317,11 +316,11 @@ Tensor cross_entropy_loss(const Tensor& self, const Tensor& target, const std::o
   Tensor smooth = has(weight) ? logp.mul(weight->reshape(wshape)).sum(IntArrayRef(class_dim)).neg()
                               : logp.sum(IntArrayRef(class_dim)).neg();
   smooth = tl::where(target.eq(Scalar(ignore_index)), Scalar(0.0), smooth);
-  if (reduction == kMean) {
+  if (reduction == Reduction::Mean) {
     // normalised by the total weight of the counted targets, as nll_loss's mean is
-    Tensor total = tl::nll_loss_nd(tl::full_like(logp, Scalar(-1.0)), target, weight, kSum, ignore_index);
+    Tensor total = tl::nll_loss_nd(tl::full_like(logp, Scalar(-1.0)), target, weight, Reduction::Sum, ignore_index);
     smooth = smooth.sum().div(total);
-  } else if (reduction == kSum) {
+  } else if (reduction == Reduction::Sum) {
     smooth = smooth.sum();
   }
   return nll.mul(1.0 - label_smoothing).add(smooth.mul(label_smoothing / C));

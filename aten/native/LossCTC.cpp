@@ -13,6 +13,7 @@
 #include <tuple>
 #include <vector>
 
+#include "aten/core/Reduction.h"
 #include "aten/core/Tensor.h"
 #include "aten/native/LossCTC.h"
 #include "generated/ops/_ctc_loss.h"
@@ -35,8 +36,6 @@
 namespace tl::native {
 
 namespace {
-
-constexpr int64_t kNone = 0, kMean = 1, kSum = 2;
 
 std::string sizes_str(IntArrayRef s) {
   std::ostringstream os;
@@ -252,7 +251,7 @@ std::tuple<Tensor, Tensor> _ctc_loss(const Tensor& log_probs, const Tensor& targ
 
 Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef input_lengths, IntArrayRef target_lengths,
                 int64_t blank, int64_t reduction, bool zero_infinity) {
-  TL_CHECK(reduction >= kNone && reduction <= kSum, reduction, " is not a valid value for reduction");
+  TL_CHECK(reduction >= Reduction::None && reduction <= Reduction::Sum, reduction, " is not a valid value for reduction");
   TL_CHECK(log_probs.dim() == 2 || log_probs.dim() == 3,
            "ctc_loss: log_probs must be (T, C) or (T, N, C), but got shape ", sizes_str(log_probs.sizes()));
   // Unbatched: (T, C) log_probs and (S,) targets are one sample.
@@ -261,12 +260,12 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, IntArrayRef inpu
                                         unbatched ? targets.unsqueeze(0) : targets, input_lengths, target_lengths,
                                         blank, zero_infinity);
   if (zero_infinity) nll = tl::where(nll.eq(std::numeric_limits<double>::infinity()), Scalar(0.0), nll);
-  if (reduction == kMean) {
+  if (reduction == Reduction::Mean) {
     Tensor lengths = empty_tensor({static_cast<int64_t>(target_lengths.size())}, TensorOptions(ScalarType::Long));
     std::copy(target_lengths.begin(), target_lengths.end(), lengths.data_ptr<int64_t>());
     return nll.div(lengths.clamp_min(1).to(nll.device(), nll.dtype())).mean();  // lengths are host values
   }
-  if (reduction == kSum) return nll.sum();
+  if (reduction == Reduction::Sum) return nll.sum();
   return unbatched ? nll.squeeze(0) : nll;
 }
 
