@@ -123,16 +123,12 @@ def test_mm_packed_b_blocks_match_torch(dtype, threads):
     # rows are contiguous: whole and partial panels, several NC blocks, a column slice of a wider
     # matrix (rows further apart than n), and a split over N whose blocks are wider than NC.
     torch = pytest.importorskip("torch")
-    before = tl.get_num_threads()
-    tl.set_num_threads(threads)
-    try:
+    with num_threads(threads):
         for m, k, n in [(100, 300, 1100), (300, 257, 1030), (250, 40, 70), (1024, 64, 1024)]:
             a, wide = random_array((m, k), dtype), random_array((k, n + 37), dtype)
             want = torch.mm(torch.from_numpy(a), torch.from_numpy(wide[:, 37:].copy())).numpy()
             for b in (tl.tensor(wide[:, 37:].copy()), tl.tensor(wide)[:, 37:]):
                 assert_close(tl.mm(tl.tensor(a), b), want, **tol(dtype, k))
-    finally:
-        tl.set_num_threads(before)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
