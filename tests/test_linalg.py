@@ -119,9 +119,9 @@ def test_mm_thread_split_matches_torch(dtype, threads):
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
 def test_mm_packed_b_blocks_match_torch(dtype, threads):
-    # Several row tiles per thread, so B is packed a depth block at a time, row by row when its
-    # rows are contiguous: whole and partial panels, several NC blocks, a column slice of a wider
-    # matrix (rows further apart than n), and a split over N whose blocks are wider than NC.
+    # Several row tiles per thread, so that B is packed a KC x NC block at a time: whole and partial
+    # panels, products wider than one NC block (1024 float, 256 double columns), and B contiguous
+    # or a column slice of a wider matrix (rows further apart than n).
     torch = pytest.importorskip("torch")
     with num_threads(threads):
         for m, k, n in [(100, 300, 1100), (300, 257, 1030), (250, 40, 70), (1024, 64, 1024)]:
