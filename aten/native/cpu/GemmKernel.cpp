@@ -41,10 +41,11 @@ struct GemmCfg {
   // fit in the 16 registers of SSE and AVX2 beside a row of B and a broadcast element of A.
   static constexpr int MR = kZmmKernel<T> ? 12 : 6;
   static constexpr int NR = 2 * kVectorBytes / (sizeof(T) >= 8 ? 8 : 4);
-  // The KC x NC packed B block (1 MiB float, 512 KiB double) stays in L2; MR x KC A panels
-  // stream from L2/L3. A is packed again for every NC columns: with 1024 float columns (not 512)
-  // a 1024-wide product packs it once (1024x1024x1024 float, 16.7 -> 16.1 ms on one core of this
-  // Sapphire Rapids machine, 8.3 -> 8.1 ms on two).
+  // The KC x NC packed B block (1 MiB float, 512 KiB double) is read once per MC-row tile, from
+  // L2 where it fits (a 1 MiB L2 passes it on from L3 fast enough: one tile's multiply-adds take
+  // far longer); MR x KC A panels stream from L2/L3. A is packed again for every NC columns: with
+  // 1024 float columns (not 512) a 1024-wide product packs it once (1024x1024x1024 float,
+  // 16.7 -> 16.1 ms on one core of this Sapphire Rapids machine, 8.3 -> 8.1 ms on two).
   static constexpr int64_t KC = 256;
   static constexpr int64_t MC = 96;  // rows per tile of C (a multiple of both MRs)
   static constexpr int64_t NC = sizeof(T) >= 8 ? 256 : 1024;  // columns per packed B block
