@@ -118,6 +118,21 @@ def test_mm_thread_split_matches_torch(dtype, threads):
 
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
+def test_mm_packed_b_blocks_match_torch(dtype, threads):
+    # Several row tiles per thread, so that B is packed a KC x NC block at a time: whole and partial
+    # panels, products wider than one NC block (1024 float, 256 double columns), and B contiguous
+    # or a column slice of a wider matrix (rows further apart than n).
+    torch = pytest.importorskip("torch")
+    with num_threads(threads):
+        for m, k, n in [(100, 300, 1100), (300, 257, 1030), (250, 40, 70), (1024, 64, 1024)]:
+            a, wide = random_array((m, k), dtype), random_array((k, n + 37), dtype)
+            want = torch.mm(torch.from_numpy(a), torch.from_numpy(wide[:, 37:].copy())).numpy()
+            for b in (tl.tensor(wide[:, 37:].copy()), tl.tensor(wide)[:, 37:]):
+                assert_close(tl.mm(tl.tensor(a), b), want, **tol(dtype, k))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("dtype", [tl.float32, tl.float64])
 def test_mm_misaligned_b_matches_torch(dtype, threads):
     """A row-major B whose rows start off a cache line (NumPy memory, shared by from_numpy): the GEMM
     computes the columns up to the first line boundary as a strip of their own (Note [CPU GEMM])."""

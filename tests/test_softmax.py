@@ -52,6 +52,29 @@ def test_softmax_backward_matches_pytorch():
             np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_log_softmax_backward_rows_match_pytorch(threads):
+    # Contiguous float32 rows take the vector exp (row lengths around its 16-lane width and its
+    # tail); rows with -inf outputs (e^-inf = 0) and a NaN row.
+    rng = np.random.default_rng(3)
+    before = tl.get_num_threads()
+    tl.set_num_threads(threads)
+    try:
+        for rows, n in [(3, 1), (5, 15), (4, 17), (512, 1000)]:
+            x = (rng.standard_normal((rows, n)) * 5).astype(np.float32)
+            g = rng.standard_normal((rows, n)).astype(np.float32)
+            if n > 2:
+                x[0, 1] = -np.inf
+                x[-1, 0] = np.nan
+            y = torch.log_softmax(torch.from_numpy(x), 1)
+            theirs = torch._log_softmax_backward_data(torch.from_numpy(g), y, 1, torch.float32).numpy()
+            ours = tl._C._log_softmax_backward_data(tl.tensor(g), tl.tensor(y.numpy()), 1, tl.float32).numpy()
+            # the row sums (about sqrt(n) in size) differ in their last bits: PyTorch adds in float
+            np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6 * np.sqrt(n))
+    finally:
+        tl.set_num_threads(before)
+
+
 def test_softmax_rejects_bad_input():
     with pytest.raises(RuntimeError):
         tl.softmax(tl.tensor([1, 2, 3]), 0)  # integer input
