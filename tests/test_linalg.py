@@ -364,6 +364,36 @@ def test_complex_vecdot_and_vector_norm_against_numpy():
         assert_close(got, np.linalg.norm(x, ord, axis=1))
 
 
+@pytest.mark.parametrize("ord", [1, 2, 3, 0.5, float("inf")])
+def test_complex_vector_norm_gradients_against_torch(ord):
+    torch = pytest.importorskip("torch")
+    z = np.array([[1 + 2j, 3 - 1j, -0.5j], [2 - 2j, 0.25 + 1j, 1.0 + 0j]])
+    grads = []
+    for lib in (tl, torch):
+        t = lib.tensor(z, requires_grad=True)
+        lib.linalg.vector_norm(t, ord, dim=1).sum().backward()
+        grads.append(np.asarray(t.grad.detach().numpy()))
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-10, atol=1e-12)
+    # Forward mode: the tangent of a real norm is real, Re(conj(d) . z_t).
+    zt = np.array([[0.5 - 1j, 2 + 0.3j, 1j], [1.0 + 0j, -1j, 0.5 + 0.5j]])
+    tangents = []
+    for lib in (tl, torch):
+        with lib.autograd.forward_ad.dual_level():
+            d = lib.autograd.forward_ad.make_dual(lib.tensor(z), lib.tensor(zt))
+            tangents.append(lib.autograd.forward_ad.unpack_dual(lib.linalg.vector_norm(d, ord, dim=1)).tangent)
+    assert tangents[0].dtype == tl.float64
+    assert_close(tangents[0], tangents[1].numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_vector_norm_dtype_must_keep_complexness():
+    z = tl.tensor(np.array([3 + 4j, 1j]))
+    with pytest.raises(RuntimeError, match="dtype should be complex for complex inputs, but got Double"):
+        tl.linalg.vector_norm(z, dtype=tl.float64)
+    with pytest.raises(RuntimeError, match="dtype should be real for real inputs"):
+        tl.linalg.vector_norm(tl.ones(3), dtype=tl.complex64)
+    assert_close(tl.linalg.vector_norm(z, dtype=tl.complex128), np.array(np.sqrt(26.0)))
+
+
 def test_complex_matrix_input_says_it_is_not_supported():
     a = tl.tensor(np.eye(3) * (1 + 1j))
     with pytest.raises(RuntimeError, match="linalg.det: complex inputs are not supported yet"):

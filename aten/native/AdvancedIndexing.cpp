@@ -189,8 +189,11 @@ Tensor index_Tensor_out(const Tensor& self, const std::vector<std::optional<Tens
   return out;
 }
 
-Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values,
+Tensor index_put_(const Tensor& self, const std::vector<std::optional<Tensor>>& indices, const Tensor& values_in,
                   bool accumulate) {
+  // A 0-dim CPU value may fill a tensor on another device (cpu_scalars: values): the kernels read
+  // values on self's device.
+  const Tensor values = values_in.device() != self.device() ? values_in.to(self.device()) : values_in;
   TL_CHECK(values.dtype() == self.dtype(), "Index put requires the source and destination dtypes match, got ",
            dtype_name(self.dtype()), " for the destination and ", dtype_name(values.dtype()), " for the source.");
   const AdvancedIndex a = make_advanced_index(self, indices);

@@ -349,6 +349,11 @@ Tensor linalg_vector_norm(const Tensor& self, const Scalar& ord, std::optional<I
   TL_CHECK(is_floating_point(self.dtype()) || is_complex(self.dtype()),
            "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ",
            scalar_type_cpp_name(self.dtype()));
+  if (dtype) {
+    TL_CHECK(is_complex(*dtype) == is_complex(self.dtype()), "linalg.vector_norm: dtype should be ",
+             is_complex(self.dtype()) ? "complex for complex inputs" : "real for real inputs", ", but got ",
+             scalar_type_cpp_name(*dtype));
+  }
   Tensor x = dtype ? self.to(*dtype) : self;
   const double p = ord.to_double();
   Tensor a = x.abs();

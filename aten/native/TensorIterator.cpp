@@ -203,7 +203,8 @@ void TensorIterator::compute_types(TensorIteratorConfig& c) {
 // Note [Output layout]: an output the iterator allocates is laid out in the inputs' memory order
 // (PyTorch's rule), so that a.t().exp() or an op on channels_last tensors walks every operand in
 // memory order and returns a tensor strided like its inputs, not a row-major one read across
-// rows. Row-major (empty: contiguous) when the inputs are, or when they say nothing.
+// rows. Row-major (empty: contiguous) when the inputs are, or when they say nothing. An out=
+// tensor that has to be resized is made row-major (PyTorch would give it the inputs' layout).
 std::vector<int64_t> TensorIterator::input_layout_strides() const {
   const int nd = static_cast<int>(broadcast_shape_.size());
   const int first = noutputs_, last = static_cast<int>(operands_.size());

@@ -220,9 +220,6 @@ void init_indexing(PyTensorClass& cls) {
     if (!indices.empty()) {
       Tensor src = is_number ? scalar_to_tensor(value.cast<Scalar>(), view.dtype(), view.device())
                              : value.cast<Tensor>();
-      // As in PyTorch, a 0-dim CPU value may be assigned into a tensor on another device; index_put_
-      // wants its values on self's device (Note [Device check]).
-      if (src.is_cpu() && src.dim() == 0 && src.device() != view.device()) src = src.to(view.device());
       if (src.dtype() != view.dtype()) src = src.to(view.dtype());
       tl::index_put_(view, indices, src, false);
       return;

@@ -47,7 +47,8 @@ Tensor nll_loss_double_backward(const Tensor& grad, const Tensor& target, const 
 // binary_cross_entropy's gradients, scaled as `reduction` asks and weighted. In self:
 // (x - t) / max(x (1 - x), 1e-12), PyTorch's bound, so that an input at exactly 0 or 1 (a
 // saturated sigmoid) gets a finite gradient instead of the 0 * inf = NaN that differentiating
-// the forward's clamped logs gives. In target: the forward's clamped log(1 - x) - log(x).
+// the forward's clamped logs gives. In target: the forward's clamped log(1 - x) - log(x), the
+// derivative of the loss as computed (+-100 at x = 0 or 1, where PyTorch's -logit(x) gives +-inf).
 Tensor binary_cross_entropy_self_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
                                           const std::optional<Tensor>& weight, int64_t reduction);
 Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self,

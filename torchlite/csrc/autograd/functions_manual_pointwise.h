@@ -16,8 +16,9 @@ Tensor div_mode_other_backward(const Tensor& grad, const Tensor& self, const Ten
 Tensor pow_backward(const Tensor& grad, const Tensor& self, const Scalar& exponent);
 Tensor pow_backward_self(const Tensor& grad, const Tensor& self, const Tensor& exponent);
 Tensor pow_backward_exponent(const Tensor& grad, const Tensor& self, const Tensor& exponent, const Tensor& result);
-// 1 / (self^2 + other^2), the factor of both partial derivatives of atan2; 0 at the origin,
-// where atan2 has no derivative (PyTorch's choice, so a gradient through atan2(0, 0) stays finite).
+// 1 / (self^2 + other^2), the factor of both partial derivatives of atan2's backward; 0 at the
+// origin, where atan2 has no derivative (PyTorch's backward choice, so a gradient through
+// atan2(0, 0) stays finite; its forward mode, like PyTorch's, gives NaN there).
 Tensor atan2_reciprocal_norm(const Tensor& self, const Tensor& other);
 Tensor max_min_backward(const Tensor& grad, const Tensor& a, const Tensor& b, bool is_max);
 Tensor clamp_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& min,

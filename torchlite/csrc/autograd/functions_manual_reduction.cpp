@@ -30,7 +30,7 @@
 #include "generated/ops/pow.h"
 #include "generated/ops/prod.h"
 #include "generated/ops/reshape.h"
-#include "generated/ops/sign.h"
+#include "generated/ops/sgn.h"
 #include "generated/ops/sub.h"
 #include "generated/ops/sum.h"
 #include "generated/ops/to.h"
@@ -141,18 +141,20 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& self, int64_t dim, con
 Tensor vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
                             std::optional<IntArrayRef> dim, bool keepdim) {
   const double p = ord.to_double();
+  // sgn: x / |x|, which is sign(x) for real x and what a complex x needs.
   if (p == 0.0) return zeros_like_grad(self);
-  // With dtype= the norm (and grad) may be wider than self: compute in self's dtype.
-  Tensor g = sum_backward(grad.to(self.scalar_type()), self.sizes(), dim, keepdim);
-  Tensor norm = sum_backward(result.to(self.scalar_type()), self.sizes(), dim, keepdim);
-  if (p == 1.0) return self.sign().mul(g);
+  // With dtype= the norm (and grad) may be wider than self: compute in self's (real) dtype.
+  const ScalarType real_t = to_real_type(self.scalar_type());
+  Tensor g = sum_backward(grad.to(real_t), self.sizes(), dim, keepdim);
+  Tensor norm = sum_backward(result.to(real_t), self.sizes(), dim, keepdim);
+  if (p == 1.0) return self.sgn().mul(g);
   if (std::isinf(p)) {
     // Evenly split among the elements whose |x| is the norm (as amax's gradient).
     Tensor mask = self.abs().eq(norm);
     Tensor count = sum_backward(mask.sum(dim, keepdim), self.sizes(), dim, keepdim);
-    return tl::where(mask, self.sign().mul(g).div(count), Scalar(0.0));
+    return tl::where(mask, self.sgn().mul(g).div(count), Scalar(0.0));
   }
-  Tensor scale = p == 2.0 ? self : self.sign().mul(self.abs().pow(Scalar(p - 1)));
+  Tensor scale = p == 2.0 ? self : self.sgn().mul(self.abs().pow(Scalar(p - 1)));
   Tensor r = scale.mul(g).div(p == 2.0 ? norm : norm.pow(Scalar(p - 1)));
   return tl::where(norm.eq(Scalar(0)), Scalar(0.0), r);
 }
