@@ -922,6 +922,11 @@ def test_sort_orders_nan_signed_zero_and_ties_as_cpu():
     for descending in (False, True):
         _cpu_vs_cuda(lambda x, d=descending: tl.sort(x, dim=-1, descending=d, stable=True)[1], a)
         _cpu_vs_cuda(lambda x, d=descending: tl.sort(x.t(), dim=0, descending=d)[0], a)
+    # Descending sorts run ascending on complemented integer / negated float keys: every key width.
+    ints = host(np.array([[3, -1, 0, 3, 127, -128, 5, 0, -1]], dtype=np.int8))
+    for dt in (tl.int8, tl.uint8, tl.int16, tl.int32, tl.int64, tl.bool, tl.float16, tl.bfloat16, tl.float64):
+        for descending in (False, True):
+            _cpu_vs_cuda(lambda x, d=descending, t=dt: tl.sort(x.to(t), dim=-1, descending=d, stable=True)[1], ints)
     _cpu_vs_cuda(lambda x: tl.median(x, dim=-1)[1], a)
     _cpu_vs_cuda(lambda x: tl.nanmedian(x, dim=-1)[0], a)
     _cpu_vs_cuda(lambda x: tl.topk(x, 3, dim=-1)[1], host(np.array([[1, 5, 5, 2, 5]], dtype=np.int64)))

@@ -153,7 +153,6 @@ inline void check_count(const char* op, const char* name, TensorList list, size_
            list.size());
 }
 
-// Calls f(std::bool_constant<b>...) for the runtime flags b... (Note [Fused optimizer flags]).
 // One element of an optimizer's update, the same on every device: param, grad and up to three
 // state operands (kUse<k> says which the update reads and writes; an unused one may be null).
 // Under AMP (kUnscale) the gradient is divided by the scale and written back, as PyTorch's fused
@@ -180,6 +179,7 @@ TL_HOST_DEVICE inline void update_element(const Fn& fn, int64_t j, T scale, scal
   if constexpr (kUse2) s2[j] = static_cast<scalar_t>(v2);
 }
 
+// Calls f(std::bool_constant<b>...) for the runtime flags b... (Note [Fused optimizer flags]).
 template <typename F>
 void with_flags(F&& f) {
   f();
@@ -192,10 +192,6 @@ void with_flags(F&& f, bool first, Rest... rest) {
     with_flags([&](auto... tail) { f(std::false_type{}, tail...); }, rest...);
   }
 }
-
-// The element loop of every optimizer: param, grad and up to three state operands (kUse<k>
-// says which the update reads and writes; an unused one may be null). No operand aliases another:
-// restrict lets the compiler vectorise without run-time overlap checks. Under AMP (kUnscale) the
 
 // An update rule that takes fewer state operands (kStates) than the element loops pass (three).
 template <typename M, int kStates>

@@ -65,8 +65,10 @@ struct OffsetCalculator {
 #pragma unroll 1
     for (int d = 0; d < kMaxDims; ++d) {
       if (d == ndim) break;
-      const index_t i = linear % sizes[d];
-      linear /= sizes[d];
+      // One division: the remainder from the quotient (at -Ofc nvcc divides twice for `%`).
+      const index_t q = linear / sizes[d];
+      const index_t i = linear - q * sizes[d];
+      linear = q;
 #pragma unroll
       for (int a = 0; a < NARGS; ++a) off[a] += static_cast<offset_t>(i) * strides[d][a];
     }
