@@ -485,6 +485,11 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_cpu(const Tensor& inp
         const int64_t t = time_of(step, L, reverse);
         const Rows<const T> ig_t{ig.data_ptr<T>() + (t * N + b0) * GH, GH};
         const Rows<T> out_t{out.data_ptr<T>() + (t * N + b0) * Ho, Ho}, ws_t{ws.data_ptr<T>() + (t * N + b0) * W5, W5};
+        // This step's input gates come from memory (the whole sequence's projection is too large
+        // for the caches): fetched into L2 while the GEMM computes, the gate pass waits less (seq
+        // 50 x batch 32 x hidden 256, one core: 8.2 -> 7.9 ms). Fetching the workspace rows it writes
+        // as well, or the backward's next workspace step, pushed W_hh out and slowed the GEMMs more.
+        for (int64_t q = 0; q < nb * GH; q += 64 / int64_t(sizeof(T))) __builtin_prefetch(ig_t.p + q, 0, 2);
         gemm<T>(nb, GH, Ho, h_prev.p, h_prev.ld, W, hg_t.data_ptr<T>() + b0 * GH);  // h W_hh^T
         if (mode == kLstm) {
           const Rows<T> c_t{ws_t.p + 4 * H, W5};  // c_t is kept in the workspace
