@@ -592,9 +592,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor, Tensor, Tensor> fused_rnn_layer_backw
           for (int64_t q = 0; q < nb * H; ++q)
             dig_t[q] = dh_b[q] * (mode == kRelu ? (h_t[q] > T(0) ? T(1) : T(0)) : T(1) - h_t[q] * h_t[q]);
         }
+        if (db_part) add_rows<T>(nb, GH, dhg_t, db_part);
         // dh_{t-1} = dgh_t W_hh (+ for the GRU its direct z dh, already in dh: the product goes
         // aside and is added; the other modes have used dh and overwrite it)
-        if (db_part) add_rows<T>(nb, GH, dhg_t, db_part);
         gemm<T>(nb, Ho, GH, dhg_t, GH, W, mode == kGru ? rec : dh_b);
         if (mode == kGru) {
 #pragma omp simd
