@@ -5,6 +5,7 @@
 // laid out [gate 0 | gate 1 | ...], H wide each. A null gradient or bias pointer reads as zero.
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "aten/core/Macros.h"
 #include "aten/native/ElementwiseFunctors.h"
@@ -19,6 +20,40 @@
 
 namespace tl::native::rnn {
 
+// Note [Gate exp]: e^x for the host's float gate math, x clamped to [-87, 88]: there 2^n is a
+// normal float built from exponent bits in one step, so ew::exp's handling of overflow, underflow
+// and subnormal results is not needed (without it the gate pass of an LSTM layer of seq 50 x
+// batch 32 x hidden 256 took 2.4 ms of one core, 2.9 ms with it); beyond, every gate has
+// saturated (1 / (1 + e^-x) is 1 or below 1e-38 either way). x = n ln2 + r with |r| <= ln2/2, e^r by its
+// degree-6 Taylor polynomial: relative error below 2.3e-7 (2 ulp) over the range. NaN propagates.
+inline float gate_exp(float x) {
+  float xc = x > 88.f ? 88.f : x;
+  xc = xc < -87.f ? -87.f : xc;
+  const float n = (xc * 1.44269504f + 12582912.f) - 12582912.f;  // round to nearest
+  const float r = (xc - n * 0.693359375f) + n * 2.12194440e-4f;
+  float p = 1.f / 720.f;
+  p = p * r + 1.f / 120.f;
+  p = p * r + 1.f / 24.f;
+  p = p * r + 1.f / 6.f;
+  p = p * r + 0.5f;
+  p = p * r + 1.f;
+  p = p * r + 1.f;
+  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  float scale;
+  std::memcpy(&scale, &bits, sizeof(float));
+  return p * scale;
+}
+
+// The gates' sigmoid: 1 / (1 + e^-x), with gate_exp for float on the host (Note [Gate exp]).
+TL_HOST_DEVICE inline float sigmoid(float x) {
+#ifdef __CUDA_ARCH__
+  return ew::sigmoid(x);
+#else
+  return 1.f / (1.f + gate_exp(-x));
+#endif
+}
+TL_HOST_DEVICE inline double sigmoid(double x) { return ew::sigmoid(x); }
+
 // float tanh without a library call on the host, so the CPU gate loops vectorise: (1 - e) / (1 + e)
 // with e = exp(-2|x|), and below |x| = 1/4 (where 1 - e would cancel) its Taylor series to x^11
 // (relative error < 1e-9 there). About 2 ulp. Doubles, and the device, use the library's tanh.
@@ -27,7 +62,7 @@ TL_HOST_DEVICE inline float tanh(float x) {
   return ::tanhf(x);
 #else
   const float a = std::fabs(x), x2 = x * x;
-  const float e = ew::exp(-2.f * a);
+  const float e = gate_exp(-2.f * a);
   float big = (1.f - e) / (1.f + e);
   big = x < 0 ? -big : big;
   float p = -1382.f / 155925.f;
@@ -49,8 +84,8 @@ TL_HOST_DEVICE TL_RNN_UNIT_INLINE void lstm_cell_unit(int64_t H, int64_t j, cons
   // Gate by gate, not a loop over an array of four: gcc vectorised that little loop (four
   // scattered loads into one vector) and left the CPU's loop over j scalar, 5x slower.
   const auto pre = [&](int64_t q) { return ig[q] + hg[q] + (bi ? bi[q] : T(0)) + (bh ? bh[q] : T(0)); };
-  const T i = ew::sigmoid(pre(j)), f = ew::sigmoid(pre(H + j)), g = tanh(pre(2 * H + j));
-  const T o = ew::sigmoid(pre(3 * H + j));
+  const T i = sigmoid(pre(j)), f = sigmoid(pre(H + j)), g = tanh(pre(2 * H + j));
+  const T o = sigmoid(pre(3 * H + j));
   const T ct = f * c0[j] + i * g;
   c[j] = ct;
   h[j] = o * tanh(ct);
@@ -85,7 +120,7 @@ TL_HOST_DEVICE TL_RNN_UNIT_INLINE void gru_cell_unit(int64_t H, int64_t j, const
   const auto in = [&](int64_t q) { return ig[q] + (bi ? bi[q] : T(0)); };
   const auto hid = [&](int64_t q) { return hg[q] + (bh ? bh[q] : T(0)); };
   const T hn_pre = hid(2 * H + j);
-  const T r = ew::sigmoid(in(j) + hid(j)), z = ew::sigmoid(in(H + j) + hid(H + j));
+  const T r = sigmoid(in(j) + hid(j)), z = sigmoid(in(H + j) + hid(H + j));
   const T n = tanh(in(2 * H + j) + r * hn_pre);
   const T hp = h0[j];
   h[j] = n + z * (hp - n);
