@@ -38,7 +38,8 @@ inline float gate_exp(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.f;
   p = p * r + 1.f;
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  // n is in [-126, 127]; a NaN x converts 0 instead (float-to-int of NaN is undefined) and p is NaN.
+  const int32_t bits = (static_cast<int32_t>(n == n ? n : 0.f) + 127) << 23;
   float scale;
   std::memcpy(&scale, &bits, sizeof(float));
   return p * scale;
